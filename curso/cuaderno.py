@@ -1,0 +1,183 @@
+"""Lo que usa cada cuaderno: la magia `%%modulo`, `comprobar`, `pista`, `solucion` y `preparar`.
+
+La primera celda de cada lección es
+
+    %load_ext curso.cuaderno
+    from curso.cuaderno import comprobar, pista, solucion, preparar
+    preparar(N)
+
+`%%modulo bucle` escribe la celda en `bucle.py` del espacio de trabajo (copia antes la versión que
+hubiera, si era distinta), lo importa y deja sus nombres en el cuaderno. Así el alumno termina cada
+lección con ficheros de verdad, como el punto de control, y `python -m curso comparar N` los compara.
+
+Si un ejercicio queda pendiente o en rojo, `comprobar` lo dice y la lección sigue con la versión
+de referencia de ese módulo (la del punto de control de la lección), sin tocar el fichero del
+alumno: un buscador de módulos (`_Referencias`) sirve esa versión a cualquier `import` del módulo.
+"""
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import time
+
+from curso import ejercicios, puntos, rutas
+
+CARPETA_DE_COPIAS = ".copias"  # dentro del espacio; comparar y restaurar no la miran
+
+
+class _Referencias(importlib.abc.MetaPathFinder):
+    """Sirve la versión de referencia de los módulos cuyo ejercicio está pendiente."""
+
+    def __init__(self):
+        self.rutas = {}  # nombre del módulo -> fichero de referencia
+
+    def find_spec(self, nombre, path=None, target=None):
+        if nombre in self.rutas:
+            return importlib.util.spec_from_file_location(nombre, self.rutas[nombre])
+        return None
+
+
+REFERENCIAS = _Referencias()
+_pistas_vistas = {}
+
+
+def _instalar_buscador():
+    if REFERENCIAS not in sys.meta_path:
+        sys.meta_path.insert(0, REFERENCIAS)
+    espacio = str(rutas.espacio())
+    if espacio not in sys.path:
+        sys.path.insert(0, espacio)
+
+
+def _olvidar():
+    """Olvida los módulos del espacio y las referencias, para que el próximo import relea."""
+    ejercicios.olvidar_modulos(rutas.espacio())
+    for nombre in REFERENCIAS.rutas:
+        sys.modules.pop(nombre, None)
+
+
+def _publicar(modulo):
+    """Deja en el cuaderno los nombres públicos de `modulo`."""
+    from IPython import get_ipython
+    ip = get_ipython()
+    nombres = [n for n in vars(modulo) if not n.startswith("_")
+               and getattr(vars(modulo)[n], "__module__", modulo.__name__) == modulo.__name__]
+    if ip is not None:
+        ip.user_ns.update({n: getattr(modulo, n) for n in nombres})
+    return nombres
+
+
+def escribir_modulo(nombre, fuente):
+    """Escribe `nombre`.py en el espacio; si ya había otro texto, lo copia antes a .copias/."""
+    espacio = rutas.espacio()
+    espacio.mkdir(parents=True, exist_ok=True)
+    ruta = espacio / f"{nombre}.py"
+    texto = fuente.rstrip("\n") + "\n"
+    copia = None
+    if ruta.exists() and ruta.read_text(encoding="utf-8") != texto:
+        copias = espacio / CARPETA_DE_COPIAS
+        copias.mkdir(exist_ok=True)
+        copia = copias / f"{nombre}.py.{time.strftime('%Y%m%d-%H%M%S')}"
+        n = 1
+        while copia.exists():
+            copia, n = copias / f"{nombre}.py.{time.strftime('%Y%m%d-%H%M%S')}-{n}", n + 1
+        copia.write_bytes(ruta.read_bytes())
+    ruta.write_text(texto, encoding="utf-8")
+    return ruta, copia
+
+
+def modulo(linea, celda):
+    """%%modulo NOMBRE: escribe la celda en NOMBRE.py del espacio, lo importa y publica sus nombres."""
+    nombre = linea.strip()
+    if not nombre.isidentifier():
+        print(f"✘ %%modulo necesita el nombre del módulo, p. ej. «%%modulo bucle» (llegó «{nombre}»).")
+        return
+    _instalar_buscador()
+    ruta, copia = escribir_modulo(nombre, celda)
+    REFERENCIAS.rutas.pop(nombre, None)  # el alumno trae su versión: se acabó la de referencia
+    _olvidar()
+    try:
+        nuevo = importlib.import_module(nombre)
+    except Exception as exc:  # noqa: BLE001 - el código del alumno puede lanzar cualquier cosa
+        print(f"✘ {ruta.name} está escrito, pero no se puede importar: {ejercicios.describir(exc)}")
+        return
+    nombres = _publicar(nuevo)
+    print(f"✎ {ruta.name} escrito en tu espacio: define {', '.join(nombres) or 'nada'}")
+    if copia is not None:
+        print(f"  (la versión que había está copiada en {CARPETA_DE_COPIAS}/{copia.name})")
+
+
+def usar_referencia(e):
+    """Desde ahora, `import e.modulo` da la versión de referencia del punto de control."""
+    carpeta = rutas.puntos_de_control().get(e.leccion)
+    ruta = carpeta / f"{e.modulo}.py" if carpeta else None
+    if ruta is None or not ruta.exists():
+        return None
+    _instalar_buscador()
+    REFERENCIAS.rutas[e.modulo] = str(ruta)
+    _olvidar()
+    _publicar(importlib.import_module(e.modulo))
+    return ruta
+
+
+def comprobar(id, objetivo=None):
+    """Comprueba el ejercicio `id` ("1.2") e imprime una línea por caso, ✔ o ✘."""
+    try:
+        e = ejercicios.buscar(id)
+    except KeyError as exc:
+        print(f"✘ {exc.args[0]}")
+        return
+    resultado = ejercicios.evaluar(id, objetivo)
+    print(ejercicios.informe(resultado))
+    if resultado.aprobado:
+        if e.modulo and e.modulo in REFERENCIAS.rutas:
+            REFERENCIAS.rutas.pop(e.modulo)
+            _olvidar()
+            _publicar(importlib.import_module(e.modulo))
+        return
+    if e.modulo:
+        ruta = usar_referencia(e)
+        if ruta is not None:
+            print(f"Mientras tanto, la lección sigue con la versión de referencia de {e.modulo}.py "
+                  f"(punto de control {e.leccion:02d}); tu fichero sigue intacto en tu espacio.")
+
+
+def pista(id):
+    """La siguiente pista del ejercicio `id`: una más cada vez que la pides."""
+    try:
+        e = ejercicios.buscar(id)
+    except KeyError as exc:
+        print(f"✘ {exc.args[0]}")
+        return
+    vistas = _pistas_vistas.get(id, 0)
+    if vistas >= len(e.pistas):
+        print(f"Ya has visto las {len(e.pistas)} pistas del ejercicio {id}. "
+              f"Si quieres ver la solución: solucion(\"{id}\").")
+        return
+    _pistas_vistas[id] = vistas + 1
+    print(f"Pista {vistas + 1} de {len(e.pistas)} · ejercicio {id}\n{e.pistas[vistas]}")
+    if vistas + 1 < len(e.pistas):
+        print(f"(Otra pista: vuelve a ejecutar pista(\"{id}\").)")
+
+
+def solucion(id):
+    """La solución de referencia del ejercicio `id`: el código de su función en el punto de control."""
+    try:
+        e = ejercicios.buscar(id)
+    except KeyError as exc:
+        print(f"✘ {exc.args[0]}")
+        return
+    print(ejercicios.fuente_de_referencia(e))
+
+
+def preparar(leccion):
+    """Empieza la lección `leccion` desde el punto de control anterior: copia lo que falte."""
+    _instalar_buscador()
+    puntos.preparar(leccion)
+    _olvidar()
+
+
+def load_ipython_extension(ip):
+    """Registra %%modulo (lo llama `%load_ext curso.cuaderno`)."""
+    ip.register_magic_function(modulo, magic_kind="cell", magic_name="modulo")
+    _instalar_buscador()

@@ -1,0 +1,27 @@
+"""El contador de tokens del servidor de ensayo: una aproximación determinista y documentada.
+
+Un servidor real cuenta con el tokenizador de su modelo (BPE, SentencePiece...), y dos modelos
+cuentan distinto el mismo texto. El servidor de ensayo no tiene modelo, así que usa una regla
+sencilla que se parece en promedio a un tokenizador de ese tipo sobre código y castellano:
+
+- cada trozo de hasta 4 letras seguidas es un token («recetario» son 3: «rece», «tari», «o»);
+- cada trozo de hasta 3 cifras seguidas es un token;
+- cada signo (puntuación, comillas, paréntesis...) es un token;
+- cada salto de línea es un token; los espacios y tabuladores no cuentan.
+
+La regla es lineal en el tamaño del texto y da siempre la misma cuenta para el mismo texto, que
+es lo que necesita un ensayo reproducible. No es la cuenta de ningún modelo real.
+"""
+import re
+
+PATRON = re.compile(r"[^\W\d_]{1,4}|\d{1,3}|\n|[^\w\s]|_")
+
+
+def trocear(texto):
+    """La lista de tokens de `texto` según la regla de este módulo."""
+    return PATRON.findall(texto)
+
+
+def contar(texto):
+    """Cuántos tokens tiene `texto` según la regla de este módulo."""
+    return len(trocear(texto))

@@ -1,0 +1,134 @@
+"""De cada cuaderno resuelto (`solutions/`), el cuaderno del alumno (`notebooks/`).
+
+Una sola fuente por lección: el cuaderno de `solutions/` lleva las soluciones entre dos marcas,
+
+    # BEGIN SOLUCIÓN
+    ...
+    # END SOLUCIÓN
+
+(la convención de nbgrader y otter, en castellano), siempre dentro del cuerpo de una función. La
+celda dice qué ejercicio es en sus metadatos (`{"curso": {"ejercicio": "1.2"}}`). `generar`
+cambia cada región por un esbozo que no falla al definirse, sólo al llamarse, y borra las salidas:
+
+    # Tu código aquí (ejercicio 1.2).
+    raise NotImplementedError("Ejercicio 1.2 pendiente: ...")
+
+`generar --comprobar` no escribe nada: dice si algún cuaderno del alumno no es lo que escribiría.
+"""
+import re
+import sys
+
+import nbformat
+
+from curso import rutas
+
+INICIO = "# BEGIN SOLUCIÓN"
+FIN = "# END SOLUCIÓN"
+DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)\s*\(")
+
+
+class ErrorDeRegion(ValueError):
+    """Una región de solución mal puesta: sin cerrar, fuera de una función o sin ejercicio."""
+
+
+def esbozo(fuente, ejercicio):
+    """`fuente` con cada región de solución cambiada por un esbozo del `ejercicio` ("1.2")."""
+    lineas = fuente.split("\n")
+    salida, funcion, dentro = [], None, None
+    for numero, linea in enumerate(lineas, start=1):
+        marca = linea.strip()
+        if dentro is not None:
+            if marca == FIN:
+                dentro = None
+            elif marca == INICIO:
+                raise ErrorDeRegion(f"línea {numero}: una región de solución dentro de otra")
+            continue
+        if marca == FIN:
+            raise ErrorDeRegion(f"línea {numero}: «{FIN}» sin su «{INICIO}»")
+        if marca == INICIO:
+            sangria = linea[: len(linea) - len(linea.lstrip())]
+            if funcion is None or len(sangria) <= len(funcion[0]):
+                raise ErrorDeRegion(
+                    f"línea {numero}: la región de solución tiene que ir dentro del cuerpo de una "
+                    "función, para que el esbozo no falle al definirse"
+                )
+            if not ejercicio:
+                raise ErrorDeRegion("la celda tiene una región de solución pero no dice qué "
+                                    'ejercicio es (metadatos {"curso": {"ejercicio": "N.M"}})')
+            aviso = (f"Ejercicio {ejercicio} pendiente: completa {funcion[1]}() en su celda, "
+                     f"ejecútala y comprueba con comprobar(\"{ejercicio}\").")
+            salida += [f"{sangria}# Tu código aquí (ejercicio {ejercicio}).",
+                       f"{sangria}raise NotImplementedError({aviso!r})"]
+            dentro = numero
+            continue
+        definicion = DEF.match(linea)
+        if definicion:
+            funcion = (definicion.group(1), definicion.group(2))
+        salida.append(linea)
+    if dentro is not None:
+        raise ErrorDeRegion(f"línea {dentro}: «{INICIO}» sin su «{FIN}»")
+    return "\n".join(salida)
+
+
+def ejercicio_de(celda):
+    """El número de ejercicio de una celda ("1.2"), o None."""
+    return celda.get("metadata", {}).get("curso", {}).get("ejercicio")
+
+
+def cuaderno_del_alumno(resuelto):
+    """El cuaderno del alumno que corresponde a un cuaderno resuelto (objetos nbformat)."""
+    alumno = nbformat.from_dict(resuelto)
+    alumno.metadata.pop("widgets", None)
+    for celda in alumno.cells:
+        if celda.cell_type != "code":
+            continue
+        try:
+            celda.source = esbozo(celda.source, ejercicio_de(celda))
+        except ErrorDeRegion as e:
+            raise ErrorDeRegion(f"celda {celda.get('id', '?')}: {e}") from None
+        celda.outputs = []
+        celda.execution_count = None
+        celda.metadata.pop("execution", None)
+    return alumno
+
+
+def texto_del_alumno(ruta_resuelto):
+    """El texto exacto (JSON) que `generar` escribe para el cuaderno resuelto de esa ruta."""
+    resuelto = nbformat.read(ruta_resuelto, as_version=4)
+    return nbformat.writes(cuaderno_del_alumno(resuelto)) + "\n"
+
+
+def main(comprobar=False):
+    """Escribe (o, con `comprobar`, sólo compara) cada notebooks/NN_*.ipynb. Devuelve 0 o 1."""
+    resueltos = sorted(rutas.SOLUCIONES.glob("[0-9][0-9]_*.ipynb"))
+    if not resueltos:
+        print("No hay cuadernos en solutions/.", file=sys.stderr)
+        return 1
+    distintos = []
+    for ruta in resueltos:
+        try:
+            texto = texto_del_alumno(ruta)
+        except ErrorDeRegion as e:
+            print(f"✘ {ruta.name}: {e}", file=sys.stderr)
+            return 1
+        destino = rutas.CUADERNOS / ruta.name
+        actual = destino.read_text(encoding="utf-8") if destino.exists() else None
+        if actual == texto:
+            print(f"  igual      notebooks/{ruta.name}")
+            continue
+        distintos.append(destino)
+        if comprobar:
+            estado = "falta" if actual is None else "distinto"
+            print(f"✘ {estado:10} notebooks/{ruta.name}")
+        else:
+            destino.parent.mkdir(exist_ok=True)
+            destino.write_text(texto, encoding="utf-8")
+            print(f"✎ escrito    notebooks/{ruta.name}")
+    sobran = sorted({p.name for p in rutas.CUADERNOS.glob("*.ipynb")} - {p.name for p in resueltos})
+    for nombre in sobran:
+        print(f"✘ sobra      notebooks/{nombre} (no tiene fuente en solutions/)")
+    if comprobar and (distintos or sobran):
+        print("Los cuadernos del alumno no son los que escribiría generar: "
+              "ejecuta python -m curso generar.", file=sys.stderr)
+        return 1
+    return 0
