@@ -1,0 +1,226 @@
+"""La línea de órdenes del curso: `python -m curso ORDEN`.
+
+La presenta la lección 00 (`doctor`, `comparar`, `restaurar`); el resto de lecciones añade
+`servidor` y `medir`, y los instructores usan `generar` y `probar`. Cada orden importa su
+módulo sólo cuando se usa, así que `python -m curso --ayuda` es rápido y funciona aunque falte
+alguna pieza opcional.
+
+Argumentos que no valen: un mensaje en español y el código de salida 2.
+"""
+import argparse
+import importlib
+import re
+import sys
+
+PROG = "python -m curso"
+ERROR_DE_USO = 2  # lo mismo que usa argparse, y que `comparar` para un punto de control que no existe
+
+# Lo que argparse escribe en inglés, en español. Sus mensajes de error vienen con la forma de
+# estas expresiones (Python 3.11 y 3.12).
+TRADUCCION_DE_ERRORES = [
+    (r"the following arguments are required: (.*)", r"faltan argumentos: \1"),
+    (r"invalid choice: (.*) \(choose from (.*)\)", r"\1 no existe (elige entre \2)"),
+    (r"unrecognized arguments: (.*)", r"argumentos que no reconozco: \1"),
+    (r"ambiguous option: (.*) could match (.*)", r"opción ambigua: \1 puede ser \2"),
+    (r"invalid int value: (.*)", r"\1 no es un número entero"),
+    (r"invalid float value: (.*)", r"\1 no es un número"),
+    (r"invalid (\w+) value: (.*)", r"valor no válido (se esperaba \1): \2"),
+    (r"expected one argument", r"le falta su valor"),
+    (r"expected at most one argument", r"admite como mucho un valor"),
+    (r"expected at least one argument", r"necesita al menos un valor"),
+    (r"ignored explicit argument (.*)", r"argumento explícito ignorado: \1"),
+    (r"not allowed with argument (.*)", r"no se puede usar junto con \1"),
+]
+TRADUCCION_DE_AYUDA = [
+    ("usage: ", "uso: "),
+    ("positional arguments:", "argumentos:"),
+    ("options:", "opciones:"),
+    ("optional arguments:", "opciones:"),
+]
+
+
+def traducir_error(mensaje):
+    """Un mensaje de error de argparse, en español (lo que no conoce lo deja como está)."""
+    # «argument X: …» envuelve a otro mensaje, que también hay que traducir.
+    envuelto = re.fullmatch(r"argument (.+?): (.*)", mensaje, re.DOTALL)
+    if envuelto:
+        return f"argumento {envuelto.group(1)}: {traducir_error(envuelto.group(2))}"
+    for patron, sustituto in TRADUCCION_DE_ERRORES:
+        if re.fullmatch(patron, mensaje, re.DOTALL):
+            return re.sub(patron, sustituto, mensaje, count=1, flags=re.DOTALL)
+    return mensaje
+
+
+class Analizador(argparse.ArgumentParser):
+    """Un ArgumentParser que habla español: ayuda con -h/--ayuda y errores traducidos."""
+
+    def __init__(self, *args, add_help=True, **kwargs):
+        super().__init__(*args, add_help=False, **kwargs)
+        self._positionals.title = "argumentos"
+        self._optionals.title = "opciones"
+        if add_help:
+            self.add_argument("-h", "--ayuda", "--help", action="help", default=argparse.SUPPRESS,
+                              help="muestra esta ayuda y sale")
+
+    def _traducir_ayuda(self, texto):
+        for ingles, espanol in TRADUCCION_DE_AYUDA:
+            texto = texto.replace(ingles, espanol)
+        return texto
+
+    def format_usage(self):
+        return self._traducir_ayuda(super().format_usage())
+
+    def format_help(self):
+        return self._traducir_ayuda(super().format_help())
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(ERROR_DE_USO, f"{self.prog}: error: {traducir_error(message)}\n"
+                                f"Para ver las órdenes y sus opciones: {PROG} --ayuda\n")
+
+
+# ---------------------------------------------------------------- cargar las órdenes sin prisa
+
+
+def _funcion(modulo, nombre, orden):
+    """La función `modulo.nombre`, o None (diciéndolo) si esa pieza del curso todavía no existe."""
+    try:
+        objeto = importlib.import_module(modulo)
+    except ModuleNotFoundError as error:
+        # Sólo si lo que falta es el propio módulo; un fallo dentro de él se deja ver entero.
+        if error.name is None or not modulo.startswith(error.name):
+            raise
+        objeto = None
+    funcion = getattr(objeto, nombre, None)
+    if funcion is None:
+        print(f"«{PROG} {orden}» todavía no existe en esta copia del curso "
+              f"(falta {modulo}.{nombre}).", file=sys.stderr)
+    return funcion
+
+
+def _codigo(resultado):
+    """El código de salida de lo que devuelve una orden (None cuenta como éxito)."""
+    if resultado is None or resultado is True:
+        return 0
+    if resultado is False:
+        return 1
+    return resultado if isinstance(resultado, int) else 0
+
+
+def orden_doctor(args, resto):
+    main = _funcion("curso.doctor", "main", "doctor")
+    return ERROR_DE_USO if main is None else main()
+
+
+def orden_comparar(args, resto):
+    from curso.puntos import comparar
+    return comparar(args.n)
+
+
+def orden_restaurar(args, resto):
+    from curso.puntos import restaurar
+    return restaurar(args.n)
+
+
+def orden_generar(args, resto):
+    main = _funcion("curso.generar", "main", "generar")
+    return ERROR_DE_USO if main is None else main(comprobar=args.comprobar)
+
+
+def orden_servidor(args, resto):
+    main = _funcion("curso.ensayo.servidor", "main", "servidor")
+    return ERROR_DE_USO if main is None else main(resto)
+
+
+def orden_medir(args, resto):
+    main = _funcion("curso.medir", "main", f"medir {args.que}")
+    return ERROR_DE_USO if main is None else main(args.que)
+
+
+def orden_probar(args, resto):
+    main = _funcion("curso.probar", "main", "probar")
+    return ERROR_DE_USO if main is None else main(resto)
+
+
+# Las órdenes que pasan sus argumentos tal cual a otro analizador.
+PASAN_ARGUMENTOS = {"servidor", "probar"}
+QUE_MEDIR = ["servidor", "resumenes", "buzon", "ventana"]
+
+
+def analizador():
+    """El analizador de `python -m curso`, con una suborden por orden."""
+    raiz = Analizador(
+        prog=PROG,
+        description="Las herramientas del curso «Construye tu agente»: comprobar el entorno, "
+                    "comparar tu código con los puntos de control y restaurarlos, el servidor "
+                    "de ensayo y las medidas.",
+        epilog=f"Ejemplos:\n  {PROG} doctor\n  {PROG} comparar 03\n  {PROG} restaurar 02\n"
+               f"Más sobre una orden: {PROG} ORDEN --ayuda",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ordenes = raiz.add_subparsers(dest="orden", metavar="ORDEN", title="órdenes")
+
+    doctor = ordenes.add_parser("doctor", help="comprueba que tu entorno tiene lo que el curso necesita",
+                                description="Comprueba Python, los paquetes, SQLite, Jupyter y lo "
+                                            "demás, y dice qué hacer con lo que falte.")
+    doctor.set_defaults(hacer=orden_doctor)
+
+    comparar = ordenes.add_parser("comparar", help="compara tu espacio con el punto de control N",
+                                  description="Muestra en qué se diferencia tu espacio de trabajo "
+                                              "del punto de control N (un diff por fichero). Sale "
+                                              "con 0 si coinciden y 1 si no.")
+    comparar.add_argument("n", metavar="N", help="el número del punto de control, p. ej. 03")
+    comparar.set_defaults(hacer=orden_comparar)
+
+    restaurar = ordenes.add_parser("restaurar", help="pone en tu espacio el punto de control N",
+                                   description="Copia el punto de control N a tu espacio de "
+                                               "trabajo. Si ya tenías algo, antes lo mueve a una "
+                                               "copia con fecha al lado: no se pierde nada.")
+    restaurar.add_argument("n", metavar="N", help="el número del punto de control, p. ej. 02")
+    restaurar.set_defaults(hacer=orden_restaurar)
+
+    generar = ordenes.add_parser("generar", help="genera notebooks/ a partir de solutions/",
+                                 description="Escribe los cuadernos del alumno a partir de las "
+                                             "soluciones, con los ejercicios vaciados.")
+    generar.add_argument("--comprobar", action="store_true",
+                         help="no escribe nada: sólo comprueba que notebooks/ está al día")
+    generar.set_defaults(hacer=orden_generar)
+
+    servidor = ordenes.add_parser("servidor", help="arranca el servidor de ensayo en 127.0.0.1",
+                                  description="Arranca el servidor de ensayo (la API de Messages "
+                                              "con guiones, sin red ni clave).")
+    servidor.add_argument("--puerto", metavar="P", type=int, help="el puerto donde escuchar")
+    servidor.add_argument("--ventana", metavar="W", type=int,
+                          help="la ventana de contexto en tokens (8192 si no se dice)")
+    servidor.set_defaults(hacer=orden_servidor)
+
+    medir = ordenes.add_parser("medir", help="mide el rendimiento de una pieza",
+                               description="Las medidas del curso (la velocidad va aquí, no en "
+                                           "los tests).")
+    medir.add_argument("que", metavar="QUE", choices=QUE_MEDIR,
+                       help=f"qué medir: {', '.join(QUE_MEDIR)}")
+    medir.set_defaults(hacer=orden_medir)
+
+    probar = ordenes.add_parser("probar", help="ejecuta los tests del curso",
+                                description="Ejecuta los tests del curso y de los puntos de "
+                                            "control; los argumentos de más se pasan tal cual.")
+    probar.set_defaults(hacer=orden_probar)
+    return raiz
+
+
+def main(argv=None):
+    """Ejecuta `python -m curso` con `argv` (sys.argv[1:] si no se da); devuelve el código de salida."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    raiz = analizador()
+    args, sobrantes = raiz.parse_known_args(argv)
+    if args.orden is None:
+        raiz.error("falta la orden: doctor, comparar, restaurar, generar, servidor, medir o probar")
+    if sobrantes and args.orden not in PASAN_ARGUMENTOS:
+        raiz.error(f"argumentos que no reconozco: {' '.join(sobrantes)}")
+    # Las órdenes que pasan sus argumentos reciben lo escrito tras su nombre, tal cual.
+    resto = argv[argv.index(args.orden) + 1:] if args.orden in PASAN_ARGUMENTOS else []
+    return _codigo(args.hacer(args, resto))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,333 @@
+"""Los puntos de control: comparar tu espacio con uno, restaurarlo, preparar una lección.
+
+Lo presenta la lección 00. Un punto de control `checkpoints/NN_nombre/` es el código del
+alumno tal como queda al terminar la lección NN; la lección NN empieza desde el NN-1.
+
+Tres órdenes, que también se usan desde Python (los cuadernos llaman a `restaurar(0)` o
+`preparar(3)`):
+
+- `comparar(n)`: qué ficheros de tu espacio difieren del punto de control n, y cómo (un diff
+  unificado por fichero). Devuelve 0 si coinciden y 1 si no, como `diff`.
+- `restaurar(n)`: pone en tu espacio el punto de control n. Si ya había trabajo, primero lo
+  mueve entero a una copia con fecha al lado (`mi_agente.copia-20261202-113005`): nunca se
+  pierde nada.
+- `preparar(n)`: deja tu espacio listo para la lección n, copiando del punto de control n-1
+  sólo los ficheros que falten (nunca sobrescribe uno tuyo).
+
+Un número que no es de ningún punto de control no toca nada: se listan los que hay y se
+devuelve 2. Las partes puras (`resumen_diferencias`, `diff_de`, `nombre_de_copia`) no leen
+ni escriben el disco, para poder probarlas por separado.
+"""
+import difflib
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from curso import rutas
+
+# Códigos de salida, los de `diff`: 0 iguales, 1 distintos, 2 problema con los argumentos.
+COINCIDEN = 0
+DIFIEREN = 1
+ARGUMENTO_INVALIDO = 2
+NO_SE_PUDO = 1  # `restaurar` no pudo poner a salvo tu trabajo, y por eso no copió nada
+
+# Cómo se llama la copia de seguridad de tu espacio antes de restaurar encima.
+SUFIJO_COPIA = ".copia-"
+FORMATO_FECHA_COPIA = "%Y%m%d-%H%M%S"
+
+
+class PuntoDeControlDesconocido(ValueError):
+    """El número pedido no corresponde a ningún punto de control; el mensaje lista los que hay."""
+
+
+# ---------------------------------------------------------------- qué punto de control es
+
+
+def _como_numero(n):
+    """El entero que representa `n` (3, "3", "03"), o None si no es un número natural."""
+    if isinstance(n, bool):
+        return None
+    if isinstance(n, int):
+        return n if n >= 0 else None
+    texto = str(n).strip()
+    return int(texto) if texto.isascii() and texto.isdigit() else None
+
+
+def lista_de_puntos():
+    """Las líneas «  01  el_bucle» de los puntos de control que hay, para mostrarlas."""
+    puntos = rutas.puntos_de_control()
+    if not puntos:
+        return [f"No hay puntos de control en {_mostrar(rutas.PUNTOS)}/."]
+    lineas = ["Los puntos de control que hay son:"]
+    for numero, carpeta in puntos.items():
+        lineas.append(f"  {numero:02d}  {carpeta.name[3:]}")
+    return lineas
+
+
+def punto_de_control(n, orden="comparar"):
+    """(número, carpeta) del punto de control `n`; si no existe, PuntoDeControlDesconocido
+    (con un ejemplo de cómo usar `orden` con un número que sí existe)."""
+    numero = _como_numero(n)
+    puntos = rutas.puntos_de_control()
+    if numero is None or numero not in puntos:
+        mensaje = [f"No hay ningún punto de control «{n}»."] + lista_de_puntos()
+        if puntos:
+            mensaje.append(f"Usa su número, por ejemplo: python -m curso {orden} "
+                           f"{min(puntos):02d}")
+        raise PuntoDeControlDesconocido("\n".join(mensaje))
+    return numero, puntos[numero]
+
+
+# ---------------------------------------------------------------- leer y mostrar
+
+
+def _mostrar(ruta):
+    """Una ruta para enseñarla: relativa al repositorio si está dentro, entera si no."""
+    ruta = Path(ruta)
+    try:
+        return ruta.relative_to(rutas.RAIZ).as_posix()
+    except ValueError:
+        return str(ruta)
+
+
+def describir_espacio(espacio=None):
+    """Tu espacio para enseñarlo sin rutas que cambien de una máquina a otra: relativo al
+    repositorio (`mi_agente/`) o, si lo fijó CURSO_ESPACIO fuera de él, dicho así."""
+    espacio = Path(espacio or rutas.espacio())
+    try:
+        return espacio.relative_to(rutas.RAIZ).as_posix() + "/"
+    except ValueError:
+        pass
+    if espacio.is_relative_to(Path(tempfile.gettempdir()).resolve()):
+        return f"una carpeta temporal, de {rutas.VARIABLE_ESPACIO}"
+    return f"{espacio}/, de {rutas.VARIABLE_ESPACIO}"
+
+
+def _leer(carpeta):
+    """{ruta relativa: contenido} del código del alumno en `carpeta` (texto; bytes si es binario)."""
+    contenidos = {}
+    for relativa in rutas.ficheros(carpeta):
+        datos = (Path(carpeta) / relativa).read_bytes()
+        try:
+            contenidos[relativa] = datos.decode("utf-8")
+        except UnicodeDecodeError:
+            contenidos[relativa] = datos
+    return contenidos
+
+
+# ---------------------------------------------------------------- comparar (lo puro)
+
+
+IGUAL = "igual"
+CAMBIADO = "cambiado"
+FALTA = "falta"
+SOBRA = "sobra"
+
+
+@dataclass(frozen=True)
+class Fila:
+    """Cómo está un fichero de tu espacio respecto al punto de control."""
+    ruta: str
+    estado: str            # IGUAL, CAMBIADO, FALTA (no está en tu espacio) o SOBRA (sólo en tu espacio)
+    anadidas: int = 0      # líneas que tu espacio tiene y el punto de control no
+    quitadas: int = 0      # líneas que el punto de control tiene y tu espacio no
+    binario: bool = False
+
+    def texto(self):
+        if self.estado == IGUAL:
+            return "igual"
+        if self.estado == FALTA:
+            return "falta en tu espacio"
+        if self.estado == SOBRA:
+            return "sólo en tu espacio"
+        if self.binario:
+            return "cambiado (binario)"
+        return f"cambiado (+{self.anadidas} \u2212{self.quitadas})"
+
+
+def _lineas_cambiadas(antes, despues):
+    """(añadidas, quitadas) para pasar de las líneas `antes` a las líneas `despues`."""
+    anadidas = quitadas = 0
+    emparejador = difflib.SequenceMatcher(None, antes, despues, autojunk=False)
+    for operacion, i1, i2, j1, j2 in emparejador.get_opcodes():
+        if operacion != "equal":
+            quitadas += i2 - i1
+            anadidas += j2 - j1
+    return anadidas, quitadas
+
+
+def resumen_diferencias(punto, tuyo):
+    """Una Fila por fichero, en orden alfabético, de `punto` (el punto de control) frente a
+    `tuyo` (tu espacio); ambos {ruta: contenido}."""
+    filas = []
+    for ruta in sorted(set(punto) | set(tuyo)):
+        if ruta not in tuyo:
+            filas.append(Fila(ruta, FALTA))
+        elif ruta not in punto:
+            filas.append(Fila(ruta, SOBRA))
+        elif punto[ruta] == tuyo[ruta]:
+            filas.append(Fila(ruta, IGUAL))
+        elif isinstance(punto[ruta], bytes) or isinstance(tuyo[ruta], bytes):
+            filas.append(Fila(ruta, CAMBIADO, binario=True))
+        else:
+            # Con el salto de línea, como el diff: quitarlo de la última línea es cambiarla.
+            anadidas, quitadas = _lineas_cambiadas(punto[ruta].splitlines(keepends=True),
+                                                   tuyo[ruta].splitlines(keepends=True))
+            filas.append(Fila(ruta, CAMBIADO, anadidas, quitadas))
+    return filas
+
+
+def diff_de(ruta, antes, despues, numero):
+    """El diff unificado de un fichero: `antes` en el punto de control, `despues` en tu espacio."""
+    if isinstance(antes, bytes) or isinstance(despues, bytes):
+        return f"Los ficheros binarios {ruta} difieren.\n"
+    lineas = difflib.unified_diff(
+        antes.splitlines(keepends=True), despues.splitlines(keepends=True),
+        fromfile=f"punto de control {numero:02d}/{ruta}", tofile=f"tu espacio/{ruta}")
+    texto = ""
+    for linea in lineas:
+        # Una última línea sin salto de línea se marca como lo hace diff.
+        texto += linea if linea.endswith("\n") else linea + "\n\\ No hay salto de línea al final\n"
+    return texto
+
+
+# ---------------------------------------------------------------- comparar (la orden)
+
+
+def comparar(n):
+    """Compara tu espacio con el punto de control `n` y lo imprime. 0 si coinciden, 1 si no,
+    2 si `n` no es un punto de control."""
+    try:
+        numero, carpeta = punto_de_control(n)
+    except PuntoDeControlDesconocido as error:
+        print(error, file=sys.stderr)
+        return ARGUMENTO_INVALIDO
+
+    espacio = rutas.espacio()
+    if not espacio.is_dir():
+        print(f"Tu espacio de trabajo ({describir_espacio(espacio)}) todavía no existe, así que "
+              f"no hay nada que comparar.\nPara crearlo a partir de un punto de control: "
+              f"python -m curso restaurar {numero:02d}")
+        return DIFIEREN
+
+    punto, tuyo = _leer(carpeta), _leer(espacio)
+    filas = resumen_diferencias(punto, tuyo)
+    print(f"Tu espacio ({describir_espacio(espacio)}) frente al punto de control {carpeta.name}:")
+    ancho = max((len(fila.ruta) for fila in filas), default=0)
+    for fila in filas:
+        print(f"  {fila.ruta:<{ancho}}  {fila.texto()}")
+
+    for fila in filas:
+        if fila.estado == CAMBIADO:
+            print()
+            print(diff_de(fila.ruta, punto[fila.ruta], tuyo[fila.ruta], numero), end="")
+
+    distintos = [fila for fila in filas if fila.estado != IGUAL]
+    print()
+    if not distintos:
+        print(f"Tu espacio coincide con el punto de control {numero:02d}.")
+        return COINCIDEN
+    cuantos = "1 fichero difiere" if len(distintos) == 1 else f"{len(distintos)} ficheros difieren"
+    print(f"{cuantos} del punto de control {numero:02d}.")
+    if any(fila.estado == FALTA for fila in distintos):
+        print(f"Los que faltan están en {_mostrar(carpeta)}/; para empezar de nuevo desde él: "
+              f"python -m curso restaurar {numero:02d}")
+    return DIFIEREN
+
+
+# ---------------------------------------------------------------- restaurar
+
+
+def nombre_de_copia(espacio, ahora):
+    """La carpeta hermana de `espacio` donde guardar su contenido: `<nombre>.copia-<fecha>`,
+    con `-2`, `-3`… si ya existe una con ese nombre."""
+    espacio = Path(espacio)
+    base = f"{espacio.name}{SUFIJO_COPIA}{ahora.strftime(FORMATO_FECHA_COPIA)}"
+    copia = espacio.with_name(base)
+    intento = 2
+    while copia.exists() or copia.is_symlink():
+        copia = espacio.with_name(f"{base}-{intento}")
+        intento += 1
+    return copia
+
+
+def _tiene_trabajo(espacio):
+    """Si en `espacio` hay algo que perder (un fichero en su lugar cuenta)."""
+    if espacio.is_dir():
+        return any(espacio.iterdir())
+    return espacio.exists() or espacio.is_symlink()
+
+
+def _copiar(origen, destino, relativas):
+    for relativa in relativas:
+        (destino / relativa).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(origen / relativa, destino / relativa)
+
+
+def restaurar(n):
+    """Pone en tu espacio el código del punto de control `n`. Si tu espacio tenía algo, antes lo
+    mueve entero a una copia al lado y dice dónde. 0 si todo fue bien; 1 si no se pudo poner a
+    salvo tu trabajo (y entonces no se copia nada); 2 si `n` no es un punto de control."""
+    try:
+        numero, carpeta = punto_de_control(n, "restaurar")
+    except PuntoDeControlDesconocido as error:
+        print(error, file=sys.stderr)
+        return ARGUMENTO_INVALIDO
+
+    espacio = rutas.espacio()
+    if _tiene_trabajo(espacio):
+        copia = nombre_de_copia(espacio, datetime.now())
+        try:
+            espacio.rename(copia)
+        except OSError as error:
+            print(f"No he podido mover tu espacio ({_mostrar(espacio)}) a {_mostrar(copia)}: "
+                  f"{error.strerror or error}.\nNo he copiado nada: tu trabajo sigue donde "
+                  f"estaba. Cierra lo que lo esté usando o muévelo tú a otro sitio y repite.",
+                  file=sys.stderr)
+            return NO_SE_PUDO
+        print(f"Tu trabajo anterior está a salvo en la carpeta {copia.name}, junto a tu espacio.")
+
+    espacio.mkdir(parents=True, exist_ok=True)
+    relativas = rutas.ficheros(carpeta)
+    _copiar(carpeta, espacio, relativas)
+    cuantos = "1 fichero" if len(relativas) == 1 else f"{len(relativas)} ficheros"
+    print(f"Restaurado el punto de control {carpeta.name} en tu espacio ({cuantos}).")
+    return COINCIDEN
+
+
+# ---------------------------------------------------------------- preparar
+
+
+def preparar(n):
+    """Deja tu espacio listo para empezar la lección `n`: copia del punto de control n-1 los
+    ficheros que te falten, sin sobrescribir ninguno. Devuelve la lista de los copiados."""
+    numero = _como_numero(n)
+    if numero is None:
+        raise PuntoDeControlDesconocido(f"«{n}» no es un número de lección.")
+    espacio = rutas.espacio()
+    if espacio.exists() and not espacio.is_dir():
+        raise NotADirectoryError(f"Tu espacio ({_mostrar(espacio)}) es un fichero, no una "
+                                 "carpeta. Muévelo o bórralo tú y vuelve a ejecutar esta celda.")
+    espacio.mkdir(parents=True, exist_ok=True)
+    if numero == 0:
+        print("Tu espacio está listo; la lección 00 empieza sin código.")
+        return []
+
+    try:
+        _, carpeta = punto_de_control(numero - 1, "restaurar")
+    except PuntoDeControlDesconocido as error:
+        raise PuntoDeControlDesconocido(
+            f"La lección {numero:02d} empieza desde el punto de control {numero - 1:02d}, "
+            f"que no está.\n" + "\n".join(lista_de_puntos())) from error
+    faltan = [relativa for relativa in rutas.ficheros(carpeta)
+              if not (espacio / relativa).exists()]
+    _copiar(carpeta, espacio, faltan)
+    if faltan:
+        print(f"Copiados de {carpeta.name} a tu espacio: {', '.join(faltan)}.")
+    else:
+        print(f"Tu espacio ya tiene todos los ficheros de {carpeta.name}; no hacía falta "
+              "copiar nada.")
+    return faltan

@@ -1,0 +1,319 @@
+"""Tests de curso.puntos: comparar, restaurar y preparar, con puntos de control inventados.
+
+No dependen de los puntos de control de verdad: cada test apunta `rutas.PUNTOS` a una carpeta
+temporal con `00_vacio/`, `01_bucle/` y `02_compactar/`, y el espacio del alumno
+(`CURSO_ESPACIO`) a otra. Cada invariante lleva al lado una variante ingenua que lo rompe,
+para ver que el test sabe fallar.
+"""
+import shutil
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from curso import puntos, rutas
+
+# El código del alumno en cada punto de control inventado (lo que hay que copiar y comparar).
+CODIGO = {
+    "00_vacio": {},
+    "01_bucle": {
+        "bucle.py": "def bucle():\n    return 'uno'\n",
+        "entorno.py": "HERRAMIENTAS = []\n",
+        "datos/guion.txt": "primera línea\nsegunda línea\n",
+    },
+    "02_compactar": {
+        "bucle.py": "def bucle():\n    return 'dos'\n",
+        "entorno.py": "HERRAMIENTAS = []\n",
+        "datos/guion.txt": "primera línea\nsegunda línea\n",
+        "compactar.py": "UMBRAL = 4096\n",
+    },
+}
+# Lo que también vive en un punto de control y no es código del alumno: no se copia ni se compara.
+AJENO = {
+    "tests/conftest.py": "import sys\n",
+    "tests/test_bucle.py": "def test_nada():\n    pass\n",
+    "__pycache__/bucle.cpython-311.pyc": "no es código\n",
+}
+
+
+def escribir(carpeta, ficheros):
+    for relativa, texto in ficheros.items():
+        (carpeta / relativa).parent.mkdir(parents=True, exist_ok=True)
+        (carpeta / relativa).write_text(texto, encoding="utf-8")
+
+
+def foto(carpeta):
+    """{ruta relativa: bytes} de todo lo que hay bajo `carpeta` (carpetas vacías incluidas)."""
+    carpeta = Path(carpeta)
+    return {p.relative_to(carpeta).as_posix(): (p.read_bytes() if p.is_file() else None)
+            for p in sorted(carpeta.rglob("*"))}
+
+
+def leer_textos(carpeta):
+    return {p.relative_to(carpeta).as_posix(): p.read_text(encoding="utf-8")
+            for p in Path(carpeta).rglob("*") if p.is_file()}
+
+
+@pytest.fixture
+def curso_falso(tmp_path, monkeypatch):
+    """Puntos de control inventados y un espacio del alumno temporal (que aún no existe)."""
+    raiz = tmp_path / "checkpoints"
+    for nombre, codigo in CODIGO.items():
+        (raiz / nombre).mkdir(parents=True)
+        escribir(raiz / nombre, {**codigo, **AJENO})
+    monkeypatch.setattr(rutas, "PUNTOS", raiz)
+    espacio = tmp_path / "mi_agente"
+    monkeypatch.setenv(rutas.VARIABLE_ESPACIO, str(espacio))
+    return espacio
+
+
+def copias_de(espacio):
+    return sorted(espacio.parent.glob(espacio.name + puntos.SUFIJO_COPIA + "*"))
+
+
+# ---------------------------------------------------------------- restaurar
+
+
+def test_restaurar_en_espacio_vacio_copia_exactamente_el_codigo_del_alumno(curso_falso, capsys):
+    assert puntos.restaurar(1) == 0
+    assert leer_textos(curso_falso) == CODIGO["01_bucle"]
+    assert copias_de(curso_falso) == []  # no había nada que poner a salvo
+    assert "01_bucle" in capsys.readouterr().out
+
+
+def restaurar_ingenuo(n):
+    """Copia el punto de control encima de lo que haya: lo que `restaurar` no debe hacer."""
+    _, carpeta = puntos.punto_de_control(n)
+    shutil.copytree(carpeta, rutas.espacio(), dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns(*rutas.IGNORADOS))
+    return 0
+
+
+TRABAJO = {"bucle.py": "def bucle():\n    return 'lo mío'\n", "notas.txt": "ideas\n"}
+
+
+def trabajo_sobrevive(restaurar, espacio):
+    """Si, tras restaurar encima de un trabajo, sus bytes siguen enteros en alguna copia."""
+    escribir(espacio, TRABAJO)
+    antes = foto(espacio)
+    restaurar(1)
+    return any(foto(copia) == antes for copia in copias_de(espacio))
+
+
+def test_restaurar_nunca_destruye_trabajo(curso_falso, capsys):
+    assert trabajo_sobrevive(puntos.restaurar, curso_falso)
+    [copia] = copias_de(curso_falso)
+    salida = capsys.readouterr().out
+    assert copia.name in salida  # y dice dónde quedó
+    assert str(curso_falso.parent) not in salida
+    assert leer_textos(curso_falso) == CODIGO["01_bucle"]
+
+
+def test_un_restaurar_ingenuo_destruiria_trabajo(curso_falso):
+    assert not trabajo_sobrevive(restaurar_ingenuo, curso_falso)
+
+
+def test_restaurar_dos_veces_guarda_dos_copias_distintas(curso_falso):
+    escribir(curso_falso, {"notas.txt": "primera versión\n"})
+    puntos.restaurar(1)
+    escribir(curso_falso, {"notas.txt": "segunda versión\n"})
+    puntos.restaurar(2)
+    copias = copias_de(curso_falso)
+    assert len(copias) == 2
+    notas = sorted((c / "notas.txt").read_text(encoding="utf-8") for c in copias)
+    assert notas == ["primera versión\n", "segunda versión\n"]
+
+
+def test_nombre_de_copia_no_reutiliza_uno_que_existe(tmp_path):
+    espacio = tmp_path / "mi_agente"
+    ahora = datetime(2026, 12, 2, 11, 30, 5)
+    primera = puntos.nombre_de_copia(espacio, ahora)
+    assert primera.parent == tmp_path
+    assert primera.name.startswith("mi_agente.copia-")
+    assert ahora.strftime("%Y%m%d-%H%M%S") in primera.name
+    primera.mkdir()
+    segunda = puntos.nombre_de_copia(espacio, ahora)
+    assert not segunda.exists()
+    segunda.write_text("un fichero también ocupa el nombre")
+    tercera = puntos.nombre_de_copia(espacio, ahora)
+    assert len({primera, segunda, tercera}) == 3 and not tercera.exists()
+
+
+def test_restaurar_si_no_puede_poner_a_salvo_no_copia_nada(curso_falso, monkeypatch, capsys):
+    escribir(curso_falso, {"bucle.py": "lo mío\n"})
+    antes = foto(curso_falso.parent)
+
+    def mover_falla(self, destino):
+        raise PermissionError(13, "Permiso denegado")
+    monkeypatch.setattr(Path, "rename", mover_falla)
+
+    assert puntos.restaurar(1) == 1
+    assert foto(curso_falso.parent) == antes
+    assert "No he copiado nada" in capsys.readouterr().err
+
+
+def test_restaurar_en_espacio_vacio_existente_no_hace_copia(curso_falso):
+    curso_falso.mkdir()
+    assert puntos.restaurar(1) == 0
+    assert copias_de(curso_falso) == []
+    assert leer_textos(curso_falso) == CODIGO["01_bucle"]
+
+
+# ---------------------------------------------------------------- números que no valen
+
+
+@pytest.mark.parametrize("n", [99, "abc", -1, "-1", "1.5", "", None, True])
+def test_un_numero_invalido_no_toca_nada(curso_falso, capsys, n):
+    escribir(curso_falso, {"bucle.py": "lo mío\n"})
+    antes = foto(curso_falso.parent)
+
+    assert puntos.restaurar(n) == puntos.ARGUMENTO_INVALIDO
+    assert puntos.comparar(n) == puntos.ARGUMENTO_INVALIDO
+
+    assert foto(curso_falso.parent) == antes
+    err = capsys.readouterr().err
+    for nombre in CODIGO:  # lista los que hay, con número y nombre
+        assert f"{nombre[:2]}  {nombre[3:]}" in err
+
+
+def test_sin_puntos_de_control_lo_dice(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(rutas, "PUNTOS", tmp_path / "no_hay")
+    monkeypatch.setenv(rutas.VARIABLE_ESPACIO, str(tmp_path / "mi_agente"))
+    assert puntos.comparar(1) == puntos.ARGUMENTO_INVALIDO
+    assert puntos.restaurar(1) == puntos.ARGUMENTO_INVALIDO
+    assert "No hay puntos de control" in capsys.readouterr().err
+    assert not (tmp_path / "mi_agente").exists()
+
+
+def test_los_numeros_se_aceptan_con_o_sin_cero(curso_falso):
+    assert puntos.punto_de_control("01") == puntos.punto_de_control(1) == puntos.punto_de_control("1")
+
+
+# ---------------------------------------------------------------- comparar
+
+
+def test_comparar_espacio_restaurado_coincide(curso_falso, capsys):
+    puntos.restaurar(2)
+    capsys.readouterr()
+    assert puntos.comparar(2) == 0
+    salida = capsys.readouterr().out
+    assert "coincide con el punto de control 02" in salida
+    assert "---" not in salida  # ningún diff
+
+
+def test_comparar_informa_de_cada_diferencia(curso_falso, capsys):
+    puntos.restaurar(1)
+    guion = curso_falso / "datos" / "guion.txt"
+    # Una línea quitada y tres puestas en su lugar.
+    guion.write_text("primera línea\notra\ny otra\ny otra más\n", encoding="utf-8")
+    (curso_falso / "entorno.py").unlink()
+    escribir(curso_falso, {"extra.py": "x = 1\n"})
+    capsys.readouterr()
+
+    assert puntos.comparar(1) == 1
+
+    salida = capsys.readouterr().out
+    lineas = {linea.split()[0]: " ".join(linea.split()[1:])
+              for linea in salida.splitlines() if linea.startswith("  ")}
+    assert lineas == {
+        "bucle.py": "igual",
+        "datos/guion.txt": "cambiado (+3 \u22121)",
+        "entorno.py": "falta en tu espacio",
+        "extra.py": "sólo en tu espacio",
+    }
+    assert "--- punto de control 01/datos/guion.txt" in salida
+    assert "+++ tu espacio/datos/guion.txt" in salida
+    assert "-segunda línea\n" in salida and "+y otra más\n" in salida
+    assert "3 ficheros difieren" in salida
+    assert str(curso_falso) not in salida  # ni la ruta de tu espacio, que cambia de una máquina a otra
+
+
+def test_comparar_no_mira_los_tests_del_punto_de_control(curso_falso, capsys):
+    puntos.restaurar(1)
+    escribir(curso_falso, {"tests/test_mio.py": "def test_x(): pass\n"})
+    assert puntos.comparar(1) == 0
+
+
+def test_comparar_sin_espacio_dice_como_crearlo(curso_falso, capsys):
+    assert puntos.comparar(1) == 1
+    assert "python -m curso restaurar 01" in capsys.readouterr().out
+    assert not curso_falso.exists()
+
+
+def test_describir_espacio_no_ensena_rutas_temporales(tmp_path, monkeypatch):
+    assert puntos.describir_espacio(rutas.RAIZ / "mi_agente") == "mi_agente/"
+    assert str(tmp_path) not in puntos.describir_espacio(tmp_path / "espacio")
+
+
+def test_resumen_diferencias_clasifica_cada_fichero():
+    punto = {"igual.py": "a\n", "cambia.py": "a\nb\n", "falta.py": "x\n", "bin.db": b"\x00\x01"}
+    tuyo = {"igual.py": "a\n", "cambia.py": "a\nc\nd\n", "sobra.py": "y\n", "bin.db": b"\x00\x02"}
+    filas = {fila.ruta: fila for fila in puntos.resumen_diferencias(punto, tuyo)}
+    assert list(filas) == sorted(filas)
+    assert filas["igual.py"].texto() == "igual"
+    assert (filas["cambia.py"].anadidas, filas["cambia.py"].quitadas) == (2, 1)
+    assert filas["falta.py"].estado == puntos.FALTA
+    assert filas["sobra.py"].estado == puntos.SOBRA
+    assert filas["bin.db"].texto() == "cambiado (binario)"
+
+
+def test_el_resumen_cuenta_las_mismas_lineas_que_el_diff():
+    """Quitar el salto de línea final cambia esa línea, en el resumen igual que en el diff."""
+    punto, tuyo = {"a.py": "a\nb\nc\n"}, {"a.py": "a\nB\nc"}
+    [fila] = puntos.resumen_diferencias(punto, tuyo)
+    diff = puntos.diff_de("a.py", punto["a.py"], tuyo["a.py"], 1).splitlines()[2:]
+    assert fila.anadidas == sum(1 for linea in diff if linea.startswith("+"))
+    assert fila.quitadas == sum(1 for linea in diff if linea.startswith("-"))
+
+
+def test_diff_de_marca_la_ultima_linea_sin_salto():
+    texto = puntos.diff_de("a.py", "x = 1\n", "x = 2", 3)
+    assert texto.startswith("--- punto de control 03/a.py\n+++ tu espacio/a.py\n")
+    assert "+x = 2\n\\ No hay salto de línea al final\n" in texto
+
+
+# ---------------------------------------------------------------- preparar
+
+
+def preparar_ingenuo(n):
+    """Copia todo el punto de control anterior, pisando lo que haya: lo que `preparar` no hace."""
+    _, carpeta = puntos.punto_de_control(n - 1)
+    shutil.copytree(carpeta, rutas.espacio(), dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns(*rutas.IGNORADOS))
+    return []
+
+
+@pytest.mark.parametrize("preparar, respeta", [(puntos.preparar, True), (preparar_ingenuo, False)],
+                         ids=["preparar", "variante_ingenua"])
+def test_preparar_nunca_sobrescribe_un_fichero_tuyo(curso_falso, capsys, preparar, respeta):
+    mio = "def bucle():\n    return 'lo mío'\n"
+    escribir(curso_falso, {"bucle.py": mio})
+    preparar(2)
+    assert ((curso_falso / "bucle.py").read_text(encoding="utf-8") == mio) is respeta
+
+
+def test_preparar_copia_solo_lo_que_falta(curso_falso, capsys):
+    escribir(curso_falso, {"bucle.py": "lo mío\n", "notas.txt": "ideas\n"})
+
+    copiados = puntos.preparar(2)
+
+    faltaban = sorted(set(CODIGO["01_bucle"]) - {"bucle.py"})
+    assert copiados == faltaban
+    textos = leer_textos(curso_falso)
+    assert textos == {**CODIGO["01_bucle"], "bucle.py": "lo mío\n", "notas.txt": "ideas\n"}
+    salida = capsys.readouterr().out
+    assert all(ruta in salida for ruta in faltaban)
+
+    assert puntos.preparar(2) == []
+    assert "no hacía falta" in capsys.readouterr().out
+    assert leer_textos(curso_falso) == textos
+
+
+def test_preparar_leccion_0_crea_el_espacio_vacio(curso_falso):
+    assert puntos.preparar(0) == []
+    assert curso_falso.is_dir() and list(curso_falso.iterdir()) == []
+
+
+def test_preparar_sin_punto_anterior_falla_con_mensaje_claro(curso_falso):
+    with pytest.raises(puntos.PuntoDeControlDesconocido, match="desde el punto de control 08"):
+        puntos.preparar(9)
