@@ -2,7 +2,7 @@
 
 Un menú es una lista de nombres de recetas, escritos como en recetas.txt, y puede repetir
 alguna: dos días de lentejas son dos recetas de lentejas. La compra junta los ingredientes de
-todas y cuenta cuántas recetas del menú necesitan cada uno, para saber cuánto hay que comprar.
+todas y cuenta cuántas recetas del menú necesitan cada uno.
 """
 from collections import Counter
 
@@ -10,19 +10,24 @@ from recetario import recetas
 
 
 def compra(menu):
-    """{ingrediente: cuántas recetas del menú lo llevan}, con los ingredientes en minúsculas.
-
-    Si alguna receta del menú no está en el recetario, ValueError con su nombre, y no se cuenta
-    nada: mejor saberlo en casa que en la tienda.
-    """
+    """{ingrediente: cuántas recetas del menú lo llevan}, con los ingredientes en minúsculas."""
     todas = recetas()
-    faltan = [nombre for nombre in menu if nombre.lower() not in todas]
-    if faltan:
-        raise ValueError("no están en el recetario: " + ", ".join(faltan))
+    comprobar_menu(menu, todas)
     cuenta = Counter()
     for nombre in menu:
         cuenta.update(todas[nombre])
     return dict(cuenta)
+
+
+def comprobar_menu(menu, todas):
+    """Que las recetas de `menu` estén en `todas`.
+
+    Si falta alguna, ValueError con su nombre y no se cuenta nada: mejor saberlo en casa que en
+    la tienda.
+    """
+    faltan = [nombre for nombre in menu if nombre.lower() not in todas]
+    if faltan:
+        raise ValueError("no están en el recetario: " + ", ".join(faltan))
 
 
 def veces(ingrediente, menu):

@@ -3,7 +3,8 @@
 Las recetas están en recetas.txt, junto a este módulo, una por línea y con esta forma:
 «Nombre: ingrediente, ingrediente, ingrediente.» Las líneas que empiezan por # son comentarios.
 En el fichero hay ingredientes escritos con mayúscula («Huevos»), así que aquí se pasan todos a
-minúsculas: «Huevos» y «huevos» son el mismo ingrediente.
+minúsculas: «Huevos» y «huevos» son el mismo ingrediente. Los nombres de las recetas, en cambio,
+se quedan como en el fichero: «Tortilla» con mayúscula.
 """
 import os
 

@@ -17,7 +17,8 @@ class TestRecetario(unittest.TestCase):
         self.assertEqual(separar("Flan: huevos, leche.")[0], "Flan")
 
     def test_sin_punto(self):
-        self.assertEqual(separar("Flan: huevos, leche.")[1][-1], "leche")
+        receta = "Tortilla: huevos, patatas, cebolla."
+        self.assertEqual(separar(receta), ("Tortilla", ["huevos", "patatas", "cebolla"]))
 
     def test_sin_dos_puntos(self):
         with self.assertRaises(ValueError):
@@ -25,8 +26,7 @@ class TestRecetario(unittest.TestCase):
 
     def test_minusculas(self):
         for nombre, ingredientes in recetas().items():
-            for ingrediente in ingredientes:
-                self.assertEqual(ingrediente, ingrediente.lower(), nombre)
+            self.assertEqual(ingredientes, [i.lower() for i in ingredientes], nombre)
 
     def test_buscar(self):
         self.assertIn("Tortilla", buscar("PATATAS"))

@@ -26,13 +26,18 @@ ENTREGA = "FAILED (failures=2, errors=3)"
 LINEA_MAXIMA = 100
 
 # Los tamaños con el contador del servidor de ensayo, ajustados a la traza de la lección 36:
-# allí leer recetario.py costó 784 tokens, y las recetas, unos 1150.
+# allí leer recetario.py costó 784 tokens, compra.py 631, las recetas unos 1155, y la salida de
+# los tests que ve el agente unos 1170.
 TAMANOS = {
-    "AGENTE.md": (60, 100),
-    "recetas.txt": (1100, 1200),
-    "recetario.py": (770, 800),
-    "compra.py": (600, 660),
+    "AGENTE.md": (83, 91),
+    "recetas.txt": (1145, 1165),
+    "recetario.py": (780, 788),
+    "compra.py": (627, 635),
 }
+SALIDA_DE_LOS_TESTS = (1145, 1195)
+# Lo que devuelve ejecutar se corta a partir de aquí (LIMITE_SALIDA en herramientas.py): si la
+# salida de los tests pasara, el agente no la vería entera y su tamaño ya no sería el de la traza.
+CORTE_DE_EJECUTAR = 6000
 
 
 def arreglos():
@@ -54,13 +59,25 @@ def editar(carpeta, arreglo):
     fichero.write_text(texto.replace(arreglo["antiguo"], arreglo["nuevo"]), encoding="utf-8")
 
 
-def correr(carpeta):
-    """La salida de `python -m unittest` en `carpeta` (unittest escribe en stderr)."""
+def unittest_en(carpeta):
+    """`python -m unittest` en `carpeta`, con la salida y los errores juntos, como en ejecutar."""
     entorno = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     entorno["PYTHONDONTWRITEBYTECODE"] = "1"
-    r = subprocess.run([sys.executable, "-m", "unittest"], cwd=carpeta, env=entorno,
-                       capture_output=True, text=True, timeout=120)
-    return r.stderr
+    return subprocess.run([sys.executable, "-m", "unittest"], cwd=carpeta, env=entorno,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+
+
+def correr(carpeta):
+    """La salida de `python -m unittest` en `carpeta` (unittest escribe en stderr)."""
+    return unittest_en(carpeta).stdout
+
+
+def lo_que_ve_el_agente(carpeta):
+    """La observación de ejecutar("python3 -m unittest") en `carpeta`: el código de salida y la
+    salida, con las rutas de la copia relativas (`File "compra.py"`)."""
+    hecho = unittest_en(carpeta)
+    salida = hecho.stdout.replace(str(Path(carpeta).resolve()) + os.sep, "")
+    return "código de salida %d\n%s" % (hecho.returncode, salida)
 
 
 def ultima_linea(salida):
@@ -152,3 +169,14 @@ def test_los_tamanos_son_los_de_la_traza():
     for nombre, (minimo, maximo) in TAMANOS.items():
         tokens = contar((RECETARIO / nombre).read_text(encoding="utf-8"))
         assert minimo <= tokens <= maximo, "%s: %d tokens" % (nombre, tokens)
+
+
+def test_la_salida_de_los_tests_es_la_de_la_traza(tmp_path):
+    carpeta = copiar(tmp_path)
+    salida = lo_que_ve_el_agente(carpeta)
+    assert salida.startswith("código de salida 1\n"), salida
+    assert 'File "compra.py", line ' in salida and str(carpeta) not in salida, salida
+    assert len(salida) <= CORTE_DE_EJECUTAR, "ejecutar la cortaría: %d caracteres" % len(salida)
+    minimo, maximo = SALIDA_DE_LOS_TESTS
+    tokens = contar(salida)
+    assert minimo <= tokens <= maximo, "la salida de los tests: %d tokens\n%s" % (tokens, salida)
