@@ -3,7 +3,7 @@
 La primera celda de cada lección es
 
     %load_ext curso.cuaderno
-    from curso.cuaderno import comprobar, pista, solucion, preparar
+    from curso.cuaderno import comprobar, pista, solucion, preparar, comparar
     preparar(N)
 
 `%%modulo bucle` escribe la celda en `bucle.py` del espacio de trabajo (copia antes la versión que
@@ -20,7 +20,7 @@ import importlib.util
 import sys
 import time
 
-from curso import ejercicios, puntos, rutas
+from curso import ejercicios, generar, puntos, rutas
 
 CARPETA_DE_COPIAS = ".copias"  # dentro del espacio; comparar y restaurar no la miran
 
@@ -67,12 +67,18 @@ def _publicar(modulo):
     return nombres
 
 
+def sin_marcas(fuente):
+    """`fuente` sin las líneas de marca de las regiones de solución (el fichero queda limpio)."""
+    marcas = {generar.INICIO, generar.FIN}
+    return "\n".join(l for l in fuente.split("\n") if l.strip() not in marcas)
+
+
 def escribir_modulo(nombre, fuente):
     """Escribe `nombre`.py en el espacio; si ya había otro texto, lo copia antes a .copias/."""
     espacio = rutas.espacio()
     espacio.mkdir(parents=True, exist_ok=True)
     ruta = espacio / f"{nombre}.py"
-    texto = fuente.rstrip("\n") + "\n"
+    texto = sin_marcas(fuente).rstrip("\n") + "\n"
     copia = None
     if ruta.exists() and ruta.read_text(encoding="utf-8") != texto:
         copias = espacio / CARPETA_DE_COPIAS
@@ -181,3 +187,8 @@ def load_ipython_extension(ip):
     """Registra %%modulo (lo llama `%load_ext curso.cuaderno`)."""
     ip.register_magic_function(modulo, magic_kind="cell", magic_name="modulo")
     _instalar_buscador()
+
+
+def comparar(n):
+    """Compara tu espacio con el punto de control `n` (como `python -m curso comparar n`)."""
+    puntos.comparar(n)

@@ -48,7 +48,7 @@ class Ejercicio:
     id: str
     leccion: int
     titulo: str
-    nombre: str  # la función que se comprueba
+    nombre: str  # la función que se comprueba; None: los casos reciben el módulo entero
     casos: list
     pistas: list
     modulo: str = None  # el módulo del espacio del alumno, o None si la función es del cuaderno
@@ -174,6 +174,8 @@ def objetivo_del_espacio(e, espacio):
             modulo = cargar_fichero(ruta, e.modulo)
     except Exception as exc:  # noqa: BLE001 - el código del alumno puede lanzar cualquier cosa
         return None, f"{e.modulo}.py no se puede importar: {describir(exc)}"
+    if e.nombre is None:
+        return modulo, ""
     if not hasattr(modulo, e.nombre):
         return None, f"{e.modulo}.py no define {e.nombre}: ¿le has cambiado el nombre?"
     return getattr(modulo, e.nombre), ""

@@ -6,7 +6,9 @@ sencilla que se parece en promedio a un tokenizador de ese tipo sobre código y 
 
 - cada trozo de hasta 4 letras seguidas es un token («recetario» son 3: «rece», «tari», «o»);
 - cada trozo de hasta 3 cifras seguidas es un token;
-- cada signo (puntuación, comillas, paréntesis...) es un token;
+- cada signo (puntuación, comillas, paréntesis...) es un token, y una racha del mismo signo
+  repetido, hasta 8 seguidos, también (tres comillas dobles seguidas, o una raya de ocho signos =, son un token cada una), como hacen
+  los tokenizadores de verdad con las rayas y las comillas triples;
 - cada salto de línea es un token; los espacios y tabuladores no cuentan.
 
 La regla es lineal en el tamaño del texto y da siempre la misma cuenta para el mismo texto, que
@@ -14,12 +16,12 @@ es lo que necesita un ensayo reproducible. No es la cuenta de ningún modelo rea
 """
 import re
 
-PATRON = re.compile(r"[^\W\d_]{1,4}|\d{1,3}|\n|[^\w\s]|_")
+PATRON = re.compile(r"[^\W\d_]{1,4}|\d{1,3}|\n|([^\w\s]|_)\1{0,7}")
 
 
 def trocear(texto):
     """La lista de tokens de `texto` según la regla de este módulo."""
-    return PATRON.findall(texto)
+    return [m.group(0) for m in PATRON.finditer(texto)]
 
 
 def contar(texto):

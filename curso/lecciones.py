@@ -1,0 +1,11 @@
+"""El mapa del curso: cada lección, su cuaderno y los ficheros que añade o cambia en el harness.
+
+Lo usan `preparar`, los tests de coherencia (dos puntos de control seguidos sólo difieren en los
+ficheros que declara la lección) y el README.
+"""
+LECCIONES = {
+    0: {"cuaderno": "00_antes_de_empezar", "ficheros": ["calentamiento.py"]},
+    1: {"cuaderno": "01_el_bucle",
+        "ficheros": ["entorno.py", "herramientas.py", "permisos.py", "bucle.py", "agente.py",
+                     "api.py", "guionizado.py", "correr.py"]},
+}

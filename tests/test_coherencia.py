@@ -1,0 +1,50 @@
+"""Una fuente por lección: los cuadernos, los puntos de control y las lecciones cuadran entre sí."""
+import nbformat
+import pytest
+
+from curso import generar, rutas
+from curso.lecciones import LECCIONES
+
+RESUELTOS = sorted(rutas.SOLUCIONES.glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("resuelto", RESUELTOS, ids=lambda p: p.name)
+def test_el_cuaderno_del_alumno_es_lo_que_escribe_generar(resuelto):
+    alumno = rutas.CUADERNOS / resuelto.name
+    assert alumno.exists(), f"falta {alumno.name}: ejecuta python -m curso generar"
+    assert alumno.read_text(encoding="utf-8") == generar.texto_del_alumno(resuelto), (
+        f"notebooks/{resuelto.name} no es lo que escribiría generar: ejecuta python -m curso generar")
+
+
+def test_cada_leccion_tiene_cuaderno_resuelto_y_punto_de_control():
+    puntos = rutas.puntos_de_control()
+    for numero, leccion in LECCIONES.items():
+        assert (rutas.SOLUCIONES / f"{leccion['cuaderno']}.ipynb").exists()
+        assert numero in puntos and puntos[numero].name == leccion["cuaderno"]
+
+
+def test_puntos_de_control_seguidos_solo_difieren_en_lo_que_declara_la_leccion():
+    puntos = rutas.puntos_de_control()
+    for numero in sorted(LECCIONES)[1:]:
+        antes, despues = puntos[numero - 1], puntos[numero]
+        a, d = set(rutas.ficheros(antes)), set(rutas.ficheros(despues))
+        distintos = {f for f in a | d
+                     if f not in a or f not in d or (antes / f).read_bytes() != (despues / f).read_bytes()}
+        declarados = set(LECCIONES[numero]["ficheros"])
+        assert distintos <= declarados, (
+            f"la lección {numero:02d} cambia {sorted(distintos - declarados)} sin declararlo")
+        assert a <= d, f"la lección {numero:02d} borra {sorted(a - d)}"
+
+
+@pytest.mark.parametrize("resuelto", RESUELTOS, ids=lambda p: p.name)
+def test_el_cuaderno_resuelto_termina_con_el_espacio_igual_al_punto_de_control(resuelto):
+    """Tras la última celda %%modulo hay un comparar(N); nbval compara su salida, y aquí se mira cuál es."""
+    numero = rutas.numero_de_leccion(resuelto.name)
+    celdas = [c for c in nbformat.read(resuelto, as_version=4).cells if c.cell_type == "code"]
+    comparaciones = [i for i, c in enumerate(celdas) if c.source.strip() == f"comparar({numero})"]
+    escrituras = [i for i, c in enumerate(celdas) if c.source.startswith("%%modulo")]
+    assert comparaciones, f"el cuaderno no termina comparando con el punto de control {numero:02d}"
+    assert comparaciones[-1] > max(escrituras, default=-1), "hay celdas %%modulo después de comparar"
+    ultima = celdas[comparaciones[-1]]
+    texto = "".join(o.get("text", "") for o in ultima.outputs)
+    assert f"Tu espacio coincide con el punto de control {numero:02d}" in texto, texto
