@@ -24,12 +24,15 @@ def _texto_de(tokens_deseados):
 
 def _peticion(numero, texto):
     # El número va al principio: cada petición es distinta desde el primer token, así que la
-    # caché no ahorra nada y el servidor trocea y compara la petición entera cada vez.
+    # caché no ahorra nada y el servidor trocea y compara la petición entera cada vez. El
+    # último mensaje es corto, como en una conversación larga: el eco contesta poco.
     return {
         "model": "guion:eco",
         "max_tokens": RESERVA_DE_SALIDA,
         "system": "Petición %d de la medición." % numero,
-        "messages": [{"role": "user", "content": texto}],
+        "messages": [{"role": "user", "content": texto},
+                     {"role": "assistant", "content": "Leído."},
+                     {"role": "user", "content": "Sigue."}],
     }
 
 

@@ -672,3 +672,10 @@ def test_la_linea_de_ordenes_atiende_hasta_ctrl_c():
             proceso.kill()
             proceso.wait()
     assert proceso.returncode == 0 and "parado" in salida and errores == ""
+
+
+def test_la_medicion_del_servidor_corre_y_cuenta_lo_que_envia(capsys):
+    from curso.medir import medir_servidor_peticiones
+    cifras = medir_servidor_peticiones(n=3, tokens=300)
+    assert cifras["peticiones"] == 3 and 250 < cifras["tokens_de_entrada"] < 350
+    assert "3 peticiones" in capsys.readouterr().out
