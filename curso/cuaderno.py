@@ -19,6 +19,7 @@ import importlib.abc
 import importlib.util
 import sys
 import time
+import types
 
 from curso import ejercicios, generar, puntos, rutas
 
@@ -60,8 +61,9 @@ def _publicar(modulo):
     """Deja en el cuaderno los nombres públicos de `modulo`."""
     from IPython import get_ipython
     ip = get_ipython()
-    nombres = [n for n in vars(modulo) if not n.startswith("_")
-               and getattr(vars(modulo)[n], "__module__", modulo.__name__) == modulo.__name__]
+    nombres = [n for n, v in vars(modulo).items() if not n.startswith("_")
+               and not isinstance(v, types.ModuleType)
+               and getattr(v, "__module__", modulo.__name__) == modulo.__name__]
     if ip is not None:
         ip.user_ns.update({n: getattr(modulo, n) for n in nombres})
     return nombres
@@ -113,16 +115,16 @@ def modulo(linea, celda):
         print(f"  (la versión que había está copiada en {CARPETA_DE_COPIAS}/{copia.name})")
 
 
-def usar_referencia(e):
-    """Desde ahora, `import e.modulo` da la versión de referencia del punto de control."""
-    carpeta = rutas.puntos_de_control().get(e.leccion)
-    ruta = carpeta / f"{e.modulo}.py" if carpeta else None
+def usar_referencia(modulo, leccion):
+    """Desde ahora, `import modulo` da la versión del punto de control `leccion`, no la del alumno."""
+    carpeta = rutas.puntos_de_control().get(leccion)
+    ruta = carpeta / f"{modulo}.py" if carpeta else None
     if ruta is None or not ruta.exists():
         return None
     _instalar_buscador()
-    REFERENCIAS.rutas[e.modulo] = str(ruta)
+    REFERENCIAS.rutas[modulo] = str(ruta)
     _olvidar()
-    _publicar(importlib.import_module(e.modulo))
+    _publicar(importlib.import_module(modulo))
     return ruta
 
 
@@ -142,7 +144,7 @@ def comprobar(id, objetivo=None):
             _publicar(importlib.import_module(e.modulo))
         return
     if e.modulo:
-        ruta = usar_referencia(e)
+        ruta = usar_referencia(e.modulo, e.leccion)
         if ruta is not None:
             print(f"Mientras tanto, la lección sigue con la versión de referencia de {e.modulo}.py "
                   f"(punto de control {e.leccion:02d}); tu fichero sigue intacto en tu espacio.")
@@ -177,10 +179,22 @@ def solucion(id):
 
 
 def preparar(leccion):
-    """Empieza la lección `leccion` desde el punto de control anterior: copia lo que falte."""
+    """Empieza la lección `leccion` desde el punto de control anterior.
+
+    Copia al espacio lo que falte del punto de control anterior (sin sobrescribir nada) y, si
+    algún ejercicio de una lección anterior sigue pendiente o en rojo, la lección usa la versión
+    de ese módulo del punto de control anterior, y lo dice. Tu fichero no se toca.
+    """
     _instalar_buscador()
     puntos.preparar(leccion)
     _olvidar()
+    pendientes = [e for e in ejercicios.cargar_registro().values()
+                  if e.modulo and e.leccion < leccion and not ejercicios.evaluar(e.id).aprobado]
+    for modulo in sorted({e.modulo for e in pendientes}):
+        if usar_referencia(modulo, leccion - 1) is not None:
+            ids = ", ".join(e.id for e in pendientes if e.modulo == modulo)
+            print(f"El ejercicio {ids} sigue pendiente: esta lección usa {modulo}.py del punto "
+                  f"de control {leccion - 1:02d}. Tu fichero sigue intacto en tu espacio.")
 
 
 def load_ipython_extension(ip):
