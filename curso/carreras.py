@@ -1,0 +1,364 @@
+"""El explorador de carreras: cada intercalado de unos pocos actores, con SQLite de verdad.
+
+Equipo del curso; lo estrena la lección 04 (dos resumidores y un mensaje que llega) y lo
+reutiliza la 05 (el buzón). Un escenario describe:
+
+- unos actores, cada uno con su lista ordenada de pasos (`Paso`): pequeñas funciones
+  `hacer(mundo)` que usan el código real del alumno o del punto de control;
+- cómo preparar el estado inicial en un fichero SQLite nuevo;
+- las invariantes que deben cumplirse en TODOS los intercalados;
+- variantes: la correcta y otras ingenuas que sustituyen una función del módulo.
+
+`explorar()` recorre cada intercalado que respeta el orden propio de cada actor, cada uno sobre
+un fichero nuevo (una copia del estado inicial, que se prepara una sola vez), anota quién hizo
+qué (y qué excepciones saltaron), comprueba las invariantes y agrupa los resultados. No hay
+hilos ni esperas: el orden lo decide el explorador, paso a paso, y por eso el resultado es
+siempre el mismo.
+
+La vista (un widget de carriles) va aparte; aquí solo hay datos y texto plano.
+"""
+import functools
+import importlib.util
+import math
+import os
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+
+def cargar_modulo(ruta, nombre):
+    """Importa el fichero `ruta` como un módulo llamado `nombre` (uno privado, p. ej. `_resumenes_04`).
+
+    Sirve para probar el código de un punto de control sin ponerlo en sys.path: los módulos de
+    distintos puntos de control se llaman igual.
+    """
+    ruta = Path(ruta)
+    especificacion = importlib.util.spec_from_file_location(nombre, ruta)
+    if especificacion is None or not ruta.is_file():
+        raise ImportError(f"No encuentro el módulo {ruta}.")
+    modulo = importlib.util.module_from_spec(especificacion)
+    sys.modules[nombre] = modulo
+    try:
+        especificacion.loader.exec_module(modulo)
+    except BaseException:
+        del sys.modules[nombre]
+        raise
+    return modulo
+
+
+# --- Qué es un escenario ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Paso:
+    """Un paso de un actor: `hacer(mundo)` lo ejecuta y devuelve un texto corto con lo ocurrido."""
+    actor: str
+    nombre: str
+    hacer: Callable[["Mundo"], str] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Invariante:
+    """Lo que debe cumplirse en cada intercalado.
+
+    `comprobar(mundo, eventos)` devuelve True si se cumple; `fallo` dice en pocas palabras qué
+    les pasa a los intercalados que la rompen («pierden cobertura»).
+    """
+    nombre: str
+    fallo: str
+    comprobar: Callable[["Mundo", Sequence["Evento"]], bool] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Variante:
+    """Una forma de ejecutar el escenario. `sustituye` cambia funciones del módulo por otras.
+
+    Cada sustituta recibe el módulo como primer argumento y después los mismos argumentos que
+    la función original: `instalar_ingenuo(modulo, bd, ejecucion, base, corte, candidato)`.
+    """
+    nombre: str
+    descripcion: str
+    sustituye: Mapping[str, Callable] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Escenario:
+    """Todo lo que el explorador necesita saber de una carrera concreta."""
+    nombre: str
+    descripcion: str
+    modulo: Path                                   # el código que se pone a prueba, por defecto
+    actores: Mapping[str, Sequence[Paso]]          # {actor: sus pasos, en su orden}
+    preparar: Callable[["Mundo"], None]            # el estado inicial en mundo.ruta (una vez)
+    conectar: Callable[["Mundo"], None]            # abre las conexiones de un intercalado
+    invariantes: Sequence[Invariante]
+    variantes: Mapping[str, Variante]
+    observar: Callable[["Mundo"], Any] = lambda mundo: None   # foto del estado tras cada paso
+    resultado: Callable[["Mundo"], str] = lambda mundo: ""    # cómo acabó, para agrupar
+
+
+@dataclass
+class Mundo:
+    """Lo que comparten los pasos de un intercalado: el fichero, las conexiones y lo local."""
+    ruta: Path
+    modulo: Any
+    variante: Variante
+    conexiones: dict = field(default_factory=dict)   # las abre el escenario; las cierra el explorador
+    local: dict = field(default_factory=dict)        # {actor: {lo que leyó, lo que preparó...}}
+    datos: dict = field(default_factory=dict)        # lo que `preparar` recuerda (solo lectura)
+
+    def de(self, actor):
+        """El estado local de `actor` (un dict que se crea la primera vez)."""
+        return self.local.setdefault(actor, {})
+
+    def funcion(self, nombre):
+        """La función `nombre` del módulo, o la que la variante pone en su lugar."""
+        sustituta = self.variante.sustituye.get(nombre)
+        if sustituta is None:
+            return getattr(self.modulo, nombre)
+        return functools.partial(sustituta, self.modulo)
+
+
+# --- Qué se anota de cada intercalado -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Evento:
+    """Un paso ya ejecutado: su posición (desde 1), quién, qué, qué pasó y la foto de después."""
+    posicion: int
+    actor: str
+    paso: str
+    resultado: str
+    error: str | None = None        # «Tipo: mensaje» si saltó una excepción no prevista
+    observacion: Any = None
+
+
+@dataclass(frozen=True)
+class Registro:
+    """Un intercalado recorrido: el orden, lo que pasó en cada paso y qué invariantes rompió."""
+    numero: int
+    actores: tuple[str, ...]
+    eventos: tuple[Evento, ...]
+    resultado: str
+    fallos: tuple[str, ...]
+
+    @property
+    def orden(self):
+        return tuple((e.actor, e.paso) for e in self.eventos)
+
+    @property
+    def correcto(self):
+        return not self.fallos
+
+
+@dataclass(frozen=True)
+class Exploracion:
+    """Todos los intercalados de un escenario con una variante: datos puros y un resumen en texto."""
+    escenario: str
+    variante: str
+    invariantes: tuple[tuple[str, str], ...]      # (nombre, fallo), en el orden del escenario
+    registros: tuple[Registro, ...]
+
+    @property
+    def total(self):
+        return len(self.registros)
+
+    @property
+    def correctos(self):
+        return sum(r.correcto for r in self.registros)
+
+    def por_fallo(self):
+        """{invariante: cuántos intercalados la rompen}, también las que nadie rompe."""
+        cuenta = Counter(f for r in self.registros for f in r.fallos)
+        return {nombre: cuenta[nombre] for nombre, _ in self.invariantes}
+
+    def por_resultado(self):
+        """{cómo acabó: cuántos intercalados}, ordenado de más a menos (y por texto si empatan)."""
+        cuenta = Counter(r.resultado for r in self.registros)
+        return dict(sorted(cuenta.items(), key=lambda par: (-par[1], par[0])))
+
+    def por_grupo(self):
+        """{(cómo acabó, invariantes rotas): cuántos intercalados}, de más a menos."""
+        cuenta = Counter((r.resultado, r.fallos) for r in self.registros)
+        return dict(sorted(cuenta.items(), key=lambda par: (-par[1], par[0])))
+
+    def que_rompen(self, invariante):
+        """Los registros que rompen `invariante`, en orden."""
+        return [r for r in self.registros if invariante in r.fallos]
+
+    def resumen(self):
+        """Un texto en castellano: cuántos intercalados, cuántos correctos, qué falla y un ejemplo."""
+        fallos = dict(self.invariantes)
+        cabecera = f"{self.total} intercalados: {self.correctos} correctos"
+        for nombre, cuantos in self.por_fallo().items():
+            if cuantos:
+                cabecera += f", {cuantos} {fallos[nombre]}"
+        lineas = [f"Escenario «{self.escenario}», variante «{self.variante}».", cabecera + "."]
+        lineas.append("Cómo acaban:")
+        lineas += [f"  {cuantos:>4} × {resultado}" for resultado, cuantos in self.por_resultado().items()]
+        for nombre, cuantos in self.por_fallo().items():
+            if cuantos:
+                primero = self.que_rompen(nombre)[0]
+                pasos = " · ".join(f"{actor} {paso}" for actor, paso in primero.orden)
+                lineas.append(f"Rompen «{nombre}»: {cuantos}. El primero, n.º {primero.numero}: {pasos}.")
+        return "\n".join(lineas)
+
+
+# --- Intercalados -------------------------------------------------------------------------------
+
+def numero_de_intercalados(actores):
+    """Cuántos intercalados hay: (n1 + n2 + ...)! / (n1! · n2! · ...)."""
+    largos = [len(pasos) for pasos in actores.values()]
+    cuenta = math.factorial(sum(largos))
+    for largo in largos:
+        cuenta //= math.factorial(largo)
+    return cuenta
+
+
+def intercalados(actores):
+    """Cada orden de todos los pasos que respeta el orden propio de cada actor.
+
+    `actores` es {actor: [Paso, ...]}. Produce tuplas de pasos, siempre en el mismo orden
+    (lexicográfico según el orden de los actores).
+    """
+    listas = []
+    for actor, pasos in actores.items():
+        for paso in pasos:
+            if paso.actor != actor:
+                raise ValueError(f"El paso «{paso.nombre}» es de {paso.actor!r}, pero está en la lista de {actor!r}.")
+        listas.append(list(pasos))
+    total = sum(len(pasos) for pasos in listas)
+    siguientes = [0] * len(listas)
+    hecho = []
+
+    def seguir():
+        if len(hecho) == total:
+            yield tuple(hecho)
+            return
+        for i, pasos in enumerate(listas):
+            if siguientes[i] < len(pasos):
+                hecho.append(pasos[siguientes[i]])
+                siguientes[i] += 1
+                yield from seguir()
+                siguientes[i] -= 1
+                hecho.pop()
+
+    yield from seguir()
+
+
+# --- Explorar -----------------------------------------------------------------------------------
+
+# Los ficheros de cada intercalado van a memoria (tmpfs) si la máquina la ofrece: aquí importa el
+# orden de los pasos, no el disco, y fsync en memoria no cuesta nada. La durabilidad frente a
+# caídas la prueban otros tests, con procesos de verdad y SIGKILL.
+MEMORIA = Path("/dev/shm")
+
+ERROR_INESPERADO = ("ningún paso falla sin control", "acaban con un error inesperado")
+
+
+def explorar(escenario, variante="correcta", modulo=None):
+    """Recorre cada intercalado de `escenario` con `variante`, cada uno en un fichero nuevo.
+
+    `modulo` es el código a probar; por defecto se carga `escenario.modulo` por su ruta.
+    """
+    if isinstance(variante, str):
+        if variante not in escenario.variantes:
+            opciones = ", ".join(repr(nombre) for nombre in escenario.variantes)
+            raise ValueError(f"El escenario «{escenario.nombre}» no tiene la variante {variante!r}; tiene {opciones}.")
+        variante = escenario.variantes[variante]
+    if modulo is None:
+        modulo = cargar_modulo(escenario.modulo, f"_carreras_{Path(escenario.modulo).stem}")
+
+    invariantes = list(escenario.invariantes) + [
+        Invariante(*ERROR_INESPERADO, lambda mundo, eventos: all(e.error is None for e in eventos))
+    ]
+    actores = tuple(escenario.actores)
+    registros = []
+    en_memoria = MEMORIA if MEMORIA.is_dir() and os.access(MEMORIA, os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix="carreras-", dir=en_memoria) as carpeta:
+        carpeta = Path(carpeta)
+        # El estado inicial se prepara una vez; cada intercalado empieza en una copia nueva.
+        plantilla = Mundo(ruta=carpeta / "inicial.db", modulo=modulo, variante=variante)
+        try:
+            escenario.preparar(plantilla)
+        finally:
+            _cerrar(plantilla)
+        for numero, orden in enumerate(intercalados(escenario.actores), 1):
+            mundo = Mundo(ruta=carpeta / f"intercalado-{numero}.db", modulo=modulo,
+                          variante=variante, datos=dict(plantilla.datos))
+            _copiar(plantilla.ruta, mundo.ruta)
+            try:
+                escenario.conectar(mundo)
+                eventos = _recorrer(escenario, mundo, orden)
+                fallos = tuple(inv.nombre for inv in invariantes if not inv.comprobar(mundo, eventos))
+                resultado = escenario.resultado(mundo)
+            finally:
+                _cerrar(mundo)
+            for fichero in carpeta.glob(f"{mundo.ruta.name}*"):
+                fichero.unlink()
+            registros.append(Registro(numero, actores, tuple(eventos), resultado, fallos))
+    return Exploracion(
+        escenario=escenario.nombre,
+        variante=variante.nombre,
+        invariantes=tuple((inv.nombre, inv.fallo) for inv in invariantes),
+        registros=tuple(registros),
+    )
+
+
+def _copiar(origen, destino):
+    """Copia una base de datos SQLite cerrada (con su WAL, si quedara alguno)."""
+    for fichero in origen.parent.glob(f"{origen.name}*"):
+        shutil.copyfile(fichero, destino.with_name(destino.name + fichero.name[len(origen.name):]))
+
+
+def _cerrar(mundo):
+    for conexion in mundo.conexiones.values():
+        conexion.close()
+    mundo.conexiones.clear()
+
+
+def _recorrer(escenario, mundo, orden):
+    """Ejecuta los pasos en `orden`. Si un paso lanza una excepción no prevista, se anota y los
+    pasos siguientes de ese actor ya no ocurren (los de los demás, sí)."""
+    eventos = []
+    caidos = set()
+    for posicion, paso in enumerate(orden, 1):
+        error = None
+        if paso.actor in caidos:
+            resultado = "no llega a ocurrir"
+        else:
+            try:
+                resultado = str(paso.hacer(mundo))
+            except Exception as excepcion:
+                error = f"{type(excepcion).__name__}: {excepcion}"
+                resultado = f"error: {error}"
+                caidos.add(paso.actor)
+        eventos.append(Evento(posicion, paso.actor, paso.nombre, resultado, error, escenario.observar(mundo)))
+    return eventos
+
+
+# --- Carriles: los datos de la vista, y su versión en texto ----------------------------------------
+
+def carriles(registro):
+    """Las filas (actor, paso, posición, resultado) de un intercalado, en orden."""
+    return [(e.actor, e.paso, e.posicion, e.resultado) for e in registro.eventos]
+
+
+def dibujar_carriles(registro):
+    """El intercalado en texto monoespaciado: una fila por paso, una columna por actor."""
+    actores = list(registro.actores)
+    cabecera = ["#"] + actores
+    filas = []
+    for actor, paso, posicion, resultado in carriles(registro):
+        fila = [str(posicion)] + [""] * len(actores)
+        fila[1 + actores.index(actor)] = f"{paso} → {resultado}"
+        filas.append(fila)
+    anchos = [max(len(fila[i]) for fila in [cabecera] + filas) for i in range(len(cabecera))]
+
+    def linea(celdas):
+        partes = [celdas[0].rjust(anchos[0])] + [c.ljust(a) for c, a in zip(celdas[1:], anchos[1:])]
+        return " | ".join(partes).rstrip()
+
+    separador = "-+-".join("-" * a for a in anchos)
+    return "\n".join([linea(cabecera), separador] + [linea(f) for f in filas])
