@@ -4,10 +4,16 @@ Los tests no miden tiempos (un test que depende de la velocidad de la máquina f
 las cifras de velocidad salen de aquí, con una función por medición. Cada una imprime lo que
 ha medido, en castellano, y lo devuelve en un diccionario. Importar el módulo no mide nada.
 """
+import importlib
+import importlib.util
 import json
+import os
+import subprocess
+import sys
 import time
 import urllib.request
 
+from curso import rutas
 from curso.ensayo import motor, tokens
 from curso.ensayo.servidor import ServidorEnsayo
 
@@ -82,3 +88,99 @@ def medir_servidor_peticiones(n=200, tokens=8000):
     return {"peticiones": n, "tokens_de_entrada": entrada, "segundos": segundos,
             "peticiones_por_segundo": por_segundo, "proporcion_contar_4x": proporcion,
             "cumple_objetivo": cumple}
+
+
+# --- El recorrido arregla, de punta a punta ----------------------------------------------------
+
+OBJETIVO_ARREGLA = 3.0  # segundos: el recorrido entero debe sentirse instantáneo en un cuaderno
+PUNTO_DEL_BUCLE = 1  # el punto de control cuyo agente se mide (el de la lección 01)
+PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
+
+# Lo que corre en el proceso aparte: el agente del punto de control, importado por sus nombres
+# (`from agente import agente`), como lo importa el alumno. En un proceso propio no choca con los
+# módulos de otros puntos de control, que se llaman igual.
+_RECORRIDO = """
+import json, shutil, sys, time
+punto, url, proyecto, pedido = sys.argv[1:5]
+sys.path.insert(0, punto)
+from agente import agente
+from api import ModeloAPI
+from permisos import usuario_guionizado
+
+class Contando:
+    def __init__(self, modelo):
+        self.modelo, self.peticiones, self.entrada = modelo, 0, 0
+    def __call__(self, M, herramientas=()):
+        respuesta = self.modelo(M, herramientas)
+        u = self.modelo.usage
+        self.peticiones += 1
+        self.entrada += u["input_tokens"] + u.get("cache_read_input_tokens", 0)
+        return respuesta
+
+modelo = Contando(ModeloAPI("guion:arregla", url=url))
+inicio = time.perf_counter()
+motivo, texto, M, copia = agente(modelo, pedido, proyecto, 10, usuario_guionizado)
+segundos = time.perf_counter() - inicio
+shutil.rmtree(copia.parent, ignore_errors=True)
+print(json.dumps({"motivo": motivo, "texto": texto, "mensajes": len(M), "peticiones": modelo.peticiones,
+                  "tokens_de_entrada": modelo.entrada, "segundos": segundos}))
+"""
+
+
+def medir_servidor_arregla():
+    """El recorrido `arregla` de la lección 01 entero, por HTTP de verdad, cronometrado.
+
+    Arranca un servidor de ensayo en 127.0.0.1 y, en un proceso aparte, corre el `agente` del
+    punto de control 01 con `ModeloAPI("guion:arregla")` y el usuario guionizado sobre una copia
+    de recetario/: copiar, ocho peticiones, las ediciones y las dos ejecuciones de los tests.
+    `segundos` es el tiempo de `agente(...)`; `segundos_con_arranque`, el del proceso entero.
+    """
+    punto = rutas.puntos_de_control().get(PUNTO_DEL_BUCLE)
+    if punto is None:
+        raise RuntimeError("no encuentro el punto de control %02d en %s" % (PUNTO_DEL_BUCLE, rutas.PUNTOS))
+    entorno = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    entorno.pop("ANTHROPIC_BASE_URL", None)  # el servidor es el de esta medición, no otro
+    with ServidorEnsayo(0) as servidor:
+        inicio = time.perf_counter()
+        hecho = subprocess.run([sys.executable, "-c", _RECORRIDO, str(punto), servidor.url,
+                                str(rutas.RECETARIO), PEDIDO],
+                               capture_output=True, text=True, env=entorno, timeout=120)
+        con_arranque = time.perf_counter() - inicio
+    if hecho.returncode != 0:
+        raise RuntimeError("el recorrido arregla ha fallado (código %d):\n%s"
+                           % (hecho.returncode, hecho.stderr.strip()))
+    cifras = json.loads(hecho.stdout.strip().splitlines()[-1])
+    cifras["segundos_con_arranque"] = con_arranque
+    cifras["cumple_objetivo"] = cifras["segundos"] < OBJETIVO_ARREGLA
+    print("Recorrido arregla por HTTP (agente del punto de control %02d, servidor de ensayo): "
+          "%d peticiones, %d tokens de entrada en total, termina con «%s», en %.2f s."
+          % (PUNTO_DEL_BUCLE, cifras["peticiones"], cifras["tokens_de_entrada"], cifras["motivo"],
+             cifras["segundos"]))
+    print("Objetivo: menos de %.0f s → %s. Con el arranque de Python y las importaciones: %.2f s."
+          % (OBJETIVO_ARREGLA, "cumple" if cifras["cumple_objetivo"] else "NO cumple", con_arranque))
+    return cifras
+
+
+# --- python -m curso medir QUE -----------------------------------------------------------------
+
+TODAVIA_NO = ("buzon", "ventana")  # las mediciones de lecciones que aún no están escritas
+
+
+def main(que):
+    """`python -m curso medir QUE`: hace la medición `que` y devuelve el código de salida."""
+    if que == "servidor":
+        arregla = medir_servidor_arregla()
+        print()
+        medir_servidor_peticiones()
+        return 0 if arregla["motivo"] == "fin" else 1
+    if que == "resumenes":
+        if importlib.util.find_spec("curso.medir_resumenes") is None:
+            print("La medición «resumenes» todavía no existe: llegará con su lección.")
+            return 2
+        resultado = importlib.import_module("curso.medir_resumenes").main()
+        return resultado if isinstance(resultado, int) else 0
+    if que in TODAVIA_NO:
+        print("La medición «%s» todavía no existe: llegará con su lección." % que)
+        return 2
+    print("No sé medir «%s»: elige entre servidor, resumenes, %s." % (que, ", ".join(TODAVIA_NO)))
+    return 2

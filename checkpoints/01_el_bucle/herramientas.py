@@ -53,7 +53,12 @@ def editar(entorno, ruta, antiguo, nuevo):
     if veces > 1:
         raise ErrorDeHerramienta(f"antiguo aparece {veces} veces en {ruta}: alárgalo hasta que "
                                  "sea único. No se ha cambiado nada")
-    dentro(entorno, ruta).write_text(texto.replace(antiguo, nuevo), encoding="utf-8")
+    try:  # codificar antes de abrir el fichero: si no se puede, el fichero queda como estaba
+        datos = texto.replace(antiguo, nuevo).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ErrorDeHerramienta("nuevo lleva caracteres que no se pueden guardar en UTF-8 "
+                                 "(medio par sustituto): quítalos. No se ha cambiado nada") from None
+    dentro(entorno, ruta).write_bytes(datos)
     return f"editado {ruta}: una sustitución"
 
 

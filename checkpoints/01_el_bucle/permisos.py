@@ -53,7 +53,7 @@ def atender(llamada, entorno, usuario=None):
     """La observación (`tool_result`) de una llamada del modelo, pase lo que pase."""
     id, nombre, entrada = llamada.get("id"), llamada.get("name"), llamada.get("input")
     esquemas = {h["name"]: h for h in HERRAMIENTAS}
-    if nombre not in esquemas:
+    if not isinstance(nombre, str) or nombre not in esquemas:
         return resultado(id, f"no hay ninguna herramienta {nombre!r}: las que hay son "
                              f"{', '.join(esquemas)}", error=True)
     problema = problema_de_argumentos(esquemas[nombre], entrada)
@@ -66,3 +66,6 @@ def atender(llamada, entorno, usuario=None):
         return resultado(id, getattr(herramientas, nombre)(entorno, **entrada))
     except herramientas.ErrorDeHerramienta as e:
         return resultado(id, str(e), error=True)
+    except (OSError, ValueError) as e:  # lo que el sistema no admite: un byte nulo, un nombre larguísimo...
+        razon = getattr(e, "strerror", None) or str(e)  # strerror: sin la ruta temporal
+        return resultado(id, f"{nombre} ha fallado: {razon}. Revisa los argumentos", error=True)
