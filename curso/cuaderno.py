@@ -128,12 +128,19 @@ def usar_referencia(modulo, leccion):
     return ruta
 
 
-def comprobar(id, objetivo=None):
-    """Comprueba el ejercicio `id` ("1.2") e imprime una línea por caso, ✔ o ✘."""
+def _buscar(id):
+    """El ejercicio `id`, o None después de decir cuáles hay."""
     try:
-        e = ejercicios.buscar(id)
+        return ejercicios.buscar(id)
     except KeyError as exc:
         print(f"✘ {exc.args[0]}")
+        return None
+
+
+def comprobar(id, objetivo=None):
+    """Comprueba el ejercicio `id` ("1.2") e imprime una línea por caso, ✔ o ✘."""
+    e = _buscar(id)
+    if e is None:
         return
     resultado = ejercicios.evaluar(id, objetivo)
     print(ejercicios.informe(resultado))
@@ -152,10 +159,8 @@ def comprobar(id, objetivo=None):
 
 def pista(id):
     """La siguiente pista del ejercicio `id`: una más cada vez que la pides."""
-    try:
-        e = ejercicios.buscar(id)
-    except KeyError as exc:
-        print(f"✘ {exc.args[0]}")
+    e = _buscar(id)
+    if e is None:
         return
     vistas = _pistas_vistas.get(id, 0)
     if vistas >= len(e.pistas):
@@ -170,10 +175,8 @@ def pista(id):
 
 def solucion(id):
     """La solución de referencia del ejercicio `id`: el código de su función en el punto de control."""
-    try:
-        e = ejercicios.buscar(id)
-    except KeyError as exc:
-        print(f"✘ {exc.args[0]}")
+    e = _buscar(id)
+    if e is None:
         return
     print(ejercicios.fuente_de_referencia(e))
 

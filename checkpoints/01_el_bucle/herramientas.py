@@ -66,7 +66,7 @@ def ejecutar(entorno, comando):
     """Ejecuta `comando` con la shell en la copia: su código de salida y su salida, cortada si es larga.
 
     Las rutas de la copia salen relativas (`File "compra.py"`): el modelo no necesita saber dónde
-    está la copia, y así la misma orden da la misma salida en cada ejecución.
+    está la copia, y así la salida no depende de dónde se haya hecho la copia.
     """
     entorno_proceso = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     try:
