@@ -252,10 +252,12 @@ def informe(resultado):
 def celda_resuelta(id):
     """La celda del cuaderno resuelto que contiene el ejercicio `id` (un dict de nbformat)."""
     import nbformat
+    from curso.generar import ejercicio_de
     e = buscar(id)
     for ruta in sorted(rutas.SOLUCIONES.glob(f"{e.leccion:02d}_*.ipynb")):
         for celda in nbformat.read(ruta, as_version=4).cells:
-            if celda.get("metadata", {}).get("curso", {}).get("ejercicio") == id:
+            marca = ejercicio_de(celda)
+            if marca == id or (isinstance(marca, dict) and id in marca.values()):
                 return celda
     raise LookupError(f"El cuaderno resuelto de la lección {e.leccion:02d} no tiene la celda "
                       f"del ejercicio {id}.")

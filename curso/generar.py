@@ -7,7 +7,8 @@ Una sola fuente por lección: el cuaderno de `solutions/` lleva las soluciones e
     # END SOLUCIÓN
 
 (la convención de nbgrader y otter, en castellano), siempre dentro del cuerpo de una función. La
-celda dice qué ejercicio es en sus metadatos (`{"curso": {"ejercicio": "1.2"}}`). `generar`
+celda dice qué ejercicio es en sus metadatos (`{"curso": {"ejercicio": "1.2"}}`), o, si tiene más
+de uno, el de cada función (`{"curso": {"ejercicios": {"compactar": "3.1", "corte": "3.3"}}}`). `generar`
 cambia cada región por un esbozo que no falla al definirse, sólo al llamarse, y borra las salidas:
 
     # Tu código aquí (ejercicio 1.2).
@@ -32,7 +33,10 @@ class ErrorDeRegion(ValueError):
 
 
 def esbozo(fuente, ejercicio):
-    """`fuente` con cada región de solución cambiada por un esbozo del `ejercicio` ("1.2")."""
+    """`fuente` con cada región de solución cambiada por un esbozo del `ejercicio` ("1.2").
+
+    `ejercicio` también puede ser {función: ejercicio}, para una celda con varios.
+    """
     lineas = fuente.split("\n")
     salida, funcion, dentro = [], None, None
     for numero, linea in enumerate(lineas, start=1):
@@ -52,12 +56,13 @@ def esbozo(fuente, ejercicio):
                     f"línea {numero}: la región de solución tiene que ir dentro del cuerpo de una "
                     "función, para que el esbozo no falle al definirse"
                 )
-            if not ejercicio:
-                raise ErrorDeRegion("la celda tiene una región de solución pero no dice qué "
-                                    'ejercicio es (metadatos {"curso": {"ejercicio": "N.M"}})')
-            aviso = (f"Ejercicio {ejercicio} pendiente: completa {funcion[1]}() en su celda, "
-                     f"ejecútala y comprueba con comprobar(\"{ejercicio}\").")
-            salida += [f"{sangria}# Tu código aquí (ejercicio {ejercicio}).",
+            numero = ejercicio.get(funcion[1]) if isinstance(ejercicio, dict) else ejercicio
+            if not numero:
+                raise ErrorDeRegion(f"la celda tiene una región de solución en {funcion[1]}() pero "
+                                    'no dice qué ejercicio es (metadatos {"curso": {"ejercicio": "N.M"}})')
+            aviso = (f"Ejercicio {numero} pendiente: completa {funcion[1]}() en su celda, "
+                     f"ejecútala y comprueba con comprobar(\"{numero}\").")
+            salida += [f"{sangria}# Tu código aquí (ejercicio {numero}).",
                        f"{sangria}raise NotImplementedError({aviso!r})"]
             dentro = numero
             continue
@@ -71,8 +76,9 @@ def esbozo(fuente, ejercicio):
 
 
 def ejercicio_de(celda):
-    """El número de ejercicio de una celda ("1.2"), o None."""
-    return celda.get("metadata", {}).get("curso", {}).get("ejercicio")
+    """El ejercicio de una celda ("1.2"), {función: ejercicio} si tiene varios, o None."""
+    curso = celda.get("metadata", {}).get("curso", {})
+    return curso.get("ejercicio") or curso.get("ejercicios")
 
 
 def cuaderno_del_alumno(resuelto):

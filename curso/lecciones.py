@@ -8,4 +8,5 @@ LECCIONES = {
     1: {"cuaderno": "01_el_bucle",
         "ficheros": ["entorno.py", "herramientas.py", "permisos.py", "bucle.py", "agente.py",
                      "api.py", "guionizado.py", "correr.py"]},
+    2: {"cuaderno": "02_la_ventana", "ficheros": []},
 }

@@ -45,7 +45,8 @@ def test_la_comprobacion_pasa_con_la_solucion(id, tmp_path):
 @pytest.mark.parametrize("id", sorted(REGISTRO), ids=lambda i: f"ejercicio {i}")
 def test_la_comprobacion_falla_con_el_esbozo(id, tmp_path):
     celda = ejercicios.celda_resuelta(id)
-    resultado = evaluar_con(id, generar.esbozo(fuente_de_la_celda(celda), id), tmp_path)
+    esbozada = generar.esbozo(fuente_de_la_celda(celda), generar.ejercicio_de(celda))
+    resultado = evaluar_con(id, esbozada, tmp_path)
     assert not resultado.aprobado and resultado.pendiente, ejercicios.informe(resultado)
 
 

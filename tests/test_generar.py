@@ -43,3 +43,10 @@ def test_una_region_mal_puesta_es_un_error_claro(fuente, motivo):
 def test_una_region_sin_numero_de_ejercicio_es_un_error_claro():
     with pytest.raises(ErrorDeRegion, match="qué ejercicio"):
         esbozo(RESUELTA, None)
+
+
+def test_una_celda_con_varios_ejercicios_esboza_cada_funcion_con_el_suyo():
+    fuente = RESUELTA + RESUELTA.replace("doble", "triple").replace("2 * x", "3 * x")
+    texto = esbozo(fuente, {"doble": "9.1", "triple": "9.2"})
+    assert "Ejercicio 9.1 pendiente: completa doble()" in texto
+    assert "Ejercicio 9.2 pendiente: completa triple()" in texto
