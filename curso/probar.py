@@ -8,7 +8,8 @@ Corre, cada parte en su propio proceso de pytest y con un espacio de trabajo tem
 3. los cuadernos resueltos con `--nbval` (se comparan las salidas);
 4. los cuadernos del alumno con `--nbval-lax` (sólo que corran sin errores).
 
-Al final, una línea por parte y el total. Devuelve 0 sólo si todo pasa.
+Las partes corren de dos en dos; al final, la salida de cada una, una línea por parte y el
+total. Devuelve 0 sólo si todo pasa.
 """
 import os
 import re
@@ -16,13 +17,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from curso import rutas
+
+PARTES_A_LA_VEZ = 2  # la máquina de referencia del curso tiene dos núcleos
 
 
 def partes():
     """[(nombre, argumentos de pytest)] en el orden en que se corren."""
-    lista = [("tests del curso", ["tests"])]
+    lista = [("tests del curso", ["tests", "--ignore=tests/test_navegador.py"]),
+             ("test del navegador (JupyterLab + Chromium)", ["tests/test_navegador.py", "-rs"])]
     for numero, carpeta in rutas.puntos_de_control().items():
         if (carpeta / "tests").is_dir():
             lista.append((f"punto de control {numero:02d}", [str(carpeta.relative_to(rutas.RAIZ) / "tests")]))
@@ -33,32 +38,43 @@ def partes():
 
 
 def cuenta(salida, clave):
+    """El número de `clave` ("passed", "failed"...) de la última línea de pytest, o 0."""
     m = re.search(rf"(\d+) {clave}", salida.strip().split("\n")[-1] if salida.strip() else "")
     return int(m.group(1)) if m else 0
 
 
+def correr(nombre, argumentos, extra):
+    """Corre una parte en su propio pytest y con su propio espacio temporal: (salida, código, s)."""
+    with tempfile.TemporaryDirectory(prefix="curso-probar-") as tmp:
+        entorno = dict(os.environ, CURSO_ESPACIO=os.path.join(tmp, "espacio"))
+        orden = [sys.executable, "-m", "pytest", "-q", *argumentos, *extra]
+        print(f"▶ empieza {nombre}", flush=True)
+        t = time.monotonic()
+        hecho = subprocess.run(orden, cwd=rutas.RAIZ, env=entorno, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+        segundos = time.monotonic() - t
+    print(f"{'✔' if hecho.returncode == 0 else '✘'} termina {nombre} ({segundos:.0f} s)", flush=True)
+    return f"=== {nombre}: {' '.join(orden[1:])}\n{hecho.stdout}", hecho.returncode, segundos
+
+
 def main(argv=None):
+    """Corre todas las partes, de dos en dos (la máquina del curso tiene dos núcleos)."""
     extra = list(argv or [])
-    total_pasan = total_fallan = 0
-    filas, fallo = [], False
+    a_la_vez = max(1, min(PARTES_A_LA_VEZ, os.cpu_count() or 1))
     inicio = time.monotonic()
-    for nombre, argumentos in partes():
-        with tempfile.TemporaryDirectory(prefix="curso-probar-") as tmp:
-            entorno = dict(os.environ, CURSO_ESPACIO=os.path.join(tmp, "espacio"))
-            orden = [sys.executable, "-m", "pytest", "-q", *argumentos, *extra]
-            print(f"\n=== {nombre}: {' '.join(orden[1:])}", flush=True)
-            t = time.monotonic()
-            hecho = subprocess.run(orden, cwd=rutas.RAIZ, env=entorno, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True)
-        print(hecho.stdout, end="", flush=True)
-        pasan, fallan = cuenta(hecho.stdout, "passed"), cuenta(hecho.stdout, "failed") + cuenta(hecho.stdout, "error")
-        total_pasan, total_fallan = total_pasan + pasan, total_fallan + fallan
-        mal = hecho.returncode != 0
-        fallo |= mal
-        filas.append(f"{'✘' if mal else '✔'} {nombre}: {pasan} pasan, {fallan} fallan "
-                     f"({time.monotonic() - t:.0f} s)")
+    lista = partes()
+    print(f"{len(lista)} partes, {a_la_vez} a la vez:", flush=True)
+    with ThreadPoolExecutor(max_workers=a_la_vez) as grupo:
+        hechas = list(grupo.map(lambda parte: correr(*parte, extra), lista))
+    filas, pasan_total, fallan_total = [], 0, 0
+    for (nombre, _), (salida, codigo, segundos) in zip(lista, hechas):
+        print("\n" + salida, end="")
+        pasan = cuenta(salida, "passed")
+        fallan = cuenta(salida, "failed") + cuenta(salida, "error")
+        pasan_total, fallan_total = pasan_total + pasan, fallan_total + fallan
+        filas.append(f"{'✔' if codigo == 0 else '✘'} {nombre}: {pasan} pasan, {fallan} fallan ({segundos:.0f} s)")
     print("\n=== Resumen")
     print("\n".join(filas))
     print(f"Tiempo total: {time.monotonic() - inicio:.0f} s")
-    print(f"{total_pasan} passed, {total_fallan} failed")
-    return 1 if fallo else 0
+    print(f"{pasan_total} passed, {fallan_total} failed")
+    return 0 if all(codigo == 0 for _, codigo, _ in hechas) else 1

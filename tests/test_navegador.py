@@ -145,8 +145,6 @@ def _cabe(veredicto):
     return True
 
 
-@pytest.mark.skipif(not CUADERNO_VENTANA.exists(),
-                    reason="todavía no existe solutions/02_la_ventana.ipynb")
 def test_el_explorable_de_la_ventana_responde_al_deslizador(pagina, servidor):
     abrir_y_ejecutar(pagina, servidor, CUADERNO_VENTANA)
     unico(pagina, f".widget-slider.{DESLIZADOR_TURNO}")
