@@ -35,18 +35,32 @@ def cargar_modulo(ruta, nombre):
 
     Sirve para probar el código de un punto de control sin ponerlo en sys.path: los módulos de
     distintos puntos de control se llaman igual.
+
+    Si el módulo importa a un vecino por su nombre (`buzon.py`, de la lección 05, hace
+    `from resumenes import abrir`), recibe el de su misma carpeta, aunque ya hubiera otro
+    `resumenes` importado o antes en sys.path. Al terminar, sys.path y esos nombres de
+    sys.modules quedan como estaban: el vecino solo lo conserva el módulo cargado.
     """
     ruta = Path(ruta)
     especificacion = importlib.util.spec_from_file_location(nombre, ruta)
     if especificacion is None or not ruta.is_file():
         raise ImportError(f"No encuentro el módulo {ruta}.")
     modulo = importlib.util.module_from_spec(especificacion)
+    carpeta = str(ruta.resolve().parent)
+    vecinos = {otro.stem for otro in ruta.parent.glob("*.py")} - {ruta.stem}
+    apartados = {vecino: sys.modules.pop(vecino) for vecino in vecinos if vecino in sys.modules}
+    sys.path.insert(0, carpeta)
     sys.modules[nombre] = modulo
     try:
         especificacion.loader.exec_module(modulo)
     except BaseException:
         del sys.modules[nombre]
         raise
+    finally:
+        sys.path.remove(carpeta)  # la primera aparición: la que acabamos de poner
+        for vecino in vecinos:
+            sys.modules.pop(vecino, None)
+        sys.modules.update(apartados)
     return modulo
 
 

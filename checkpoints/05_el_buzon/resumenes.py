@@ -1,0 +1,299 @@
+"""Resúmenes durables en SQLite: el historial entero, resúmenes versionados y un puntero.
+
+Lo introduce la lección 04. Guardamos tres cosas por separado:
+
+- `historial`: cada mensaje de una ejecución, numerado (`seq`) y nunca borrado;
+- `resumenes`: cada versión de resumen, con su `cobertura` (el último `seq` que resume) y la
+  versión de la que partió (`anterior`);
+- `ejecuciones`: un único puntero por ejecución, `resumen_activo`.
+
+Instalar un resumen es añadir una versión y mover el puntero. El puntero solo se mueve si
+sigue señalando la base de la que partió quien preparó el resumen (compare-and-swap): si otro
+instaló antes, el resumen llega tarde y se rechaza con `BaseObsoleta`. Mover el puntero no
+borra nada.
+
+La petición siguiente se arma con `contexto()`: el resumen activo más la cola del historial
+posterior a su cobertura. Lo que llegó mientras se preparaba el resumen está en esa cola.
+"""
+import json
+import sqlite3
+from contextlib import contextmanager
+
+# Cuánto espera una conexión a que otra termine su transacción de escritura antes de rendirse
+# con «database is locked». Instalar dura milisegundos: diez segundos sobran aunque haya
+# muchos escritores en cola.
+ESPERA_POR_OTRO_ESCRITOR_S = 10.0
+
+# Los enteros de SQLite tienen 64 bits con signo: uno mayor ni siquiera se puede consultar.
+MAYOR_ENTERO_SQLITE = 2**63 - 1
+
+# Una afirmación del resumen: qué se afirma y qué mensaje del historial lo respalda.
+CLAVES_DE_AFIRMACION = {"texto", "fuente"}
+
+ESQUEMA = (
+    """CREATE TABLE IF NOT EXISTS ejecuciones (
+        id TEXT PRIMARY KEY,
+        resumen_activo INTEGER REFERENCES resumenes(id)
+    )""",
+    """CREATE TABLE IF NOT EXISTS historial (
+        ejecucion TEXT NOT NULL REFERENCES ejecuciones(id),
+        seq INTEGER NOT NULL CHECK (seq >= 1),
+        texto TEXT NOT NULL,
+        PRIMARY KEY (ejecucion, seq)
+    )""",
+    """CREATE TABLE IF NOT EXISTS resumenes (
+        id INTEGER PRIMARY KEY,
+        ejecucion TEXT NOT NULL REFERENCES ejecuciones(id),
+        cobertura INTEGER NOT NULL CHECK (cobertura >= 1),
+        cuerpo TEXT NOT NULL,
+        anterior INTEGER REFERENCES resumenes(id)
+    )""",
+)
+
+
+class BaseObsoleta(Exception):
+    """El resumen partió de una base que ya no es la activa: otro instaló antes."""
+
+
+@contextmanager
+def transaccion(bd):
+    """Una transacción de escritura: COMMIT si el bloque termina bien, ROLLBACK si no.
+
+    BEGIN IMMEDIATE pide el turno de escritura al empezar, no a mitad de camino: así, con
+    varios escritores, los demás esperan su turno en vez de fallar con «database is locked».
+    Se deshace ante cualquier excepción, también KeyboardInterrupt.
+    """
+    bd.execute("BEGIN IMMEDIATE")
+    try:
+        yield bd
+        bd.execute("COMMIT")
+    except BaseException:
+        if bd.in_transaction:
+            bd.execute("ROLLBACK")
+        raise
+
+
+def abrir(ruta):
+    """Abre (o crea) la base de datos de `ruta`, lista para varios procesos a la vez."""
+    bd = sqlite3.connect(ruta, isolation_level=None, timeout=ESPERA_POR_OTRO_ESCRITOR_S)
+    bd.execute("PRAGMA foreign_keys=ON")  # se activa en cada conexión: SQLite las trae apagadas
+    bd.execute("PRAGMA journal_mode=WAL")  # lectores sin esperar al escritor; queda en el fichero
+    # En modo WAL, FULL sincroniza el WAL con el disco en cada COMMIT: lo confirmado sobrevive
+    # también a un corte de luz. NORMAL solo sincroniza en los checkpoints: la base nunca queda
+    # corrupta, pero un corte de luz puede deshacer los últimos COMMIT. (Si solo muere el
+    # proceso, con SIGKILL por ejemplo, ninguno de los dos pierde nada confirmado.)
+    bd.execute("PRAGMA synchronous=FULL")
+    tablas = bd.execute(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type='table' "
+        "AND name IN ('ejecuciones', 'historial', 'resumenes')"
+    ).fetchone()[0]
+    if tablas < len(ESQUEMA):
+        # Sentencia a sentencia con execute(), dentro de una transacción: o las tres tablas o
+        # ninguna. No uses executescript() aquí: confirma (COMMIT) cualquier transacción abierta
+        # antes de empezar, también con isolation_level=None, y rompería la atomicidad.
+        with transaccion(bd):
+            for sentencia in ESQUEMA:
+                bd.execute(sentencia)
+    return bd
+
+
+def crear_ejecucion(bd, ejecucion):
+    """Registra una ejecución nueva, todavía sin resumen activo."""
+    _exigir_ejecucion_valida(ejecucion)
+    with transaccion(bd):
+        if bd.execute("SELECT 1 FROM ejecuciones WHERE id=?", (ejecucion,)).fetchone():
+            raise ValueError(f"La ejecución {ejecucion!r} ya existe: usa otro identificador.")
+        bd.execute("INSERT INTO ejecuciones(id) VALUES (?)", (ejecucion,))
+
+
+def anotar(bd, ejecucion, texto):
+    """Añade `texto` al final del historial de `ejecucion` y devuelve su número (`seq`)."""
+    _exigir_ejecucion_valida(ejecucion)
+    _exigir_texto(texto, "El texto del mensaje", vacio_permitido=True)
+    with transaccion(bd):
+        _exigir_que_exista(bd, ejecucion)
+        (ultimo,) = bd.execute(
+            "SELECT COALESCE(MAX(seq), 0) FROM historial WHERE ejecucion=?", (ejecucion,)
+        ).fetchone()
+        bd.execute("INSERT INTO historial(ejecucion, seq, texto) VALUES (?, ?, ?)",
+                   (ejecucion, ultimo + 1, texto))
+    return ultimo + 1
+
+
+def activo(bd, ejecucion):
+    """(id, cobertura) del resumen activo de `ejecucion`, o (None, 0) si aún no tiene."""
+    _exigir_ejecucion_valida(ejecucion)
+    fila = bd.execute(
+        "SELECT e.resumen_activo, COALESCE(r.cobertura, 0) FROM ejecuciones e "
+        "LEFT JOIN resumenes r ON r.id = e.resumen_activo WHERE e.id=?",
+        (ejecucion,),
+    ).fetchone()
+    if fila is None:
+        raise ValueError(f"No existe la ejecución {ejecucion!r}: créala con crear_ejecucion().")
+    return fila
+
+
+def instalar(bd, ejecucion, base, corte, candidato):
+    """Instala `candidato` como resumen de `ejecucion` hasta `corte`, partiendo de `base`.
+
+    `base` es el id del resumen activo que se leyó al preparar el candidato (None si no había
+    ninguno); `corte`, el último mensaje del historial que el candidato resume. El candidato es
+    una lista de afirmaciones {"texto": str, "fuente": seq}; la fuente puede ser cualquier
+    mensaje de la ejecución hasta el corte, también uno que ya citaba un resumen anterior.
+
+    Devuelve el id del resumen nuevo. Lanza ValueError si algo está mal formado y
+    BaseObsoleta si el activo ya no es `base`. Un rechazo no cambia nada en la base de datos.
+    """
+    # Primero lo que se puede comprobar sin leer la base de datos.
+    _exigir_ejecucion_valida(ejecucion)
+    if base is not None:
+        _exigir_entero_positivo(base, "La base")
+    _exigir_entero_positivo(corte, "El corte")
+    _exigir_candidato_valido(candidato)
+    cuerpo = json.dumps(candidato, ensure_ascii=False)
+
+    with transaccion(bd):
+        # Lo que depende de la base de datos, dentro del turno de escritura: nadie lo cambia
+        # entre la comprobación y la escritura.
+        _exigir_que_exista(bd, ejecucion)
+        cobertura_base = _cobertura(bd, ejecucion, base)
+        if corte <= cobertura_base:
+            raise ValueError(
+                f"El corte {corte} no amplía la cobertura de la base ({cobertura_base}): "
+                "un resumen nuevo debe cubrir más mensajes que aquel del que parte."
+            )
+        if not _en_historial(bd, ejecucion, corte):
+            raise ValueError(
+                f"El corte {corte} no es un mensaje del historial de {ejecucion!r}: "
+                "corta en un mensaje que exista."
+            )
+        for fuente in sorted({afirmacion["fuente"] for afirmacion in candidato}):
+            if fuente > corte or not _en_historial(bd, ejecucion, fuente):
+                raise ValueError(
+                    f"La fuente {fuente} no es un mensaje de {ejecucion!r} anterior o igual al "
+                    f"corte {corte}: cita solo mensajes que el resumen cubre."
+                )
+
+        nuevo = bd.execute(
+            "INSERT INTO resumenes(ejecucion, cobertura, cuerpo, anterior) VALUES (?, ?, ?, ?)",
+            (ejecucion, corte, cuerpo, base),
+        ).lastrowid
+        # Compare-and-swap: el puntero se mueve solo si todavía señala la base. `IS` compara
+        # también NULL (sin resumen previo), cosa que `=` no hace.
+        movido = bd.execute(
+            "UPDATE ejecuciones SET resumen_activo=? WHERE id=? AND resumen_activo IS ?",
+            (nuevo, ejecucion, base),
+        )
+        if movido.rowcount != 1:
+            (ahora,) = bd.execute(
+                "SELECT resumen_activo FROM ejecuciones WHERE id=?", (ejecucion,)
+            ).fetchone()
+            # La excepción deshace también el INSERT de arriba: no queda ninguna versión suelta.
+            raise BaseObsoleta(
+                f"El resumen partió de {_nombre(base)}, pero el activo ya es {_nombre(ahora)}: "
+                "vuelve a leer el activo y prepara el resumen desde él."
+            )
+    return nuevo
+
+
+def contexto(bd, ejecucion):
+    """Lo que necesita la petición siguiente: el resumen activo y la cola posterior.
+
+    Devuelve {"activo": id o None, "resumen": lista de afirmaciones o None,
+    "cobertura": n, "cola": [(seq, texto), ...]}, leído todo en una sola instantánea.
+    """
+    _exigir_ejecucion_valida(ejecucion)
+    bd.execute("BEGIN")  # una transacción de lectura: el resumen y la cola, del mismo instante
+    try:
+        fila = bd.execute(
+            "SELECT e.resumen_activo, COALESCE(r.cobertura, 0), r.cuerpo FROM ejecuciones e "
+            "LEFT JOIN resumenes r ON r.id = e.resumen_activo WHERE e.id=?",
+            (ejecucion,),
+        ).fetchone()
+        if fila is None:
+            raise ValueError(f"No existe la ejecución {ejecucion!r}: créala con crear_ejecucion().")
+        id_activo, cobertura, cuerpo = fila
+        cola = bd.execute(
+            "SELECT seq, texto FROM historial WHERE ejecucion=? AND seq>? ORDER BY seq",
+            (ejecucion, cobertura),
+        ).fetchall()
+    finally:
+        bd.execute("COMMIT")
+    return {
+        "activo": id_activo,
+        "resumen": None if cuerpo is None else json.loads(cuerpo),
+        "cobertura": cobertura,
+        "cola": cola,
+    }
+
+
+# --- Comprobaciones -------------------------------------------------------------------------
+
+def _exigir_ejecucion_valida(ejecucion):
+    if not isinstance(ejecucion, str) or not ejecucion:
+        raise ValueError(f"La ejecución debe ser un texto no vacío, no {_muestra(ejecucion)}.")
+    _exigir_texto(ejecucion, "La ejecución")
+
+
+def _exigir_texto(valor, que, vacio_permitido=False):
+    if not isinstance(valor, str):
+        raise ValueError(f"{que} debe ser un texto, no {_muestra(valor)}.")
+    if not vacio_permitido and not valor.strip():
+        raise ValueError(f"{que} está vacío: escribe qué se afirma.")
+    try:
+        valor.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{que} contiene caracteres que no se pueden guardar en UTF-8.") from None
+
+
+def _exigir_entero_positivo(valor, que):
+    # type(...) is int descarta bool: True == 1 y pasaría por un mensaje de verdad.
+    if type(valor) is not int or not 1 <= valor <= MAYOR_ENTERO_SQLITE:
+        raise ValueError(f"{que} debe ser un entero positivo (no un bool), no {_muestra(valor)}.")
+
+
+def _exigir_candidato_valido(candidato):
+    if not isinstance(candidato, list):
+        raise ValueError(f"El resumen debe ser una lista de afirmaciones, no {_muestra(candidato)}.")
+    if not candidato:
+        raise ValueError("El resumen está vacío: debe conservar al menos una afirmación con su fuente.")
+    for numero, afirmacion in enumerate(candidato, 1):
+        if not isinstance(afirmacion, dict) or set(afirmacion) != CLAVES_DE_AFIRMACION:
+            raise ValueError(
+                f"La afirmación {numero} debe ser un dict con exactamente las claves "
+                f"'texto' y 'fuente', no {_muestra(afirmacion)}."
+            )
+        _exigir_texto(afirmacion["texto"], f"El texto de la afirmación {numero}")
+        _exigir_entero_positivo(afirmacion["fuente"], f"La fuente de la afirmación {numero}")
+
+
+def _exigir_que_exista(bd, ejecucion):
+    if not bd.execute("SELECT 1 FROM ejecuciones WHERE id=?", (ejecucion,)).fetchone():
+        raise ValueError(f"No existe la ejecución {ejecucion!r}: créala con crear_ejecucion().")
+
+
+def _cobertura(bd, ejecucion, base):
+    if base is None:
+        return 0
+    fila = bd.execute(
+        "SELECT cobertura FROM resumenes WHERE id=? AND ejecucion=?", (base, ejecucion)
+    ).fetchone()
+    if fila is None:
+        raise ValueError(f"La base {base} no es un resumen de la ejecución {ejecucion!r}.")
+    return fila[0]
+
+
+def _en_historial(bd, ejecucion, seq):
+    return bd.execute(
+        "SELECT 1 FROM historial WHERE ejecucion=? AND seq=?", (ejecucion, seq)
+    ).fetchone() is not None
+
+
+def _nombre(id_resumen):
+    return "ningún resumen" if id_resumen is None else f"el resumen {id_resumen}"
+
+
+def _muestra(valor):
+    """Una muestra corta de un valor para los mensajes de error."""
+    texto = repr(valor)
+    return texto if len(texto) <= 60 else texto[:57] + "..."
