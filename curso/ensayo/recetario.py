@@ -1,4 +1,4 @@
-"""Los guiones del recetario: lo que contesta el servidor de ensayo con `guion:arregla` y `guion:atasco`.
+"""Los guiones del recetario: lo que contesta el servidor de ensayo con `guion:arregla`, `atasco` y `compacta`.
 
 Reproducen sobre `recetario/` lo que se vio con un modelo local pequeño de verdad:
 
@@ -8,14 +8,19 @@ Reproducen sobre `recetario/` lo que se vio con un modelo local pequeño de verd
   tests y luego intenta editar recetario.py citando `antiguo` con las comillas cambiadas (las
   triples del docstring y las «» de la receta); el error lo manda a releer el fichero, y vuelve a
   citar mal, hasta el tope de 10 turnos.
+- `compacta` (lección 03): la misma ejecución con compactación, y los tres fallos de sus
+  resúmenes en la traza real: un resumen que cree el docstring de `ingredientes` y no su código,
+  una cita de una función `veces` que no existe escrita a partir del resumen, y un resumen que
+  dice «he modificado compra.py» sin que se haya modificado nada.
 
-Como todo guion, sólo miran la petición: el turno es el número de mensajes del asistente que ya
-trae, y lo que citan sale de la lectura de recetario.py que el propio modelo hizo antes.
+Como todo guion, sólo miran la petición: el turno sale de los mensajes del asistente que trae y
+de los ids de sus llamadas (ver `turno_de`), y lo que citan sale de la lectura de recetario.py
+que el propio modelo hizo antes.
 """
 import re
 
-from curso.ensayo.guiones import (contenido_de_resultado, guion, id_llamada, llamada, resultados,
-                                  texto, turnos_asistente, ultimo_usuario)
+from curso.ensayo.guiones import (bloques, contenido_de_resultado, guion, id_llamada, llamada,
+                                  resultados, texto, texto_de, turnos_asistente, ultimo_usuario)
 
 TESTS = "python3 -m unittest"
 
@@ -25,6 +30,37 @@ ARREGLOS = [
     ("recetario.py", "[parte.strip() for parte in", "[parte.strip().lower() for parte in"),
     ("compra.py", "if nombre.lower() not in todas", "if nombre not in todas"),
 ]
+
+
+# La petición del resumen acaba con la INSTRUCCION de compactar.py (checkpoints/03_compactar/), que
+# empieza por estas palabras. Los guiones no importan el harness: si allí cambian, cambian aquí.
+MARCA_DEL_RESUMEN = "Hora de compactar."
+
+ID_DEL_ENSAYO = re.compile(r"toolu_ensayo_(\d+)_\d+")  # los de `id_llamada`: el turno y la llamada
+
+
+def es_resumen(peticion):
+    """¿Es la petición del resumen? Su último mensaje es la instrucción de compactar."""
+    ultimo = peticion["messages"][-1]
+    return ultimo["role"] == "user" and texto_de(bloques(ultimo["content"])).startswith(MARCA_DEL_RESUMEN)
+
+
+def llamadas_de(peticion):
+    """Todas las llamadas (bloques `tool_use`) que trae la petición, en orden."""
+    return [b for m in peticion["messages"] if m["role"] == "assistant"
+            for b in bloques(m["content"]) if b["type"] == "tool_use"]
+
+
+def turno_de(peticion):
+    """El turno que toca contestar: uno más que el último que trae la petición.
+
+    Sin compactación, el último turno es el número de mensajes del asistente. Una compactación
+    los quita, pero no los turnos recientes, y éstos conservan los ids `toolu_ensayo_<turno>_<i>`
+    que les dio el guion: el mayor de esos turnos es el último. Se toma el mayor de las dos
+    cuentas, así que sin compactar sale lo mismo que contando mensajes.
+    """
+    ids = [int(m.group(1)) for ll in llamadas_de(peticion) if (m := ID_DEL_ENSAYO.fullmatch(ll["id"]))]
+    return 1 + max([turnos_asistente(peticion)] + ids)
 
 
 def lectura(peticion, ruta):
@@ -68,10 +104,20 @@ def ultima_observacion(peticion):
     return contenido_de_resultado(vueltas[0]) if vueltas else ""
 
 
+# Lo que resume `arregla` si compacta (lección 03: con 4096 de umbral, después del turno 7).
+RESUMEN_DE_ARREGLA = (
+    "Los tests fallaban (FAILED). He leído recetario.py y compra.py. En recetario.py, ingredientes "
+    "no guardaba el resultado de rstrip ni pasaba a minúsculas: lo he arreglado con dos editar que "
+    "han ido bien. En compra.py, comprobar_menu busca el nombre en minúsculas, pero las recetas "
+    "empiezan por mayúscula. Me falta arreglar eso y volver a ejecutar los tests.")
+
+
 @guion("arregla")
 def arregla(peticion):
     """Lee, prueba, arregla los tres errores, vuelve a probar y cuenta cómo ha quedado."""
-    turno = turnos_asistente(peticion) + 1
+    if es_resumen(peticion):
+        return [texto(RESUMEN_DE_ARREGLA)]
+    turno = turno_de(peticion)
     i = id_llamada(turno)
     if turno == 1:
         return [texto("Primero ejecuto los tests para ver qué falla."), llamada(i, "ejecutar", comando=TESTS)]
@@ -118,3 +164,129 @@ def atasco(peticion):
         antiguo = cabeza(funcion(fuente, "separar"), LINEAS_CITADAS["separar"])
         nuevo = antiguo + "\n    receta = receta.strip().lower()"
     return [llamada(i, "editar", ruta="recetario.py", antiguo=mal_citado(antiguo), nuevo=mal_citado(nuevo))]
+
+
+# --- compacta (lección 03) -------------------------------------------------------------------
+
+# Lo que cita en los turnos 7 y 9: una función `veces` que no está en ningún fichero. La ha escrito
+# a partir del primer resumen, sin leer compra.py, donde `veces` es otra: veces(ingrediente, menu).
+VECES_INVENTADA = '''def veces(recetario, ingredientes):
+    """Devuelve una lista de tuplas (ingrediente, veces), en orden de aparición en el recetario.
+
+    recetario es el diccionario de recetas() e ingredientes, la lista de lo que se busca: cuenta
+    en cuántas recetas aparece cada uno. Los que no están en ninguna receta no salen en la
+    lista, ni con cero.
+    """
+    cuenta = {}
+    for nombre, lista in recetario.items():
+        for ingrediente in lista:
+            if ingrediente in ingredientes:
+                cuenta[ingrediente] = cuenta.get(ingrediente, 0) + 1
+    return [(ingrediente, cuenta[ingrediente]) for ingrediente in cuenta]'''
+
+# Los tres resúmenes, uno por compactación. Cada uno trae un fallo de la traza real.
+RESUMENES = {
+    # 1.º (después del turno 5): cree el docstring de `ingredientes`, no su código, y pone el
+    # error en compra.py.
+    "lecturas": (
+        "He leído recetas.txt, recetario.py y compra.py. En recetas.txt hay una receta por línea, "
+        "«Nombre: ingrediente, ingrediente.», y algunos ingredientes van con mayúscula («Huevos»). "
+        "En recetario.py, separar divide la línea en el nombre y los ingredientes, y la función "
+        "ingredientes ya los normaliza: los pasa a minúsculas y les quita el punto final, así que "
+        "recetario.py está bien. compra.py tiene compra, comprobar_menu, veces, lista y falta. El "
+        "error está en compra.py: veces cuenta los ingredientes de las recetas, pero no los pasa a "
+        "minúsculas antes de compararlos, y eso causa errores de coincidencia. Todavía no he "
+        "cambiado nada. Me falta arreglar veces en compra.py para que compare en minúsculas, y "
+        "ejecutar python3 -m unittest para comprobarlo."),
+    # 2.º (después del turno 7): da por buena la `veces` que el modelo se inventó en el turno 7.
+    "recetario": (
+        "Los tests fallan: FAILED (failures=2, errors=3), con fallos en los dos módulos. He leído "
+        "recetas.txt, recetario.py y compra.py. En recetario.py, separar divide cada línea en el "
+        "nombre y los ingredientes, e ingredientes ya los pasa a minúsculas y quita el punto "
+        "final: ese módulo está bien y no hay que tocarlo. Quise editar separar en recetario.py y "
+        "falló porque antiguo no aparecía en el fichero, así que no se cambió nada. El error está "
+        "en compra.py: la función veces(recetario, ingredientes) devuelve una lista de tuplas "
+        "(ingrediente, veces), pero no normaliza los ingredientes antes de compararlos, y por eso "
+        "«Huevos» y «huevos» no coinciden. No he hecho ningún cambio efectivo. Me falta cambiar "
+        "veces en compra.py para que pase los ingredientes a minúsculas, y volver a ejecutar "
+        "python3 -m unittest para comprobar que pasan todos."),
+    # 3.º (después del turno 10): dice que ha modificado compra.py, y ningún editar ha salido bien.
+    "compra": (
+        "He leído recetario.py y compra.py. recetario.py está bien: ingredientes pasa los "
+        "ingredientes a minúsculas y quita el punto final. He identificado que compra.py no "
+        "normaliza los ingredientes a minúsculas antes de compararlos, como sí hace recetario.py. "
+        "Para corregirlo, he modificado compra.py para que veces(recetario, ingredientes) "
+        "convierta todos los ingredientes a minúsculas antes de contarlos. Me falta ejecutar "
+        "python3 -m unittest para comprobar que los tests pasan y, si algo sigue fallando, "
+        "revisar compra."),
+}
+
+# Los textos que acompañan a algunas llamadas, y el informe final si el tope lo deja llegar.
+TEXTOS_DE_COMPACTA = {
+    8: ("La edición de compra.py ha fallado: antiguo no aparece en el fichero. Según mi resumen, el "
+        "error está en veces(recetario, ingredientes), que no pasa los ingredientes a minúsculas "
+        "antes de compararlos, y eso es lo que hay que arreglar. Puede que haya copiado mal las "
+        "comillas o algún espacio, como me pasó antes con recetario.py. Leo compra.py para ver el "
+        "texto exacto de veces antes de volver a editar, y esta vez copio antiguo tal cual."),
+    10: ("Antes de intentar otro cambio en veces, ejecuto los tests para ver qué falla ahora en "
+         "compra.py y en recetario.py, y si el error de las minúsculas sigue ahí o ya está "
+         "arreglado."),
+    11: ("He modificado compra.py para que veces compare los ingredientes en minúsculas. Con "
+         "estos cambios, los tests ahora pasan."),
+}
+
+
+def resumen_de_compacta(peticion):
+    """El resumen de `compacta`: depende de lo que ha intentado editar en lo que trae la petición."""
+    editados = [ll["input"].get("ruta") for ll in llamadas_de(peticion) if ll["name"] == "editar"]
+    if "compra.py" in editados:
+        return RESUMENES["compra"]
+    return RESUMENES["recetario"] if editados else RESUMENES["lecturas"]
+
+
+def cita_inventada():
+    """(antiguo, nuevo) del editar de compra.py de los turnos 7 y 9, que no puede salir bien:
+    la `veces` inventada, y la misma con los ingredientes en minúsculas."""
+    en_minusculas = "    ingredientes = [i.lower() for i in ingredientes]\n"
+    nuevo = (VECES_INVENTADA.replace("    cuenta = {}", en_minusculas + "    cuenta = {}")
+             .replace("if ingrediente in ingredientes:", "if ingrediente.lower() in ingredientes:"))
+    return VECES_INVENTADA, nuevo
+
+
+@guion("compacta")
+def compacta(peticion):
+    """La traza real con compactación: el atasco hasta el turno 5, y tres resúmenes con sus fallos.
+
+    Con el umbral de 4096 y dos turnos recientes, la compactación salta después de los turnos 5,
+    7 y 10, ni antes ni después: los tamaños de los resúmenes y de los textos están calibrados
+    para eso y para quedar cerca de las cifras de curso/datos/traza_real.json. Sólo mira la
+    petición: la del resumen se reconoce por su último mensaje (`es_resumen`), y el resumen que
+    toca, por lo que ha intentado editar en lo que trae (nada, recetario.py o compra.py); en las
+    demás, el turno sale de `turno_de`, que sigue contando bien después de compactar.
+
+    Los editar de los turnos 7 y 9 escriben 504 tokens, cerca de los 512 de `max_tokens` del
+    harness: si crecieran, el servidor los cortaría.
+    """
+    if es_resumen(peticion):
+        return [texto(resumen_de_compacta(peticion))]
+    turno = turno_de(peticion)
+    i = id_llamada(turno)
+    lecturas = {1: "recetas.txt", 2: "recetario.py", 3: "compra.py", 6: "recetario.py"}
+    if turno in lecturas:  # las tres lecturas del atasco y, después del error, otra de recetario.py
+        return [llamada(i, "leer", ruta=lecturas[turno])]
+    if turno == 4:
+        return [llamada(i, "ejecutar", comando=TESTS)]
+    if turno == 5:  # separar con las comillas triples cambiadas (las «» sí, tal cual)
+        antiguo = cabeza(funcion(lectura(peticion, "recetario.py"), "separar"), LINEAS_CITADAS["separar"])
+        nuevo = antiguo + "\n    receta = receta.strip().lower()"
+        triples = '"""', '"\\"'
+        return [llamada(i, "editar", ruta="recetario.py", antiguo=antiguo.replace(*triples),
+                        nuevo=nuevo.replace(*triples))]
+    if turno in (7, 9):  # la misma cita inventada, antes y después de leer compra.py
+        antiguo, nuevo = cita_inventada()
+        return [llamada(i, "editar", ruta="compra.py", antiguo=antiguo, nuevo=nuevo)]
+    if turno == 8:
+        return [texto(TEXTOS_DE_COMPACTA[8]), llamada(i, "leer", ruta="compra.py")]
+    if turno == 10:
+        return [texto(TEXTOS_DE_COMPACTA[10]), llamada(i, "ejecutar", comando=TESTS)]
+    return [texto(TEXTOS_DE_COMPACTA[11])]  # el informe inventado, y se acaba
