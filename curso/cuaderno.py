@@ -112,7 +112,7 @@ def modulo(linea, celda):
     nombres = _publicar(nuevo)
     print(f"✎ {ruta.name} escrito en tu espacio: define {', '.join(nombres) or 'nada'}")
     if copia is not None:
-        print(f"  (la versión que había está copiada en {CARPETA_DE_COPIAS}/{copia.name})")
+        print(f"  (la versión que había en tu espacio, distinta, está copiada en {CARPETA_DE_COPIAS}/)")
 
 
 def usar_referencia(modulo, leccion):

@@ -9,4 +9,5 @@ LECCIONES = {
         "ficheros": ["entorno.py", "herramientas.py", "permisos.py", "bucle.py", "agente.py",
                      "api.py", "guionizado.py", "correr.py"]},
     2: {"cuaderno": "02_la_ventana", "ficheros": []},
+    3: {"cuaderno": "03_compactar", "ficheros": ["compactar.py", "bucle.py", "agente.py", "correr.py"]},
 }
