@@ -1,0 +1,185 @@
+"""Lo que muestra el widget de las carreras, calculado sin widgets: textos y el HTML de los carriles.
+
+Equipo del curso; lo estrena la lección 04 (dos resumidores y un mensaje que llega) y lo reutiliza
+la 05 (el buzón). La vista (`curso/vistas/carreras.py`) solo coloca lo que sale de aquí; los textos
+son deterministas, así que un cuaderno puede imprimirlos y nbval compararlos:
+
+    exploracion = explorar(ESCENARIO, "ingenua")
+    print(totales(exploracion))          # 140 intercalados: 14 correctos, 126 ..., 63 pierden cobertura
+    print(panel(exploracion, 5))         # el intercalado n.º 5: orden, cómo acaba, qué invariantes cumple
+
+Todo es genérico sobre `curso.carreras.Exploracion`: «cómo acaba» un intercalado es lo que el
+escenario anota como su resultado, y los fallos se nombran con las etiquetas (`fallo`) de las
+invariantes del propio escenario.
+
+Qué paso «rompe» un intercalado no lo dicen las invariantes (se comprueban al final). Aquí se
+señala el primer paso en que el intercalado se aparta del MISMO intercalado con la variante
+correcta: lo que ese paso contesta, o la foto de la base de datos tras él, ya es distinto. Es ahí
+donde el código ingenuo empieza a hacer otra cosa.
+"""
+import html
+
+CORRECTA = "correcta"  # el nombre de la variante de referencia en cada escenario del curso
+
+# Cómo le fue a cada paso, su color en los carriles y lo que dice la leyenda, en este orden.
+BIEN, ERROR, ROMPE, NO_OCURRE = "bien", "error", "rompe", "no-ocurre"
+ESTADOS = {
+    BIEN: ("#e3f1e0", "sin novedad"),
+    ROMPE: ("#f7c6c5", "el primer paso que se aparta de la variante correcta"),
+    ERROR: ("#fbd9a6", "una excepción no prevista"),
+    NO_OCURRE: ("#ececec", "no llega a ocurrir (su actor cayó antes)"),
+}
+
+
+# --- Elegir ---------------------------------------------------------------------------------
+
+def variantes_en_orden(escenario, variantes=None):
+    """Los nombres de las variantes que se ofrecen: la correcta primero y después las ingenuas.
+
+    `variantes` elige algunas (en el orden dado); la correcta se añade siempre, porque es la
+    referencia de la comparación. Un nombre que el escenario no tiene da ValueError.
+    """
+    existentes = list(escenario.variantes)
+    if variantes is None:
+        pedidas = existentes
+    elif isinstance(variantes, str):
+        pedidas = [variantes]
+    else:
+        pedidas = list(variantes)
+    for nombre in pedidas:
+        if nombre not in escenario.variantes:
+            opciones = ", ".join(repr(n) for n in existentes)
+            raise ValueError(f"el escenario «{escenario.nombre}» no tiene la variante {nombre!r}; "
+                             f"tiene {opciones}")
+    orden = [CORRECTA] if CORRECTA in escenario.variantes else []
+    for nombre in pedidas:
+        if nombre not in orden:
+            orden.append(nombre)
+    return orden
+
+
+def registro_de(exploracion, i):
+    """El registro del intercalado n.º `i` (desde 1, como los cuenta el explorador)."""
+    if not isinstance(i, int) or isinstance(i, bool):
+        raise ValueError(f"el intercalado tiene que ser un número entero, no {i!r}")
+    if not 1 <= i <= exploracion.total:
+        raise ValueError(f"no hay intercalado n.º {i}: «{exploracion.escenario}» tiene del 1 al "
+                         f"{exploracion.total}")
+    registro = exploracion.registros[i - 1]
+    assert registro.numero == i, "el explorador numera los intercalados desde 1, en orden"
+    return registro
+
+
+# --- Los textos -----------------------------------------------------------------------------
+
+def totales(exploracion):
+    """«N intercalados: X correctos, Y <fallo>, ...», con las etiquetas de las invariantes rotas."""
+    etiquetas = dict(exploracion.invariantes)
+    texto = f"{exploracion.total} intercalados: {exploracion.correctos} correctos"
+    for nombre, cuantos in exploracion.por_fallo().items():
+        if cuantos:
+            texto += f", {cuantos} {etiquetas[nombre]}"
+    return texto
+
+
+def _que_falla(exploracion):
+    return [r for r in exploracion.registros if not r.correcto]
+
+
+def comparacion(exploracion, correcta):
+    """Una línea que compara la variante de `exploracion` con la de referencia, `correcta`."""
+    if exploracion.escenario != correcta.escenario or exploracion.total != correcta.total:
+        raise ValueError(f"no se pueden comparar «{exploracion.escenario}» y «{correcta.escenario}»: "
+                         "son escenarios distintos")
+    total = correcta.total
+    if exploracion.variante == correcta.variante:
+        return (f"Es la variante de referencia («{correcta.variante}»): {correcta.correctos} de "
+                f"{total} correctos.")
+    texto = (f"Frente a «{correcta.variante}» ({correcta.correctos} de {total} correctos), "
+             f"«{exploracion.variante}» tiene {exploracion.correctos} de {total}")
+    fallan = _que_falla(exploracion)
+    if not fallan:
+        return texto + ": en este escenario no falla ningún intercalado."
+    return texto + f"; el primero que falla es el n.º {fallan[0].numero}."
+
+
+def panel(exploracion, i):
+    """El intercalado n.º `i`: su orden, cómo acaba, cada invariante (✔/✘) y los errores."""
+    registro = registro_de(exploracion, i)
+    rotas = set(registro.fallos)
+    lineas = [
+        f"Intercalado {registro.numero} de {exploracion.total}, variante «{exploracion.variante}».",
+        "Orden: " + " · ".join(f"{actor} {paso}" for actor, paso in registro.orden) + ".",
+        f"Cómo acaba: {registro.resultado or '(el escenario no lo anota)'}.",
+        "Invariantes:",
+    ]
+    lineas += [f"  {'✘' if nombre in rotas else '✔'} {nombre}" for nombre, _ in exploracion.invariantes]
+    lineas += [f"Error en el paso {e.posicion} ({e.actor} {e.paso}): {e.error}"
+               for e in registro.eventos if e.error]
+    return "\n".join(lineas)
+
+
+# --- Los carriles ---------------------------------------------------------------------------
+
+def desvio(registro, referencia):
+    """La posición (desde 1) del primer paso en que `registro` se aparta de `referencia`, el mismo
+    intercalado con la variante correcta, o None.
+
+    Solo se busca si `registro` rompe alguna invariante y `referencia` recorre los mismos pasos en
+    el mismo orden. Apartarse es contestar otra cosa o dejar otra foto de la base de datos.
+    """
+    if referencia is None or registro.correcto or registro.orden != referencia.orden:
+        return None
+    for propio, suyo in zip(registro.eventos, referencia.eventos):
+        if (propio.resultado, propio.observacion) != (suyo.resultado, suyo.observacion):
+            return propio.posicion
+    return None
+
+
+def estados(registro, referencia=None):
+    """Cómo le fue a cada paso, en orden: BIEN, ERROR, NO_OCURRE o ROMPE (ver `desvio`)."""
+    primero = desvio(registro, referencia)
+    caidos = set()
+    resultado = []
+    for evento in registro.eventos:
+        if evento.posicion == primero:
+            estado = ROMPE
+        elif evento.error:
+            estado = ERROR
+        elif evento.actor in caidos:
+            estado = NO_OCURRE
+        else:
+            estado = BIEN
+        if evento.error:
+            caidos.add(evento.actor)
+        resultado.append(estado)
+    return resultado
+
+
+def carriles_html(registro, referencia=None):
+    """La tabla de carriles: una columna por actor, una fila por paso en el orden global, y cada
+    celda del color de cómo le fue (`estados`). Lleva la clase CSS `carreras-carriles`; cada
+    celda con paso, `carril-<estado>`."""
+    actores = list(registro.actores)
+    estilo_celda = "border:1px solid #bbb;padding:3px 6px;vertical-align:top;text-align:left;line-height:1.3"
+    cabecera = "".join(f'<th style="{estilo_celda};background:#f6f6f6">{html.escape(a)}</th>'
+                       for a in actores)
+    filas = []
+    for evento, estado in zip(registro.eventos, estados(registro, referencia)):
+        celdas = [""] * len(actores)
+        color, explicacion = ESTADOS[estado]
+        celdas[actores.index(evento.actor)] = (
+            f'<td class="carril-{estado}" title="{html.escape(explicacion)}" '
+            f'style="{estilo_celda};background:{color}"><b>{html.escape(evento.paso)}</b>'
+            f' → {html.escape(evento.resultado)}</td>')
+        filas.append(f'<tr><td style="{estilo_celda};color:#666;text-align:right">{evento.posicion}</td>'
+                     + "".join(c or f'<td style="{estilo_celda}"></td>' for c in celdas) + "</tr>")
+    leyenda = " ".join(
+        f'<span style="white-space:nowrap;margin-right:10px"><span style="display:inline-block;'
+        f'width:10px;height:10px;border:1px solid #999;background:{color};margin-right:4px">'
+        f'</span>{html.escape(texto)}</span>' for color, texto in ESTADOS.values())
+    return (f'<div class="carreras-carriles" style="font-family:sans-serif;font-size:12px">'
+            f'<table style="border-collapse:collapse;margin:6px 0">'
+            f'<thead><tr><th style="{estilo_celda};background:#f6f6f6">#</th>{cabecera}</tr></thead>'
+            f'<tbody>{"".join(filas)}</tbody></table>'
+            f'<div style="font-size:11px">{leyenda}</div></div>')
