@@ -26,8 +26,9 @@ PARTES_A_LA_VEZ = 2  # la máquina de referencia del curso tiene dos núcleos
 
 def partes():
     """[(nombre, argumentos de pytest)] en el orden en que se corren."""
-    lista = [("tests del curso", ["tests", "--ignore=tests/test_navegador.py"]),
-             ("test del navegador (JupyterLab + Chromium)", ["tests/test_navegador.py", "-rs"])]
+    navegador = sorted(str(p.relative_to(rutas.RAIZ)) for p in (rutas.RAIZ / "tests").glob("test_navegador*.py"))
+    lista = [("tests del curso", ["tests", "--ignore-glob=tests/test_navegador*.py"]),
+             ("tests del navegador (JupyterLab + Chromium)", [*navegador, "-rs"])]
     for numero, carpeta in rutas.puntos_de_control().items():
         if (carpeta / "tests").is_dir():
             lista.append((f"punto de control {numero:02d}", [str(carpeta.relative_to(rutas.RAIZ) / "tests")]))
