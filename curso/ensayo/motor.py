@@ -23,6 +23,7 @@ import json
 import threading
 
 from curso.ensayo import guiones
+from curso.ensayo import incidente as _guiones_del_incidente  # noqa: F401 (los registra)
 from curso.ensayo import recetario as _guiones_del_recetario  # noqa: F401 (los registra)
 from curso.ensayo.tokens import PATRON, trocear
 
