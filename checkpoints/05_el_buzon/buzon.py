@@ -219,16 +219,26 @@ def recibir(bd, padre, hijo, entrega, carga):
 # El padre pasa a la cola solo si está esperando y NO EXISTE ningún hijo esperado sin una
 # entrega admitida. Contar mensajes no sirve: dos entregas de un mismo hijo (un resultado y su
 # corrección) también son dos mensajes.
-ACTIVAR_SI_ESTAN_TODOS = """
-    UPDATE ejecuciones SET estado = 'en_cola', version = version + 1
-    WHERE id = ? AND estado = 'esperando'
-      AND NOT EXISTS (
-          SELECT 1 FROM hijos_esperados h
-          WHERE h.padre = ejecuciones.id
-            AND NOT EXISTS (
-                SELECT 1 FROM buzon b
-                WHERE b.padre = h.padre AND b.hijo = h.hijo AND b.disposicion = 'admitida'))
-"""
+def activar_si_estan_todos(bd, padre):
+    """Pasa a `padre` de 'esperando' a 'en_cola' (versión + 1) si cada hijo esperado tiene una
+    entrega admitida. Se llama dentro de la transacción de `admitir`.
+
+    La condición es un NOT EXISTS sobre los hijos esperados, nunca una cuenta de mensajes: dos
+    mensajes del mismo hijo no son uno de cada uno. Y `estado = 'esperando'` hace que un padre se
+    active una sola vez, y que uno terminado no se mueva.
+    """
+    bd.execute(
+        """UPDATE ejecuciones SET estado = 'en_cola', version = version + 1
+           WHERE id = ? AND estado = 'esperando'
+             AND NOT EXISTS (
+                 SELECT 1 FROM hijos_esperados h
+                 WHERE h.padre = ejecuciones.id
+                   AND NOT EXISTS (
+                       SELECT 1 FROM buzon b
+                       WHERE b.padre = h.padre AND b.hijo = h.hijo
+                         AND b.disposicion = 'admitida'))""",
+        (padre,),
+    )
 
 
 def admitir(bd, entrega):
@@ -270,7 +280,7 @@ def admitir(bd, entrega):
         bd.execute(
             "UPDATE buzon SET disposicion='admitida', seq_admitida=? WHERE entrega=?", (seq, entrega)
         )
-        bd.execute(ACTIVAR_SI_ESTAN_TODOS, (padre,))
+        activar_si_estan_todos(bd, padre)
     return ADMITIDA
 
 

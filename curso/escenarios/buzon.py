@@ -354,7 +354,7 @@ def admitir_marcando_primero(modulo, bd, entrega_):
             return "tardia"
         seq = _siguiente(bd, padre)
         bd.execute("UPDATE buzon SET disposicion='admitida', seq_admitida=? WHERE entrega=?", (seq, entrega_))
-        bd.execute(modulo.ACTIVAR_SI_ESTAN_TODOS, (padre,))
+        modulo.activar_si_estan_todos(bd, padre)
     with modulo.transaccion(bd):
         bd.execute("INSERT INTO mensajes(padre, seq, entrega, carga) VALUES (?, ?, ?, ?)",
                    (padre, seq, entrega_, cuerpo))
@@ -399,7 +399,7 @@ def admitir_en_dos_transacciones(modulo, bd, entrega_):
                    (padre, seq, entrega_, cuerpo))
     with modulo.transaccion(bd):
         bd.execute("UPDATE buzon SET disposicion='admitida', seq_admitida=? WHERE entrega=?", (seq, entrega_))
-        bd.execute(modulo.ACTIVAR_SI_ESTAN_TODOS, (padre,))
+        modulo.activar_si_estan_todos(bd, padre)
     return "admitida"
 
 
