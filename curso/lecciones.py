@@ -10,4 +10,5 @@ LECCIONES = {
                      "api.py", "guionizado.py", "correr.py"]},
     2: {"cuaderno": "02_la_ventana", "ficheros": []},
     3: {"cuaderno": "03_compactar", "ficheros": ["compactar.py", "bucle.py", "agente.py", "correr.py"]},
+    4: {"cuaderno": "04_resumenes_en_sqlite", "ficheros": ["resumenes.py", "durable.py"]},
 }

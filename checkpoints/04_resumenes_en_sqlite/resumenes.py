@@ -7,10 +7,11 @@ Lo introduce la lección 04. Guardamos tres cosas por separado:
   versión de la que partió (`anterior`);
 - `ejecuciones`: un único puntero por ejecución, `resumen_activo`.
 
-Instalar un resumen es añadir una versión y mover el puntero. El puntero solo se mueve si
-sigue señalando la base de la que partió quien preparó el resumen (compare-and-swap): si otro
-instaló antes, el resumen llega tarde y se rechaza con `BaseObsoleta`. Mover el puntero no
-borra nada.
+Instalar un resumen (`instalar`) es comprobar el candidato (`validar_candidato`), añadir una
+versión y mover el puntero (`mover_puntero`), todo en una transacción (`transaccion`). El
+puntero solo se mueve si sigue señalando la base de la que partió quien preparó el resumen
+(compare-and-swap): si otro instaló antes, el resumen llega tarde y se rechaza con
+`BaseObsoleta`. Mover el puntero no borra nada.
 
 La petición siguiente se arma con `contexto()`: el resumen activo más la cola del historial
 posterior a su cobertura. Lo que llegó mientras se preparaba el resumen está en esa cola.
@@ -149,8 +150,6 @@ def instalar(bd, ejecucion, base, corte, candidato):
     if base is not None:
         _exigir_entero_positivo(base, "La base")
     _exigir_entero_positivo(corte, "El corte")
-    _exigir_candidato_valido(candidato)
-    cuerpo = json.dumps(candidato, ensure_ascii=False)
 
     with transaccion(bd):
         # Lo que depende de la base de datos, dentro del turno de escritura: nadie lo cambia
@@ -167,33 +166,67 @@ def instalar(bd, ejecucion, base, corte, candidato):
                 f"El corte {corte} no es un mensaje del historial de {ejecucion!r}: "
                 "corta en un mensaje que exista."
             )
-        for fuente in sorted({afirmacion["fuente"] for afirmacion in candidato}):
-            if fuente > corte or not _en_historial(bd, ejecucion, fuente):
-                raise ValueError(
-                    f"La fuente {fuente} no es un mensaje de {ejecucion!r} anterior o igual al "
-                    f"corte {corte}: cita solo mensajes que el resumen cubre."
-                )
+        validar_candidato(bd, ejecucion, corte, candidato)
 
         nuevo = bd.execute(
             "INSERT INTO resumenes(ejecucion, cobertura, cuerpo, anterior) VALUES (?, ?, ?, ?)",
-            (ejecucion, corte, cuerpo, base),
+            (ejecucion, corte, json.dumps(candidato, ensure_ascii=False), base),
         ).lastrowid
-        # Compare-and-swap: el puntero se mueve solo si todavía señala la base. `IS` compara
-        # también NULL (sin resumen previo), cosa que `=` no hace.
-        movido = bd.execute(
-            "UPDATE ejecuciones SET resumen_activo=? WHERE id=? AND resumen_activo IS ?",
-            (nuevo, ejecucion, base),
-        )
-        if movido.rowcount != 1:
-            (ahora,) = bd.execute(
-                "SELECT resumen_activo FROM ejecuciones WHERE id=?", (ejecucion,)
-            ).fetchone()
-            # La excepción deshace también el INSERT de arriba: no queda ninguna versión suelta.
-            raise BaseObsoleta(
-                f"El resumen partió de {_nombre(base)}, pero el activo ya es {_nombre(ahora)}: "
-                "vuelve a leer el activo y prepara el resumen desde él."
-            )
+        # Si el puntero ya no está en la base, mover_puntero lanza BaseObsoleta, y la excepción
+        # deshace también el INSERT de arriba: no queda ninguna versión suelta.
+        mover_puntero(bd, ejecucion, base, nuevo)
     return nuevo
+
+
+def validar_candidato(bd, ejecucion, corte, candidato):
+    """Lanza ValueError si `candidato` no es un resumen válido de `ejecucion` hasta `corte`.
+
+    Válido es una lista no vacía de afirmaciones {"texto": texto no vacío, "fuente": seq} cuyas
+    fuentes son mensajes del historial de `ejecucion` no posteriores a `corte`; también los que
+    ya citaba un resumen anterior (una referencia heredada sigue siendo válida). Encontrar la
+    fila prueba que la referencia existe, no que la frase diga lo que dice el mensaje.
+
+    No escribe nada. `instalar` la llama dentro de su transacción, con el corte ya comprobado.
+    """
+    if not isinstance(candidato, list):
+        raise ValueError(f"El resumen debe ser una lista de afirmaciones, no {_muestra(candidato)}.")
+    if not candidato:
+        raise ValueError("El resumen está vacío: debe conservar al menos una afirmación con su fuente.")
+    for numero, afirmacion in enumerate(candidato, 1):
+        if not isinstance(afirmacion, dict) or set(afirmacion) != CLAVES_DE_AFIRMACION:
+            raise ValueError(
+                f"La afirmación {numero} debe ser un dict con exactamente las claves "
+                f"'texto' y 'fuente', no {_muestra(afirmacion)}."
+            )
+        _exigir_texto(afirmacion["texto"], f"El texto de la afirmación {numero}")
+        _exigir_entero_positivo(afirmacion["fuente"], f"La fuente de la afirmación {numero}")
+    for fuente in sorted({afirmacion["fuente"] for afirmacion in candidato}):
+        if fuente > corte or not _en_historial(bd, ejecucion, fuente):
+            raise ValueError(
+                f"La fuente {fuente} no es un mensaje de {ejecucion!r} anterior o igual al "
+                f"corte {corte}: cita solo mensajes que el resumen cubre."
+            )
+
+
+def mover_puntero(bd, ejecucion, base, nuevo):
+    """Compare-and-swap: el resumen activo de `ejecucion` pasa a ser `nuevo` solo si aún es `base`.
+
+    Si otro lo movió antes, lanza BaseObsoleta y no cambia nada. Va dentro de la transacción de
+    `instalar`, para que su excepción deshaga también la versión recién insertada.
+    """
+    # `IS` compara también NULL (sin resumen previo), cosa que `=` no hace.
+    movido = bd.execute(
+        "UPDATE ejecuciones SET resumen_activo=? WHERE id=? AND resumen_activo IS ?",
+        (nuevo, ejecucion, base),
+    )
+    if movido.rowcount == 0:
+        (ahora,) = bd.execute(
+            "SELECT resumen_activo FROM ejecuciones WHERE id=?", (ejecucion,)
+        ).fetchone()
+        raise BaseObsoleta(
+            f"El resumen partió de {_nombre(base)}, pero el activo ya es {_nombre(ahora)}: "
+            "vuelve a leer el activo y prepara el resumen desde él."
+        )
 
 
 def contexto(bd, ejecucion):
@@ -250,21 +283,6 @@ def _exigir_entero_positivo(valor, que):
     # type(...) is int descarta bool: True == 1 y pasaría por un mensaje de verdad.
     if type(valor) is not int or not 1 <= valor <= MAYOR_ENTERO_SQLITE:
         raise ValueError(f"{que} debe ser un entero positivo (no un bool), no {_muestra(valor)}.")
-
-
-def _exigir_candidato_valido(candidato):
-    if not isinstance(candidato, list):
-        raise ValueError(f"El resumen debe ser una lista de afirmaciones, no {_muestra(candidato)}.")
-    if not candidato:
-        raise ValueError("El resumen está vacío: debe conservar al menos una afirmación con su fuente.")
-    for numero, afirmacion in enumerate(candidato, 1):
-        if not isinstance(afirmacion, dict) or set(afirmacion) != CLAVES_DE_AFIRMACION:
-            raise ValueError(
-                f"La afirmación {numero} debe ser un dict con exactamente las claves "
-                f"'texto' y 'fuente', no {_muestra(afirmacion)}."
-            )
-        _exigir_texto(afirmacion["texto"], f"El texto de la afirmación {numero}")
-        _exigir_entero_positivo(afirmacion["fuente"], f"La fuente de la afirmación {numero}")
 
 
 def _exigir_que_exista(bd, ejecucion):

@@ -5,7 +5,8 @@ import sqlite3
 import pytest
 
 import resumenes
-from resumenes import BaseObsoleta, abrir, activo, anotar, contexto, crear_ejecucion, instalar, transaccion
+from resumenes import (BaseObsoleta, abrir, activo, anotar, contexto, crear_ejecucion, instalar, mover_puntero,
+                        transaccion, validar_candidato)
 
 EJECUCION = "r-1"
 ORIGINALES = [
@@ -117,6 +118,27 @@ def test_el_contexto_tras_reabrir_es_el_mismo(bd, ruta):
     finally:
         otra.close()
     assert antes["cobertura"] == 3 and [seq for seq, _ in antes["cola"]] == [4, 5]
+
+
+def test_validar_candidato_acepta_o_rechaza_sin_escribir_nada(bd):
+    antes = volcado(bd)
+    assert validar_candidato(bd, EJECUCION, 3, [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}]) is None
+    with pytest.raises(ValueError, match="La fuente 4"):
+        validar_candidato(bd, EJECUCION, 3, [SOLO_LECTURA, {"texto": "puerto", "fuente": 4}])
+    assert volcado(bd) == antes and not bd.in_transaction
+
+
+def test_mover_puntero_solo_lo_mueve_desde_su_base(bd):
+    base, _ = activo(bd, EJECUCION)
+    with transaccion(bd):  # una versión nueva, todavía sin activar
+        nuevo = bd.execute("INSERT INTO resumenes(ejecucion, cobertura, cuerpo, anterior) VALUES (?, 3, ?, ?)",
+                           (EJECUCION, json.dumps([SOLO_LECTURA]), base)).lastrowid
+    for leida in (None, nuevo):  # ninguna de las dos es la activa
+        with pytest.raises(BaseObsoleta, match=f"el activo ya es el resumen {base}"):
+            mover_puntero(bd, EJECUCION, leida, nuevo)
+        assert activo(bd, EJECUCION) == (base, 2)
+    mover_puntero(bd, EJECUCION, base, nuevo)
+    assert activo(bd, EJECUCION) == (nuevo, 3)
 
 
 def test_una_fuente_heredada_sigue_siendo_valida(bd):
