@@ -156,3 +156,8 @@ def comprobar_widget_de_carreras(pagina, servidor, cuaderno):
 def test_el_widget_de_las_carreras_responde_en_el_cuaderno_de_prueba(pagina, servidor):
     visto = comprobar_widget_de_carreras(pagina, servidor, CUADERNO_DE_PRUEBA)
     assert visto["ingenua"] == "ingenua"  # en el escenario de la lección 04, la primera ingenua ya falla
+
+
+def test_el_widget_de_las_carreras_responde_en_la_leccion_04(pagina, servidor):
+    visto = comprobar_widget_de_carreras(pagina, servidor, RAIZ / "solutions" / "04_resumenes_en_sqlite.ipynb")
+    assert visto
