@@ -80,7 +80,7 @@ def comparar_delegacion(subagentes=None, nuevo_modelo=None, carpeta=None, proyec
 
     solo = Apuntador(nuevo_modelo(GUION_EN_SOLITARIO))
     corrida = subagentes.correr_hijo(solo, subagentes.encargo_en_solitario(), proyecto)
-    verificados, descartados = subagentes.comprobar(corrida["carga"], proyecto)
+    verificados, descartados = subagentes.verificar(corrida["carga"], proyecto)
     resultado_solo = dict(cifras(solo.usos), verificados=len(verificados), descartados=len(descartados),
                           conclusion=subagentes.concluir(verificados))
 

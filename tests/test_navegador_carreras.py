@@ -161,3 +161,8 @@ def test_el_widget_de_las_carreras_responde_en_el_cuaderno_de_prueba(pagina, ser
 def test_el_widget_de_las_carreras_responde_en_la_leccion_04(pagina, servidor):
     visto = comprobar_widget_de_carreras(pagina, servidor, RAIZ / "solutions" / "04_resumenes_en_sqlite.ipynb")
     assert visto
+
+
+def test_el_widget_de_las_carreras_responde_en_la_leccion_05(pagina, servidor):
+    visto = comprobar_widget_de_carreras(pagina, servidor, RAIZ / "solutions" / "05_el_buzon.ipynb")
+    assert visto

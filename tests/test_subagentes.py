@@ -365,11 +365,11 @@ def test_integrar_se_queda_solo_con_lo_que_respalda_la_evidencia(arnes, sub, bd)
 ])
 def test_un_hallazgo_sin_evidencia_que_lo_respalde_se_descarta(sub, hallazgo, referencia, dice):
     carga = {"hallazgos": [hallazgo], "referencias": [referencia] if referencia else [], "incertidumbres": []}
-    verificados, descartados = sub.comprobar(carga, INCIDENTE)
+    verificados, descartados = sub.verificar(carga, INCIDENTE)
     assert verificados == [] and dice in descartados[0]["motivo"]
     bueno = dict(carga, referencias=["config/db.toml:6"])
     if "«" in hallazgo:
-        assert sub.comprobar(bueno, INCIDENTE)[0] == [{"hallazgo": hallazgo, "referencia": "config/db.toml:6"}]
+        assert sub.verificar(bueno, INCIDENTE)[0] == [{"hallazgo": hallazgo, "referencia": "config/db.toml:6"}]
 
 
 def test_dos_fuentes_que_repiten_lo_mismo_no_lo_hacen_mas_cierto(sub):
@@ -377,7 +377,7 @@ def test_dos_fuentes_que_repiten_lo_mismo_no_lo_hacen_mas_cierto(sub):
     falso = "La base escucha en el 5433: «puerto = 5433»"
     cierto = "La base escucha en el 5432: «puerto = 5432»"
     carga = {"hallazgos": [falso, falso, cierto], "referencias": ["config/db.toml:6"] * 3, "incertidumbres": []}
-    verificados, descartados = sub.comprobar(carga, INCIDENTE)
+    verificados, descartados = sub.verificar(carga, INCIDENTE)
     assert [v["hallazgo"] for v in verificados] == [cierto] and len(descartados) == 2
 
 
@@ -386,7 +386,7 @@ def test_la_conclusion_sale_solo_de_lo_comprobado(sub):
     falso = {"hallazgo": "La API conecta con el 5433: «puerto = 5433»", "referencia": "config/db.toml:6"}
     carga = {"hallazgos": [cierto["hallazgo"], falso["hallazgo"]], "referencias": ["config/db.toml:6"] * 2,
              "incertidumbres": []}
-    verificados, _ = sub.comprobar(carga, INCIDENTE)
+    verificados, _ = sub.verificar(carga, INCIDENTE)
     assert "5432" in sub.concluir(verificados) and "5433" not in sub.concluir(verificados)
     assert "5433" in sub.concluir([cierto, falso])  # la variante ingenua: concluir sin comprobar
     assert "falta evidencia" in sub.concluir([])
