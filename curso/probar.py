@@ -24,17 +24,23 @@ from curso import rutas
 PARTES_A_LA_VEZ = 2  # la máquina de referencia del curso tiene dos núcleos
 
 
+# Las partes que no son cuadernos no necesitan el plugin de nbval, que tarda unos segundos en
+# cargarse (importa todo Jupyter) en cada proceso de pytest.
+SIN_NBVAL = ["-p", "no:nbval"]
+
+
 def partes():
-    """[(nombre, argumentos de pytest)] en el orden en que se corren."""
+    """[(nombre, argumentos de pytest)], de la que más tarda a la que menos (se reparten mejor)."""
     navegador = sorted(str(p.relative_to(rutas.RAIZ)) for p in (rutas.RAIZ / "tests").glob("test_navegador*.py"))
-    lista = [("tests del curso", ["tests", "--ignore-glob=tests/test_navegador*.py"]),
-             ("tests del navegador (JupyterLab + Chromium)", [*navegador, "-rs"])]
-    for numero, carpeta in rutas.puntos_de_control().items():
+    lista = [("tests del curso", ["tests", "--ignore-glob=tests/test_navegador*.py", *SIN_NBVAL]),
+             ("tests del navegador (JupyterLab + Chromium)", [*navegador, "-rs", *SIN_NBVAL]),
+             ("cuadernos resueltos (--nbval)",
+              ["--nbval", "--nbval-sanitize-with", "nbval_sanitizar.cfg", "solutions"]),
+             ("cuadernos del alumno (--nbval-lax)", ["--nbval-lax", "notebooks"])]
+    for numero, carpeta in sorted(rutas.puntos_de_control().items(), reverse=True):
         if (carpeta / "tests").is_dir():
-            lista.append((f"punto de control {numero:02d}", [str(carpeta.relative_to(rutas.RAIZ) / "tests")]))
-    lista.append(("cuadernos resueltos (--nbval)",
-                  ["--nbval", "--nbval-sanitize-with", "nbval_sanitizar.cfg", "solutions"]))
-    lista.append(("cuadernos del alumno (--nbval-lax)", ["--nbval-lax", "notebooks"]))
+            lista.append((f"punto de control {numero:02d}",
+                          [str(carpeta.relative_to(rutas.RAIZ) / "tests"), *SIN_NBVAL]))
     return lista
 
 
