@@ -302,8 +302,11 @@ def restaurar(n):
 
 
 def preparar(n):
-    """Deja tu espacio listo para empezar la lección `n`: copia del punto de control n-1 los
-    ficheros que te falten, sin sobrescribir ninguno. Devuelve la lista de los copiados."""
+    """Deja tu espacio listo para empezar la lección `n` desde el punto de control n-1: copia los
+    ficheros que te falten y pone al día los que son exactamente la versión de un punto de control
+    anterior (te saltaste la lección que los cambió; esa versión queda en .copias/). Un fichero
+    distinto de todas las versiones de los puntos de control es tuyo y no se toca. Devuelve la
+    lista de los copiados y puestos al día."""
     numero = _como_numero(n)
     if numero is None:
         raise PuntoDeControlDesconocido(f"«{n}» no es un número de lección.")
@@ -325,9 +328,36 @@ def preparar(n):
     faltan = [relativa for relativa in rutas.ficheros(carpeta)
               if not (espacio / relativa).exists()]
     _copiar(carpeta, espacio, faltan)
+    atrasados = _atrasados(espacio, carpeta, numero - 1)
+    for relativa in atrasados:  # una versión de un punto de control anterior: nada tuyo se pierde
+        copia = espacio / ".copias" / f"{relativa}.antes-de-la-leccion-{numero:02d}"
+        copia.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(espacio / relativa, copia)
+    _copiar(carpeta, espacio, atrasados)
     if faltan:
         print(f"Copiados de {carpeta.name} a tu espacio: {', '.join(faltan)}.")
-    else:
+    if atrasados:
+        print(f"Puestos al día con {carpeta.name} (tenías la versión de un punto de control "
+              f"anterior, que queda en .copias/): {', '.join(atrasados)}.")
+    if not faltan and not atrasados:
         print(f"Tu espacio ya tiene todos los ficheros de {carpeta.name}; no hacía falta "
               "copiar nada.")
-    return faltan
+    return faltan + atrasados
+
+
+def _atrasados(espacio, carpeta, numero):
+    """Los ficheros de tu espacio que son, byte a byte, la versión de un punto de control anterior
+    a `numero` y no la de `carpeta`: te saltaste la lección que los cambió. Un fichero que no es
+    igual a ninguna versión de los puntos de control es tuyo, y no se toca."""
+    anteriores = [c for k, c in sorted(rutas.puntos_de_control().items()) if k < numero]
+    atrasados = []
+    for relativa in rutas.ficheros(carpeta):
+        tuyo = espacio / relativa
+        if not tuyo.is_file():
+            continue
+        datos = tuyo.read_bytes()
+        if datos == (carpeta / relativa).read_bytes():
+            continue
+        if any((c / relativa).is_file() and (c / relativa).read_bytes() == datos for c in anteriores):
+            atrasados.append(relativa)
+    return atrasados

@@ -13,7 +13,6 @@ fixture `punto` pone su carpeta la primera en sys.path sólo mientras duran esto
 los quita de sys.modules.
 """
 import copy
-import importlib
 import json
 import re
 import sqlite3
@@ -21,12 +20,10 @@ import sys
 import tempfile
 
 import pytest
+from ayudas import modulos_del_punto
 
-from curso.rutas import PUNTOS, RECETARIO
+from curso.rutas import RECETARIO
 
-CARPETA = PUNTOS / "04_resumenes_en_sqlite"
-MODULOS = ["agente", "api", "bucle", "calentamiento", "compactar", "correr", "durable", "entorno",
-           "guionizado", "herramientas", "permisos", "resumenes"]
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
 EJECUCION = "compacta"
 TIEMPO_DE_UNITTEST = re.compile(r"(Ran \d+ tests? in )\d+\.\d+s")
@@ -34,16 +31,9 @@ TIEMPO_DE_UNITTEST = re.compile(r"(Ran \d+ tests? in )\d+\.\d+s")
 
 @pytest.fixture(scope="module")
 def punto():
-    """Los módulos del punto de control 04, importados con su carpeta delante en sys.path."""
-    guardados = {n: sys.modules.pop(n) for n in MODULOS if n in sys.modules}
-    sys.path.insert(0, str(CARPETA))
-    try:
-        yield {n: importlib.import_module(n) for n in MODULOS}
-    finally:
-        sys.path.remove(str(CARPETA))
-        for n in MODULOS:
-            sys.modules.pop(n, None)
-        sys.modules.update(guardados)
+    """Los módulos del punto de control 04, con su carpeta delante en sys.path."""
+    with modulos_del_punto(4) as modulos:
+        yield modulos
 
 
 def sin_tiempos(valor):

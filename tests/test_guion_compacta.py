@@ -14,22 +14,19 @@ de sys.modules.
 """
 import ast
 import copy
-import importlib
 import json
 import re
 import sys
 import tempfile
 
 import pytest
+from ayudas import modulos_del_punto
 
 from curso.ensayo import recetario as guiones_del_recetario
 from curso.ensayo.servidor import ServidorEnsayo
 from curso.ensayo.tokens import contar
-from curso.rutas import PUNTOS, RAIZ, RECETARIO
+from curso.rutas import RAIZ, RECETARIO
 
-CARPETA = PUNTOS / "03_compactar"
-MODULOS = ["agente", "api", "bucle", "compactar", "correr", "entorno", "guionizado", "herramientas",
-           "permisos"]
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
 TRAZA_REAL = json.loads((RAIZ / "curso" / "datos" / "traza_real.json").read_text(encoding="utf-8"))
 TOLERANCIA = 0.10  # el contador del ensayo no es el tokenizador del modelo real, y el guion no es el modelo
@@ -39,16 +36,9 @@ TIEMPO_DE_UNITTEST = re.compile(r"(Ran \d+ tests? in )\d+\.\d+s")
 
 @pytest.fixture(scope="module")
 def punto():
-    """Los módulos del punto de control 03, importados con su carpeta delante en sys.path."""
-    guardados = {n: sys.modules.pop(n) for n in MODULOS if n in sys.modules}
-    sys.path.insert(0, str(CARPETA))
-    try:
-        yield {n: importlib.import_module(n) for n in MODULOS}
-    finally:
-        sys.path.remove(str(CARPETA))
-        for n in MODULOS:
-            sys.modules.pop(n, None)
-        sys.modules.update(guardados)
+    """Los módulos del punto de control 03, con su carpeta delante en sys.path."""
+    with modulos_del_punto(3) as modulos:
+        yield modulos
 
 
 class Apuntando:

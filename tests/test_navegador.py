@@ -35,20 +35,7 @@ VENTANA_QUE_BASTA = 11776  # con esta, según la lección, cabe y la compactaci�
 
 # --- Fixtures: un servidor, un navegador, una pestaña por test ---------------------------------
 
-@pytest.fixture(scope="module")
-def servidor(tmp_path_factory):
-    """La url de un JupyterLab que sirve una carpeta temporal (los cuadernos se copian ahí)."""
-    exigir_navegador()
-    with servidor_jupyter(tmp_path_factory.mktemp("jupyter")) as (url, _proceso):
-        yield url
-
-
-@pytest.fixture(scope="module")
-def navegador():
-    exigir_navegador()
-    with abrir_navegador() as chromium:
-        yield chromium
-
+# `servidor` y `navegador` son de tests/conftest.py: uno para toda la sesión.
 
 def _captura_si_falla(request, pagina):
     """Tras el test: si ha fallado, una captura `<test>-fallo.png` para ver qué había en pantalla."""

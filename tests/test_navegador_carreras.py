@@ -35,20 +35,7 @@ PRIMERO_QUE_FALLA = re.compile(r"el primero que falla es el n\.º (\d+)\.")
 
 # --- Fixtures: un servidor, un navegador, una pestaña por test ---------------------------------
 
-@pytest.fixture(scope="module")
-def servidor(tmp_path_factory):
-    """La url de un JupyterLab que sirve una carpeta temporal (los cuadernos se copian ahí)."""
-    exigir_navegador()
-    with servidor_jupyter(tmp_path_factory.mktemp("jupyter")) as (url, _proceso):
-        yield url
-
-
-@pytest.fixture(scope="module")
-def navegador():
-    exigir_navegador()
-    with abrir_navegador() as chromium:
-        yield chromium
-
+# `servidor` y `navegador` son de tests/conftest.py: uno para toda la sesión.
 
 @pytest.fixture
 def pagina(request, navegador):

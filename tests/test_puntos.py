@@ -317,3 +317,25 @@ def test_preparar_leccion_0_crea_el_espacio_vacio(curso_falso):
 def test_preparar_sin_punto_anterior_falla_con_mensaje_claro(curso_falso):
     with pytest.raises(puntos.PuntoDeControlDesconocido, match="desde el punto de control 08"):
         puntos.preparar(9)
+
+
+def test_preparar_pone_al_dia_una_version_de_un_punto_anterior_y_respeta_la_tuya(tmp_path, monkeypatch):
+    """Quien se salta una lección tiene la versión vieja de un fichero: se pone al día (con copia).
+    Un fichero que no es de ningún punto de control es trabajo del alumno: no se toca."""
+    from curso import puntos, rutas
+    raiz = tmp_path / "checkpoints"
+    for numero, version in [(0, "v0"), (1, "v1"), (2, "v2")]:
+        carpeta = raiz / f"{numero:02d}_x"
+        carpeta.mkdir(parents=True)
+        (carpeta / "bucle.py").write_text(version)
+        (carpeta / "otro.py").write_text(version)
+    espacio = tmp_path / "espacio"
+    espacio.mkdir()
+    (espacio / "bucle.py").write_text("v0")        # de un punto de control anterior
+    (espacio / "otro.py").write_text("lo mío")     # del alumno
+    monkeypatch.setattr(rutas, "PUNTOS", raiz)
+    monkeypatch.setenv(rutas.VARIABLE_ESPACIO, str(espacio))
+    assert puntos.preparar(3) == ["bucle.py"]
+    assert (espacio / "bucle.py").read_text() == "v2"
+    assert (espacio / ".copias" / "bucle.py.antes-de-la-leccion-03").read_text() == "v0"
+    assert (espacio / "otro.py").read_text() == "lo mío"

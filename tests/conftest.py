@@ -1,0 +1,21 @@
+"""Fixtures que comparten los tests del curso: un JupyterLab y un Chromium para toda la sesión."""
+import pytest
+
+
+# --- Los tests del navegador: un JupyterLab y un Chromium para toda la sesión --------------------
+
+@pytest.fixture(scope="session")
+def servidor(tmp_path_factory):
+    """La url de un JupyterLab que sirve una carpeta temporal (los cuadernos se copian ahí)."""
+    from navegador import exigir_navegador, servidor_jupyter
+    exigir_navegador()
+    with servidor_jupyter(tmp_path_factory.mktemp("jupyter")) as (url, _proceso):
+        yield url
+
+
+@pytest.fixture(scope="session")
+def navegador():
+    from navegador import abrir_navegador, exigir_navegador
+    exigir_navegador()
+    with abrir_navegador() as chromium:
+        yield chromium
