@@ -224,7 +224,7 @@ def mover_puntero(bd, ejecucion, base, nuevo):
             "SELECT resumen_activo FROM ejecuciones WHERE id=?", (ejecucion,)
         ).fetchone()
         raise BaseObsoleta(
-            f"El resumen partió de {_nombre(base)}, pero el activo ya es {_nombre(ahora)}: "
+            f"La base de este resumen era {_nombre(base)}, pero el activo ya es {_nombre(ahora)}: "
             "vuelve a leer el activo y prepara el resumen desde él."
         )
 
