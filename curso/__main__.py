@@ -137,6 +137,11 @@ def orden_medir(args, resto):
     return ERROR_DE_USO if main is None else main(args.que)
 
 
+def orden_ejecutar(args, resto):
+    main = _funcion("curso.ejecutar", "main", "ejecutar")
+    return ERROR_DE_USO if main is None else main(args.n, sincronizar_puntos=args.sincronizar)
+
+
 def orden_probar(args, resto):
     main = _funcion("curso.probar", "main", "probar")
     return ERROR_DE_USO if main is None else main(resto)
@@ -201,6 +206,16 @@ def analizador():
                        help=f"qué medir: {', '.join(QUE_MEDIR)}")
     medir.set_defaults(hacer=orden_medir)
 
+    ejecutar = ordenes.add_parser("ejecutar", help="ejecuta cuadernos resueltos y guarda sus salidas",
+                                  description="Para quien escribe el curso: ejecuta "
+                                              "solutions/NN_*.ipynb como lo haría nbval, guarda "
+                                              "sus salidas y regenera notebooks/.")
+    ejecutar.add_argument("n", metavar="N", nargs="+", type=int, help="los números de las lecciones")
+    ejecutar.add_argument("--sincronizar", action="store_true",
+                          help="copia además los módulos que escribe al punto de control N "
+                               "(y a los siguientes que tenían la misma versión)")
+    ejecutar.set_defaults(hacer=orden_ejecutar)
+
     probar = ordenes.add_parser("probar", help="ejecuta los tests del curso",
                                 description="Ejecuta los tests del curso y de los puntos de "
                                             "control; los argumentos de más se pasan tal cual.")
@@ -214,7 +229,7 @@ def main(argv=None):
     raiz = analizador()
     args, sobrantes = raiz.parse_known_args(argv)
     if args.orden is None:
-        raiz.error("falta la orden: doctor, comparar, restaurar, generar, servidor, medir o probar")
+        raiz.error("falta la orden: doctor, comparar, restaurar, generar, ejecutar, servidor, medir o probar")
     if sobrantes and args.orden not in PASAN_ARGUMENTOS:
         raiz.error(f"argumentos que no reconozco: {' '.join(sobrantes)}")
     # Las órdenes que pasan sus argumentos reciben lo escrito tras su nombre, tal cual.

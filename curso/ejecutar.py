@@ -1,0 +1,120 @@
+"""Para quien escribe el curso: ejecuta un cuaderno resuelto y pone al día lo que sale de él.
+
+    python -m curso ejecutar 03               # ejecuta solutions/03_*.ipynb y guarda sus salidas
+    python -m curso ejecutar 03 --sincronizar # además, copia los módulos al punto de control 03
+
+Cada lección tiene una sola fuente, su cuaderno resuelto. Después de cambiarlo hay que
+(1) volver a ejecutarlo, para que sus salidas sean las que nbval comparará; (2) regenerar el
+cuaderno del alumno; y (3) si cambió algún `%%modulo`, llevar el fichero al punto de control.
+Esta orden hace las tres cosas como las haría nbval: un núcleo nuevo con la carpeta
+`solutions/` como directorio de trabajo y un espacio de trabajo nuevo y vacío.
+
+Al sincronizar, un fichero que cambia en el punto de control NN también cambia en los puntos de
+control siguientes que tenían exactamente la versión vieja (el mismo módulo, sin tocar por su
+lección); donde una lección posterior tiene su propia versión, se detiene y lo dice.
+
+El cuaderno se escribe bajo un cerrojo (`fcntl.flock` sobre `solutions/.NN.cerrojo`), el mismo
+que deben tomar quienes editen ese cuaderno a la vez, para que nadie pise el trabajo de otro.
+"""
+import contextlib
+import fcntl
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from curso import rutas
+
+SEGUNDOS_POR_CELDA = 600  # una celda que tarda más está colgada
+
+
+@contextlib.contextmanager
+def cerrojo(cuaderno):
+    """Bloquea `cuaderno` mientras dura el `with` (lo comparten todos los que lo escriben)."""
+    ruta = Path(cuaderno).with_name(f".{Path(cuaderno).name[:2]}.cerrojo")
+    with open(ruta, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def cuaderno_resuelto(n):
+    """La ruta de solutions/NN_*.ipynb."""
+    numero = int(n)
+    encontrados = sorted(rutas.SOLUCIONES.glob(f"{numero:02d}_*.ipynb"))
+    if not encontrados:
+        raise SystemExit(f"No hay ningún cuaderno resuelto {numero:02d} en solutions/.")
+    return encontrados[0]
+
+
+def ejecutar(ruta, espacio):
+    """Ejecuta el cuaderno `ruta` en un núcleo nuevo con `espacio` como espacio de trabajo."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    with cerrojo(ruta):
+        cuaderno = nbformat.read(ruta, as_version=4)
+    anterior = os.environ.get(rutas.VARIABLE_ESPACIO)
+    os.environ[rutas.VARIABLE_ESPACIO] = str(espacio)
+    try:
+        cliente = NotebookClient(cuaderno, timeout=SEGUNDOS_POR_CELDA, kernel_name="python3", record_timing=False,
+                                 resources={"metadata": {"path": str(ruta.parent)}})
+        cliente.execute()
+    finally:
+        if anterior is None:
+            os.environ.pop(rutas.VARIABLE_ESPACIO, None)
+        else:
+            os.environ[rutas.VARIABLE_ESPACIO] = anterior
+    with cerrojo(ruta):
+        nbformat.write(cuaderno, ruta)
+    return cuaderno
+
+
+def sincronizar(numero, espacio):
+    """Copia los módulos de `espacio` al punto de control `numero` y a los siguientes que
+    tenían la versión vieja. Devuelve las líneas que describen lo hecho."""
+    puntos = rutas.puntos_de_control()
+    lineas = []
+    for relativa in rutas.ficheros(espacio):
+        nuevo = (Path(espacio) / relativa).read_bytes()
+        destino = puntos[numero] / relativa
+        viejo = destino.read_bytes() if destino.exists() else None
+        if viejo == nuevo:
+            continue
+        destino.parent.mkdir(parents=True, exist_ok=True)
+        destino.write_bytes(nuevo)
+        lineas.append(f"  {destino.relative_to(rutas.RAIZ)}")
+        for siguiente in sorted(n for n in puntos if n > numero):
+            otro = puntos[siguiente] / relativa
+            actual = otro.read_bytes() if otro.exists() else None
+            if actual != viejo:
+                if actual != nuevo:
+                    lineas.append(f"    (el punto de control {siguiente:02d} tiene su propia "
+                                  f"versión de {relativa}: no se toca)")
+                break
+            otro.write_bytes(nuevo)
+            lineas.append(f"  {otro.relative_to(rutas.RAIZ)}")
+    return lineas
+
+
+def main(numeros, sincronizar_puntos=False):
+    from curso import generar
+
+    for n in numeros:
+        ruta = cuaderno_resuelto(n)
+        inicio = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="curso-ejecutar-") as tmp:
+            espacio = Path(tmp) / "espacio"
+            print(f"▶ ejecutando {ruta.relative_to(rutas.RAIZ)}...", flush=True)
+            ejecutar(ruta, espacio)
+            print(f"✔ {ruta.name} ejecutado y guardado ({time.monotonic() - inicio:.0f} s)")
+            if sincronizar_puntos:
+                cambios = sincronizar(rutas.numero_de_leccion(ruta.name), espacio)
+                print("Ficheros puestos al día:" if cambios else "Los puntos de control ya estaban al día.")
+                print("\n".join(cambios))
+        with cerrojo(ruta):
+            (rutas.CUADERNOS / ruta.name).write_text(generar.texto_del_alumno(ruta), encoding="utf-8")
+        print(f"✎ notebooks/{ruta.name} regenerado")
+    return 0
