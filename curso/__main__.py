@@ -6,14 +6,19 @@ módulo sólo cuando se usa, así que `python -m curso --ayuda` es rápido y fun
 alguna pieza opcional.
 
 Argumentos que no valen: un mensaje en español y el código de salida 2.
+
+Si quien lee la salida se va antes de que termine (`python -m curso comparar 1 | head`), la orden
+acaba sin traza, con el código 1, como recomienda la documentación de Python para SIGPIPE.
 """
 import argparse
 import importlib
+import os
 import re
 import sys
 
 PROG = "python -m curso"
 ERROR_DE_USO = 2  # lo mismo que usa argparse, y que `comparar` para un punto de control que no existe
+SALIDA_CERRADA = 1  # quien leía la salida la cerró antes de tiempo (el «head» de una tubería)
 
 # Lo que argparse escribe en inglés, en español. Sus mensajes de error vienen con la forma de
 # estas expresiones (Python 3.11 y 3.12).
@@ -237,5 +242,18 @@ def main(argv=None):
     return _codigo(args.hacer(args, resto))
 
 
+def desde_la_terminal():
+    """`main()` para `python -m curso`: si la tubería de la salida se cierra antes de tiempo,
+    se acaba en silencio en vez de con una traza de BrokenPipeError."""
+    try:
+        codigo = main()
+        sys.stdout.flush()  # dentro del try: lo que quede en el búfer también puede romperse
+    except BrokenPipeError:
+        # Lo que aún quedara por escribir va a /dev/null, para que Python no lo intente al salir.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        codigo = SALIDA_CERRADA
+    return codigo
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(desde_la_terminal())

@@ -13,6 +13,10 @@ lección con ficheros de verdad, como el punto de control, y `python -m curso co
 Si un ejercicio queda pendiente o en rojo, `comprobar` lo dice y la lección sigue con la versión
 de referencia de ese módulo (la del punto de control de la lección), sin tocar el fichero del
 alumno: un buscador de módulos (`_Referencias`) sirve esa versión a cualquier `import` del módulo.
+
+Si los casos de un ejercicio llegan al esbozo de otro (el bucle del 1.3 llama a `permitido`, que
+sigue siendo el esbozo del 1.2), lo pendiente es ese otro: `comprobar` lo dice, usa la versión de
+referencia de su módulo, como haría `comprobar` con él, y comprueba de nuevo.
 """
 import importlib
 import importlib.abc
@@ -137,12 +141,37 @@ def _buscar(id):
         return None
 
 
+def _referencias_para(e, resultado):
+    """Los ejercicios de otros módulos cuyo esbozo alcanzaron los casos de `e` y que ahora se
+    sirven con su versión de referencia (como si se hubieran comprobado pendientes)."""
+    cambiados = []
+    for otro in resultado.esperando_a:
+        b = ejercicios.REGISTRO.get(otro)
+        if b is None or not b.modulo or b.modulo == e.modulo or b.modulo in REFERENCIAS.rutas:
+            continue  # el esbozo está en el mismo módulo (o ya se usa la referencia): hay que terminarlo
+        if usar_referencia(b.modulo, b.leccion) is not None:
+            cambiados.append(b)
+    return cambiados
+
+
 def comprobar(id, objetivo=None):
     """Comprueba el ejercicio `id` ("1.2") e imprime una línea por caso, ✔ o ✘."""
     e = _buscar(id)
     if e is None:
         return
     resultado = ejercicios.evaluar(id, objetivo)
+    while resultado.solo_espera:
+        cambiados = _referencias_para(e, resultado)
+        if not cambiados:
+            break
+        uno = len(cambiados) == 1
+        modulos = ejercicios.enumerar_textos(
+            [f"{b.modulo}.py (punto de control {b.leccion:02d})" for b in cambiados])
+        print(f"{ejercicios.siguen_pendientes(b.id for b in cambiados)} y los casos del {id} llegan "
+              f"a {'su esbozo' if uno else 'sus esbozos'}: compruebo el {id} con la versión de "
+              f"referencia de {modulos}, que es la que usará el resto de la lección. "
+              f"{'Tu fichero sigue intacto' if uno else 'Tus ficheros siguen intactos'} en tu espacio.\n")
+        resultado = ejercicios.evaluar(id, objetivo)
     print(ejercicios.informe(resultado))
     if resultado.aprobado:
         if e.modulo and e.modulo in REFERENCIAS.rutas:
@@ -191,13 +220,37 @@ def preparar(leccion):
     _instalar_buscador()
     puntos.preparar(leccion)
     _olvidar()
-    pendientes = [e for e in ejercicios.cargar_registro().values()
-                  if e.modulo and e.leccion < leccion and not ejercicios.evaluar(e.id).aprobado]
-    for modulo in sorted({e.modulo for e in pendientes}):
-        if usar_referencia(modulo, leccion - 1) is not None:
-            ids = ", ".join(e.id for e in pendientes if e.modulo == modulo)
-            print(f"El ejercicio {ids} sigue pendiente: esta lección usa {modulo}.py del punto "
+    pendientes = _pendientes_antes_de(leccion)
+    modulos = sorted({e.modulo for e in pendientes},
+                     key=lambda m: min(ejercicios.clave(e.id) for e in pendientes if e.modulo == m))
+    for modulo in modulos:
+        if modulo in REFERENCIAS.rutas:
+            ids = [e.id for e in pendientes if e.modulo == modulo]
+            print(f"{ejercicios.siguen_pendientes(ids)}: esta lección usa {modulo}.py del punto "
                   f"de control {leccion - 1:02d}. Tu fichero sigue intacto en tu espacio.")
+
+
+def _pendientes_antes_de(leccion):
+    """Los ejercicios de lecciones anteriores que no pasan, con la versión de referencia de su
+    módulo ya puesta.
+
+    Uno cuyos casos solo llegan a esbozos de otros ejercicios (el bucle completo de la lección 03
+    llama a `llamadas_de`, que sigue siendo el esbozo del 1.1) se vuelve a comprobar con las
+    referencias de esos otros: si entonces pasa, no está pendiente, y su fichero se sigue usando."""
+    por_mirar = sorted((e for e in ejercicios.cargar_registro().values()
+                        if e.modulo and e.leccion < leccion), key=lambda e: ejercicios.clave(e.id))
+    pendientes = []
+    while por_mirar:
+        resultados = {e.id: ejercicios.evaluar(e.id) for e in por_mirar}
+        esperan = [e for e in por_mirar if resultados[e.id].solo_espera]
+        malos = [e for e in por_mirar if not resultados[e.id].aprobado and e not in esperan]
+        if not malos:  # solo esperan a esbozos que no se pueden cambiar por su referencia
+            malos, esperan = esperan, []
+        for modulo in dict.fromkeys(e.modulo for e in malos):
+            usar_referencia(modulo, leccion - 1)
+        pendientes += malos
+        por_mirar = esperan
+    return pendientes
 
 
 def load_ipython_extension(ip):

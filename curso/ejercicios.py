@@ -6,18 +6,29 @@ le pasa (`comprobar("2.1", tamano)`). Un caso es una función que recibe lo comp
 no cuadra, lanza `Fallo(lo que se esperaba, lo que llegó)`.
 
 `evaluar` es la parte pura: devuelve un `Resultado`. `curso.cuaderno.comprobar` lo imprime.
+
+Un caso que llega al esbozo de un ejercicio (su NotImplementedError) queda «pendiente», y la línea
+dice de qué ejercicio es ese esbozo: puede ser el de otro (el 1.3 llama a `permitido`, que sigue
+siendo el esbozo del 1.2), y entonces lo pendiente es ese otro.
+
+Lo que una comprobación crea en la carpeta temporal del sistema se borra al terminar: `evaluar`
+apunta `tempfile` a una carpeta suya mientras corre los casos, y `carpeta_temporal()` da a un caso
+una carpeta dentro de ella.
 """
 import importlib
 import importlib.util
 import pkgutil
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from curso import rutas
+from curso.generar import ejercicio_del_aviso
 
 # Una comprobación tarda menos de un segundo; si pasa de aquí, el código del alumno no termina.
 LIMITE_SEGUNDOS = 10
@@ -56,12 +67,17 @@ class Ejercicio:
 
 @dataclass
 class Linea:
-    """El resultado de un caso: "ok", "fallo", "error" o "pendiente"."""
+    """El resultado de un caso: "ok", "fallo", "error" o "pendiente".
+
+    Si está pendiente, `esbozo` es el ejercicio cuyo esbozo alcanzó el caso ("" si no se sabe) y
+    `donde`, la función y el fichero de ese esbozo ("permitido() de permisos.py")."""
     caso: str
     estado: str
     esperado: object = None
     obtenido: object = None
     detalle: str = ""
+    esbozo: str = ""
+    donde: str = ""
 
 
 @dataclass
@@ -76,7 +92,54 @@ class Resultado:
 
     @property
     def pendiente(self):
+        """Algún caso llegó a un esbozo, de este ejercicio o de otro."""
         return any(l.estado == "pendiente" for l in self.lineas)
+
+    @property
+    def pendiente_propio(self):
+        """Algún caso llegó al esbozo de este mismo ejercicio."""
+        return any(l.estado == "pendiente" and l.esbozo == self.ejercicio for l in self.lineas)
+
+    @property
+    def esperando_a(self):
+        """Los otros ejercicios cuyo esbozo alcanzaron los casos, en orden ("1.1", "1.2")."""
+        return ordenados({l.esbozo for l in self.lineas
+                          if l.estado == "pendiente" and l.esbozo != self.ejercicio})
+
+    @property
+    def solo_espera(self):
+        """Ningún caso falla ni es de este esbozo: lo que queda depende de otros ejercicios."""
+        return (not self.problema and bool(self.esperando_a)
+                and all(l.estado == "ok" or (l.estado == "pendiente" and l.esbozo != self.ejercicio)
+                        for l in self.lineas))
+
+
+def clave(id):
+    """Para ordenar números de ejercicio: "1.10" va después de "1.9"."""
+    return tuple(int(p) if p.isdigit() else 0 for p in str(id).split("."))
+
+
+def ordenados(ids):
+    return sorted((i for i in ids if i), key=clave)
+
+
+def enumerar_textos(textos):
+    """ "a", "a y b", "a, b y c": una lista como se dice en castellano."""
+    textos = list(textos)
+    return textos[0] if len(textos) == 1 else ", ".join(textos[:-1]) + " y " + textos[-1]
+
+
+def enumerar(ids):
+    """ "3.2", "3.2 y 3.3", "3.1, 3.2 y 3.3": los números de ejercicio, en orden."""
+    return enumerar_textos(ordenados(ids))
+
+
+def siguen_pendientes(ids):
+    """ "El ejercicio 3.2 sigue pendiente" o "Los ejercicios 3.2 y 3.3 siguen pendientes"."""
+    ids = ordenados(ids)
+    if len(ids) == 1:
+        return f"El ejercicio {ids[0]} sigue pendiente"
+    return f"Los ejercicios {enumerar(ids)} siguen pendientes"
 
 
 REGISTRO = {}
@@ -107,7 +170,7 @@ def buscar(id):
     """El ejercicio `id`, o un KeyError con la lista de los que hay."""
     registro = cargar_registro()
     if id not in registro:
-        lista = ", ".join(sorted(registro, key=lambda x: [int(p) for p in x.split(".")]))
+        lista = ", ".join(ordenados(registro))
         raise KeyError(f"No hay ningún ejercicio «{id}». Los que hay: {lista}.")
     return registro[id]
 
@@ -181,6 +244,76 @@ def objetivo_del_espacio(e, espacio):
     return getattr(modulo, e.nombre), ""
 
 
+# ---------------------------------------------------------------- los esbozos alcanzados
+
+
+def esbozo_alcanzado(exc):
+    """El NotImplementedError de `exc` o de las excepciones que la causaron, o None.
+
+    Un caso que espera otra excepción (`except Exception: raise Fallo(...)`) y recibe la del
+    esbozo la envuelve: sigue siendo un caso pendiente, no un fallo."""
+    vistas = set()
+    while exc is not None and id(exc) not in vistas:
+        if isinstance(exc, NotImplementedError):
+            return exc
+        vistas.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def de_donde(exc):
+    """(función, fichero) de donde se lanzó `exc`: el último marco de su traza."""
+    tb = exc.__traceback__
+    if tb is None:
+        return "", ""
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    codigo = tb.tb_frame.f_code
+    return codigo.co_name, Path(codigo.co_filename).name
+
+
+def linea_pendiente(e, caso, esbozo):
+    """La línea de un caso que llegó al NotImplementedError `esbozo` cuando se comprobaba `e`."""
+    funcion, fichero = de_donde(esbozo)
+    numero = ejercicio_del_aviso(esbozo)
+    if numero is None and (e.modulo is None or fichero == f"{e.modulo}.py"):
+        numero = e.id  # un NotImplementedError sin aviso en su propio código: su esbozo
+    donde = f"{funcion}() de {fichero}" if funcion and fichero.endswith(".py") else f"{funcion}()"
+    return Linea(caso, "pendiente", detalle=str(esbozo), esbozo=numero or "", donde=donde)
+
+
+# ---------------------------------------------------------------- la carpeta temporal
+
+
+_carpeta_de_la_comprobacion = []  # la de la comprobación en curso (una pila, por si se anidan)
+
+
+@contextmanager
+def sin_dejar_temporales():
+    """Mientras dura el bloque, `tempfile` crea todo en una carpeta propia; al salir se borra.
+
+    Así una comprobación deja la carpeta temporal del sistema como la encontró, aunque sus casos
+    (o el código del alumno) creen carpetas y bases de datos allí."""
+    carpeta = tempfile.mkdtemp(prefix="curso-comprobar-")
+    anterior = tempfile.tempdir
+    tempfile.tempdir = carpeta
+    _carpeta_de_la_comprobacion.append(carpeta)
+    try:
+        yield Path(carpeta)
+    finally:
+        _carpeta_de_la_comprobacion.pop()
+        tempfile.tempdir = anterior
+        shutil.rmtree(carpeta, ignore_errors=True)
+
+
+def carpeta_temporal(prefijo="ejercicio-"):
+    """Una carpeta nueva para un caso; se borra al terminar la comprobación.
+
+    Fuera de una comprobación (un test que llama a un caso a mano) es una carpeta temporal normal:
+    borrarla es cosa de quien llama."""
+    return Path(tempfile.mkdtemp(prefix=prefijo))
+
+
 def describir(exc):
     """Una excepción en una línea: tipo, mensaje y, si es de sintaxis, la línea."""
     if isinstance(exc, SyntaxError):
@@ -189,8 +322,15 @@ def describir(exc):
 
 
 def evaluar(id, objetivo=None, espacio=None):
-    """Corre los casos del ejercicio `id` contra `objetivo` (o el módulo del espacio)."""
+    """Corre los casos del ejercicio `id` contra `objetivo` (o el módulo del espacio), sin dejar
+    nada en la carpeta temporal del sistema."""
     e = buscar(id)
+    with sin_dejar_temporales():
+        return _evaluar(e, objetivo, espacio)
+
+
+def _evaluar(e, objetivo, espacio):
+    id = e.id
     resultado = Resultado(id)
     if objetivo is None:
         if e.modulo is None:
@@ -203,12 +343,14 @@ def evaluar(id, objetivo=None, espacio=None):
         try:
             with con_limite(LIMITE_SEGUNDOS):
                 caso.prueba(objetivo)
-        except NotImplementedError as exc:
-            resultado.lineas.append(Linea(caso.descripcion, "pendiente", detalle=str(exc)))
-        except Fallo as f:
-            resultado.lineas.append(Linea(caso.descripcion, "fallo", f.esperado, f.obtenido, f.nota))
         except Exception as exc:  # noqa: BLE001 - un error del alumno es un caso en rojo
-            resultado.lineas.append(Linea(caso.descripcion, "error", detalle=describir(exc)))
+            esbozo = esbozo_alcanzado(exc)
+            if esbozo is not None:
+                resultado.lineas.append(linea_pendiente(e, caso.descripcion, esbozo))
+            elif isinstance(exc, Fallo):
+                resultado.lineas.append(Linea(caso.descripcion, "fallo", exc.esperado, exc.obtenido, exc.nota))
+            else:
+                resultado.lineas.append(Linea(caso.descripcion, "error", detalle=describir(exc)))
         else:
             resultado.lineas.append(Linea(caso.descripcion, "ok"))
     return resultado
@@ -230,7 +372,7 @@ def informe(resultado):
         if l.estado == "ok":
             lineas.append(f"  ✔ {l.caso}")
         elif l.estado == "pendiente":
-            lineas.append(f"  · {l.caso}: pendiente (la función todavía es el esbozo)")
+            lineas.append(f"  · {l.caso}: pendiente ({por_que_pendiente(e, l)})")
         elif l.estado == "error":
             lineas.append(f"  ✘ {l.caso}\n      lanzó {l.detalle}")
         else:
@@ -241,12 +383,37 @@ def informe(resultado):
     total = len(resultado.lineas)
     if resultado.aprobado:
         lineas.append(f"Ejercicio {e.id}: {buenos}/{total} ✔ Hecho.")
-    elif resultado.pendiente:
+    elif resultado.pendiente_propio:
         lineas.append(f"Ejercicio {e.id}: pendiente. Escribe tu código donde dice "
                       f"«Tu código aquí», ejecuta la celda y vuelve a comprobar.")
+    elif resultado.solo_espera:
+        quedan = ("ningún caso se puede comprobar todavía" if buenos == 0 else
+                  f"{buenos}/{total} ✔, y los otros {total - buenos} no se pueden comprobar todavía")
+        lineas.append(f"Ejercicio {e.id}: {quedan}. {a_que_espera(resultado)}")
     else:
         lineas.append(f"Ejercicio {e.id}: {buenos}/{total} ✔. Si te atascas: pista(\"{e.id}\").")
+        if resultado.esperando_a:
+            lineas.append(a_que_espera(resultado))
     return "\n".join(lineas)
+
+
+def por_que_pendiente(e, linea):
+    """El paréntesis de una línea pendiente: qué esbozo alcanzó el caso, y de qué ejercicio es."""
+    if linea.esbozo == e.id:
+        return f"{linea.donde} todavía es el esbozo"
+    if linea.esbozo:
+        return f"llega a {linea.donde}, que todavía es el esbozo del ejercicio {linea.esbozo}"
+    return f"llega a {linea.donde}, que lanza NotImplementedError"
+
+
+def a_que_espera(resultado):
+    """La frase que dice qué otros ejercicios hay que terminar antes, y dónde están sus esbozos."""
+    donde = sorted({l.donde for l in resultado.lineas
+                       if l.estado == "pendiente" and l.esbozo in resultado.esperando_a})
+    ids = resultado.esperando_a
+    lo = "lo" if len(ids) == 1 else "los"
+    return (f"{siguen_pendientes(ids)} ({enumerar_textos(donde)}): termína{lo}, ejecuta su celda y "
+            f"vuelve a comprobar el {resultado.ejercicio}.")
 
 
 def celda_resuelta(id):

@@ -27,6 +27,17 @@ INICIO = "# BEGIN SOLUCIÓN"
 FIN = "# END SOLUCIÓN"
 DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)\s*\(")
 
+# El mensaje del NotImplementedError de un esbozo. Empieza por el número de su ejercicio para que
+# `comprobar` sepa cuál está pendiente aunque lo alcance el código de otro ejercicio.
+AVISO = "Ejercicio {numero} pendiente: completa {funcion}() en su celda, ejecútala y comprueba con comprobar(\"{numero}\")."
+EJERCICIO_DEL_AVISO = re.compile(r"^Ejercicio (\d+(?:\.\d+)+) pendiente:")
+
+
+def ejercicio_del_aviso(mensaje):
+    """El número de ejercicio ("1.2") del mensaje de un esbozo, o None si no es uno."""
+    encontrado = EJERCICIO_DEL_AVISO.match(str(mensaje))
+    return encontrado.group(1) if encontrado else None
+
 
 class ErrorDeRegion(ValueError):
     """Una región de solución mal puesta: sin cerrar, fuera de una función o sin ejercicio."""
@@ -60,8 +71,7 @@ def esbozo(fuente, ejercicio):
             if not numero:
                 raise ErrorDeRegion(f"la celda tiene una región de solución en {funcion[1]}() pero "
                                     'no dice qué ejercicio es (metadatos {"curso": {"ejercicio": "N.M"}})')
-            aviso = (f"Ejercicio {numero} pendiente: completa {funcion[1]}() en su celda, "
-                     f"ejecútala y comprueba con comprobar(\"{numero}\").")
+            aviso = AVISO.format(numero=numero, funcion=funcion[1])
             salida += [f"{sangria}# Tu código aquí (ejercicio {numero}).",
                        f"{sangria}raise NotImplementedError({aviso!r})"]
             dentro = numero

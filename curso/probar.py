@@ -9,7 +9,12 @@ Corre, cada parte en su propio proceso de pytest y con un espacio de trabajo tem
 4. los cuadernos del alumno con `--nbval-lax` (sólo que corran sin errores).
 
 Las partes corren de dos en dos; al final, la salida de cada una, una línea por parte y el
-total. Devuelve 0 sólo si todo pasa.
+total. Devuelve 0 solo si todo pasa.
+
+Los tests dejan la carpeta temporal del sistema como la encontraron. Para comprobarlo, cada parte
+corre con su propia carpeta temporal (la variable TMPDIR, que respetan Python, SQLite, Jupyter y
+Chromium) y, al terminar, esa carpeta tiene que estar vacía: si queda algo, la parte falla y dice
+qué quedó. Así ninguna fuga nueva pasa sin que se vea.
 """
 import os
 import re
@@ -18,6 +23,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from curso import rutas
 
@@ -50,18 +56,52 @@ def cuenta(salida, clave):
     return int(m.group(1)) if m else 0
 
 
+FUGA = 3  # el código de una parte cuyos tests pasan pero dejan algo en la carpeta temporal
+MOSTRAR_COMO_MUCHO = 20  # de lo que queda en la carpeta temporal, lo que se enseña
+
+
+def lo_que_queda(carpeta):
+    """Lo que hay dentro de `carpeta`, con rutas relativas: lo de primer nivel y, de cada carpeta,
+    hasta tres de sus entradas (para saber de quién es)."""
+    carpeta = Path(carpeta)
+    lineas = []
+    for entrada in sorted(carpeta.iterdir()):
+        lineas.append(entrada.name + ("/" if entrada.is_dir() and not entrada.is_symlink() else ""))
+        if entrada.is_dir() and not entrada.is_symlink():
+            dentro = sorted(p.relative_to(carpeta).as_posix() for p in entrada.iterdir())
+            lineas += [f"  {p}" for p in dentro[:3]] + ([f"  … y {len(dentro) - 3} más"] if len(dentro) > 3 else [])
+    return lineas
+
+
+def informe_de_fuga(nombre, quedan):
+    """El texto que dice qué dejó una parte en su carpeta temporal."""
+    mostradas = quedan[:MOSTRAR_COMO_MUCHO]
+    resto = len(quedan) - len(mostradas)
+    return (f"✘ {nombre} dejó esto en la carpeta temporal (TMPDIR), que debía quedar vacía:\n"
+            + "\n".join(f"    {linea}" for linea in mostradas)
+            + (f"\n    … y {resto} líneas más" if resto else "") + "\n")
+
+
 def correr(nombre, argumentos, extra):
-    """Corre una parte en su propio pytest y con su propio espacio temporal: (salida, código, s)."""
-    with tempfile.TemporaryDirectory(prefix="curso-probar-") as tmp:
-        entorno = dict(os.environ, CURSO_ESPACIO=os.path.join(tmp, "espacio"))
+    """Corre una parte en su propio pytest, con su propio espacio y su propia carpeta temporal.
+
+    Devuelve (salida, código, segundos, lo que quedó en la carpeta temporal). Si los tests pasan
+    pero dejan algo allí, el código es FUGA."""
+    with tempfile.TemporaryDirectory(prefix="curso-probar-", ignore_cleanup_errors=True) as tmp:
+        temporal = os.path.join(tmp, "temporal")
+        os.mkdir(temporal)
+        entorno = dict(os.environ, CURSO_ESPACIO=os.path.join(tmp, "espacio"), TMPDIR=temporal)
         orden = [sys.executable, "-m", "pytest", "-q", *argumentos, *extra]
         print(f"▶ empieza {nombre}", flush=True)
         t = time.monotonic()
         hecho = subprocess.run(orden, cwd=rutas.RAIZ, env=entorno, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
         segundos = time.monotonic() - t
-    print(f"{'✔' if hecho.returncode == 0 else '✘'} termina {nombre} ({segundos:.0f} s)", flush=True)
-    return f"=== {nombre}: {' '.join(orden[1:])}\n{hecho.stdout}", hecho.returncode, segundos
+        quedan = lo_que_queda(temporal)  # apuntado; al salir del with se borra con el resto
+    salida = f"=== {nombre}: {' '.join(orden[1:])}\n{hecho.stdout}"
+    codigo = hecho.returncode or (FUGA if quedan else 0)
+    print(f"{'✔' if codigo == 0 else '✘'} termina {nombre} ({segundos:.0f} s)", flush=True)
+    return salida, codigo, segundos, quedan
 
 
 def main(argv=None):
@@ -73,15 +113,23 @@ def main(argv=None):
     print(f"{len(lista)} partes, {a_la_vez} a la vez:", flush=True)
     with ThreadPoolExecutor(max_workers=a_la_vez) as grupo:
         hechas = list(grupo.map(lambda parte: correr(*parte, extra), lista))
-    filas, pasan_total, fallan_total = [], 0, 0
-    for (nombre, _), (salida, codigo, segundos) in zip(lista, hechas):
-        print("\n" + salida, end="")
+    filas, pasan_total, fallan_total, con_fugas = [], 0, 0, []
+    for (nombre, _), (salida, codigo, segundos, quedan) in zip(lista, hechas):
+        print("\n" + salida + (informe_de_fuga(nombre, quedan) if quedan else ""), end="")
         pasan = cuenta(salida, "passed")
         fallan = cuenta(salida, "failed") + cuenta(salida, "error")
         pasan_total, fallan_total = pasan_total + pasan, fallan_total + fallan
-        filas.append(f"{'✔' if codigo == 0 else '✘'} {nombre}: {pasan} pasan, {fallan} fallan ({segundos:.0f} s)")
+        entradas = sum(1 for q in quedan if not q.startswith(" "))
+        fuga = f"; deja {entradas} {'cosa' if entradas == 1 else 'cosas'} en la carpeta temporal" if quedan else ""
+        filas.append(f"{'✔' if codigo == 0 else '✘'} {nombre}: {pasan} pasan, {fallan} fallan{fuga} ({segundos:.0f} s)")
+        if quedan:
+            con_fugas.append(nombre)
     print("\n=== Resumen")
     print("\n".join(filas))
     print(f"Tiempo total: {time.monotonic() - inicio:.0f} s")
+    if con_fugas:
+        print(f"La carpeta temporal no queda como estaba: mira lo que dejó {', '.join(con_fugas)} (arriba).")
+    else:
+        print("La carpeta temporal queda como estaba: ninguna parte dejó nada en ella.")
     print(f"{pasan_total} passed, {fallan_total} failed")
-    return 0 if all(codigo == 0 for _, codigo, _ in hechas) else 1
+    return 0 if all(codigo == 0 for _, codigo, _, _ in hechas) else 1

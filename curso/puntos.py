@@ -6,19 +6,27 @@ alumno tal como queda al terminar la lección NN; la lección NN empieza desde e
 Tres órdenes, que también se usan desde Python (los cuadernos llaman a `restaurar(0)` o
 `preparar(3)`):
 
-- `comparar(n)`: qué ficheros de tu espacio difieren del punto de control n, y cómo (un diff
-  unificado por fichero). Devuelve 0 si coinciden y 1 si no, como `diff`.
+- `comparar(n)`: una línea por fichero (igual, cambiado, falta o sobra) y un diff unificado
+  de cada uno cambiado. Devuelve 0 si coinciden y 1 si no, como `diff`.
 - `restaurar(n)`: pone en tu espacio el punto de control n. Si ya había trabajo, primero lo
   mueve entero a una copia con fecha al lado (`mi_agente.copia-20261202-113005`): nunca se
   pierde nada.
 - `preparar(n)`: deja tu espacio listo para la lección n, copiando del punto de control n-1
-  sólo los ficheros que falten (nunca sobrescribe uno tuyo).
+  solo los ficheros que falten (nunca sobrescribe uno tuyo).
 
 Un número que no es de ningún punto de control no toca nada: se listan los que hay y se
 devuelve 2. Las partes puras (`resumen_diferencias`, `diff_de`, `nombre_de_copia`) no leen
 ni escriben el disco, para poder probarlas por separado.
+
+`restaurar` y `preparar` cambian tu espacio con un cerrojo (`fcntl.flock` sobre el fichero
+`.mi_agente.cerrojo`, al lado del espacio, que solo existe mientras dura la orden): si se
+ejecutan dos a la vez, la segunda espera a que acabe la primera, y lo que cada una dice de tu
+trabajo es verdad.
 """
+import contextlib
 import difflib
+import fcntl
+import os
 import shutil
 import sys
 import tempfile
@@ -46,14 +54,32 @@ class PuntoDeControlDesconocido(ValueError):
 # ---------------------------------------------------------------- qué punto de control es
 
 
+# Ningún punto de control tiene un número tan largo. Mirarlo antes de convertir evita el límite
+# de Python para pasar textos larguísimos a int (4300 cifras), que lanzaría un ValueError en inglés.
+CIFRAS_COMO_MUCHO = 6
+
+
 def _como_numero(n):
-    """El entero que representa `n` (3, "3", "03"), o None si no es un número natural."""
+    """El entero que representa `n` (3, "3", "03"), o None si no es el número de ningún punto
+    de control posible (negativo, no entero, o de más de CIFRAS_COMO_MUCHO cifras)."""
     if isinstance(n, bool):
         return None
     if isinstance(n, int):
-        return n if n >= 0 else None
+        return n if 0 <= n < 10 ** CIFRAS_COMO_MUCHO else None
     texto = str(n).strip()
-    return int(texto) if texto.isascii() and texto.isdigit() else None
+    if not (texto.isascii() and texto.isdigit()):
+        return None
+    texto = texto.lstrip("0") or "0"
+    return int(texto) if len(texto) <= CIFRAS_COMO_MUCHO else None
+
+
+def _como_se_escribio(n, ancho=20):
+    """`n` para repetirlo en un mensaje, recortado si es muy largo (un int enorme no se puede ni
+    pasar a texto)."""
+    if isinstance(n, int) and not isinstance(n, bool) and abs(n) >= 10 ** ancho:
+        return f"un número de más de {ancho} cifras"
+    texto = str(n)
+    return texto if len(texto) <= ancho else f"{texto[:ancho]}… ({len(texto)} caracteres)"
 
 
 def lista_de_puntos():
@@ -73,7 +99,7 @@ def punto_de_control(n, orden="comparar"):
     numero = _como_numero(n)
     puntos = rutas.puntos_de_control()
     if numero is None or numero not in puntos:
-        mensaje = [f"No hay ningún punto de control «{n}»."] + lista_de_puntos()
+        mensaje = [f"No hay ningún punto de control «{_como_se_escribio(n)}»."] + lista_de_puntos()
         if puntos:
             mensaje.append(f"Usa su número, por ejemplo: python -m curso {orden} "
                            f"{min(puntos):02d}")
@@ -131,21 +157,24 @@ SOBRA = "sobra"
 class Fila:
     """Cómo está un fichero de tu espacio respecto al punto de control."""
     ruta: str
-    estado: str            # IGUAL, CAMBIADO, FALTA (no está en tu espacio) o SOBRA (sólo en tu espacio)
+    estado: str            # IGUAL, CAMBIADO, FALTA (no está en tu espacio) o SOBRA (solo en tu espacio)
     anadidas: int = 0      # líneas que tu espacio tiene y el punto de control no
     quitadas: int = 0      # líneas que el punto de control tiene y tu espacio no
     binario: bool = False
 
     def texto(self):
-        if self.estado == IGUAL:
-            return "igual"
-        if self.estado == FALTA:
-            return "falta en tu espacio"
-        if self.estado == SOBRA:
-            return "sólo en tu espacio"
+        """La palabra de su estado, la misma que dicen el README y la lección 00; si cambió,
+        cuántas líneas (o que es binario)."""
+        if self.estado != CAMBIADO:
+            return self.estado
         if self.binario:
             return "cambiado (binario)"
         return f"cambiado (+{self.anadidas} \u2212{self.quitadas})"
+
+
+# Lo que quiere decir cada palabra que no se explica sola, para decirlo una vez bajo la tabla.
+SIGNIFICADO = {FALTA: "falta: está en el punto de control y no en tu espacio",
+               SOBRA: "sobra: está en tu espacio y no en el punto de control"}
 
 
 def _lineas_cambiadas(antes, despues):
@@ -219,6 +248,9 @@ def comparar(n):
     ancho = max((len(fila.ruta) for fila in filas), default=0)
     for fila in filas:
         print(f"  {fila.ruta:<{ancho}}  {fila.texto()}")
+    significados = [SIGNIFICADO[e] for e in (FALTA, SOBRA) if any(f.estado == e for f in filas)]
+    if significados:
+        print(f"  ({'; '.join(significados)})")
 
     for fila in filas:
         if fila.estado == CAMBIADO:
@@ -267,6 +299,48 @@ def _copiar(origen, destino, relativas):
         shutil.copyfile(origen / relativa, destino / relativa)
 
 
+def ruta_del_cerrojo(espacio):
+    """El fichero del cerrojo de `espacio`: oculto, a su lado (el espacio entero se mueve al
+    restaurar, así que no puede estar dentro)."""
+    espacio = Path(espacio)
+    return espacio.with_name(f".{espacio.name}.cerrojo")
+
+
+@contextlib.contextmanager
+def cerrojo_del_espacio(espacio, orden):
+    """Solo una orden a la vez cambia `espacio`; la que llega segunda espera, y lo dice.
+
+    El fichero del cerrojo se borra al terminar, para no dejar nada al lado de tu espacio. Por
+    eso, quien consigue el cerrojo mira que su fichero sigue siendo el que está en la ruta: si
+    otro lo borró mientras esperaba, lo que tiene es el cerrojo de un fichero que ya no existe, y
+    vuelve a empezar."""
+    ruta = ruta_del_cerrojo(espacio)
+    ruta.parent.mkdir(parents=True, exist_ok=True)
+    avisado = False
+    while True:
+        fichero = open(ruta, "a")
+        try:
+            fcntl.flock(fichero, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not avisado:
+                print(f"Otra orden está cambiando tu espacio ({_mostrar(espacio)}); {orden} espera "
+                      "a que termine.", file=sys.stderr, flush=True)
+                avisado = True
+            fcntl.flock(fichero, fcntl.LOCK_EX)
+        try:
+            sigue = os.stat(ruta).st_ino == os.fstat(fichero.fileno()).st_ino
+        except FileNotFoundError:
+            sigue = False
+        if sigue:
+            break
+        fichero.close()
+    try:
+        yield
+    finally:
+        ruta.unlink(missing_ok=True)  # antes de soltarlo: nadie más puede estar usándolo
+        fichero.close()  # cerrar suelta el cerrojo
+
+
 def restaurar(n):
     """Pone en tu espacio el código del punto de control `n`. Si tu espacio tenía algo, antes lo
     mueve entero a una copia al lado y dice dónde. 0 si todo fue bien; 1 si no se pudo poner a
@@ -278,21 +352,41 @@ def restaurar(n):
         return ARGUMENTO_INVALIDO
 
     espacio = rutas.espacio()
+    try:
+        with cerrojo_del_espacio(espacio, "restaurar"):
+            return _restaurar(carpeta, espacio)
+    except OSError as error:  # el cerrojo no se pudo crear: nada se ha movido ni copiado
+        print(f"No he podido tomar el cerrojo de tu espacio ({_mostrar(ruta_del_cerrojo(espacio))}): "
+              f"{error.strerror or error}. No he tocado nada.", file=sys.stderr)
+        return NO_SE_PUDO
+
+
+def _restaurar(carpeta, espacio):
+    """Restaurar, ya con el cerrojo: nadie más mueve ni cambia el espacio mientras tanto."""
+    copia = None
     if _tiene_trabajo(espacio):
         copia = nombre_de_copia(espacio, datetime.now())
         try:
             espacio.rename(copia)
         except OSError as error:
+            sigue = ("tu trabajo sigue donde estaba" if _tiene_trabajo(espacio) else
+                     f"tu espacio ya no está en {_mostrar(espacio)}: algo lo ha movido o borrado "
+                     "mientras tanto (busca sus copias al lado)")
             print(f"No he podido mover tu espacio ({_mostrar(espacio)}) a {_mostrar(copia)}: "
-                  f"{error.strerror or error}.\nNo he copiado nada: tu trabajo sigue donde "
-                  f"estaba. Cierra lo que lo esté usando o muévelo tú a otro sitio y repite.",
-                  file=sys.stderr)
+                  f"{error.strerror or error}.\nNo he copiado nada: {sigue}. Cierra lo que lo "
+                  f"esté usando o muévelo tú a otro sitio y repite.", file=sys.stderr)
             return NO_SE_PUDO
         print(f"Tu trabajo anterior está a salvo en la carpeta {copia.name}, junto a tu espacio.")
 
-    espacio.mkdir(parents=True, exist_ok=True)
     relativas = rutas.ficheros(carpeta)
-    _copiar(carpeta, espacio, relativas)
+    try:
+        espacio.mkdir(parents=True, exist_ok=True)
+        _copiar(carpeta, espacio, relativas)
+    except OSError as error:
+        a_salvo = f" Tu trabajo anterior sigue a salvo en {copia.name}." if copia else ""
+        print(f"No he podido copiar el punto de control {carpeta.name} en tu espacio: "
+              f"{error.strerror or error}.{a_salvo}", file=sys.stderr)
+        return NO_SE_PUDO
     cuantos = "1 fichero" if len(relativas) == 1 else f"{len(relativas)} ficheros"
     print(f"Restaurado el punto de control {carpeta.name} en tu espacio ({cuantos}).")
     return COINCIDEN
@@ -309,8 +403,14 @@ def preparar(n):
     lista de los copiados y puestos al día."""
     numero = _como_numero(n)
     if numero is None:
-        raise PuntoDeControlDesconocido(f"«{n}» no es un número de lección.")
+        raise PuntoDeControlDesconocido(f"«{_como_se_escribio(n)}» no es un número de lección.")
     espacio = rutas.espacio()
+    with cerrojo_del_espacio(espacio, "preparar"):
+        return _preparar(numero, espacio)
+
+
+def _preparar(numero, espacio):
+    """Preparar, ya con el cerrojo."""
     if espacio.exists() and not espacio.is_dir():
         raise NotADirectoryError(f"Tu espacio ({_mostrar(espacio)}) es un fichero, no una "
                                  "carpeta. Muévelo o bórralo tú y vuelve a ejecutar esta celda.")

@@ -4,6 +4,7 @@ ante argumentos que no valen, y nada tocado cuando se rechaza una orden.
 El espacio del alumno es siempre uno temporal (`CURSO_ESPACIO`), nunca el de verdad.
 """
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -117,6 +118,79 @@ def test_las_ordenes_de_puntos_llegan_a_su_funcion(tmp_path, monkeypatch, capsys
     (tmp_path / "mi_agente" / "bucle.py").write_text("x = 2\n", encoding="utf-8")
     assert cli.main(["comparar", "1"]) == 1
     assert "+x = 2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("orden", ["comparar", "restaurar"])
+def test_un_numero_de_5000_cifras_sale_con_2_y_en_espanol(espacio, orden):
+    antes = foto(espacio.parent)
+    r = curso(orden, "1" * 5000, espacio=espacio)
+    assert r.returncode == ERROR_DE_USO
+    assert "Traceback" not in r.stderr
+    assert r.stderr.startswith("No hay ningún punto de control «1111")
+    assert len(r.stderr) < 2000, "el mensaje repite las 5000 cifras"
+    assert foto(espacio.parent) == antes
+
+
+def test_comparar_en_una_tuberia_que_se_cierra_acaba_sin_traza(espacio):
+    """`python -m curso comparar 1 | head`: quien lee se va tras la primera línea."""
+    # Un diff mucho mayor que el búfer de una tubería (64 KiB): comparar sigue escribiendo
+    # después de que se cierre.
+    (espacio / "bucle.py").write_text("".join(f"x{i} = {i}\n" for i in range(20000)), encoding="utf-8")
+    entorno = {**os.environ, rutas.VARIABLE_ESPACIO: str(espacio)}
+    proceso = subprocess.Popen([sys.executable, "-m", "curso", "comparar", "1"], cwd=rutas.RAIZ,
+                               env=entorno, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proceso.stdout.readline().startswith("Tu espacio")
+    proceso.stdout.close()
+    error = proceso.stderr.read()
+    proceso.stderr.close()
+    assert proceso.wait(timeout=60) == cli.SALIDA_CERRADA
+    assert error == ""  # ni «Traceback», ni BrokenPipeError, ni «Exception ignored»
+
+
+LANZADOR = """
+import sys, time
+from pathlib import Path
+from curso.__main__ import main
+listo, salida = Path(sys.argv[1]), Path(sys.argv[2])
+listo.touch()
+while not salida.exists():  # todos a la vez: cuando el test crea la señal
+    time.sleep(0.001)
+sys.exit(main(["restaurar", "1"]))
+"""
+
+
+def test_varios_restaurar_a_la_vez_dicen_la_verdad(espacio, tmp_path_factory):
+    """Procesos de verdad que restauran el mismo espacio a la vez: ninguno falla ni dice algo
+    falso, cada uno deja a salvo lo que había, y nada queda a medias."""
+    veces = 6
+    trabajo = foto(espacio)
+    codigo = {p: p.read_bytes() for p in (rutas.puntos_de_control()[1]).glob("*.py")}
+    senales = tmp_path_factory.mktemp("senales")  # no al lado del espacio: allí se mira qué queda
+    entorno = {**os.environ, rutas.VARIABLE_ESPACIO: str(espacio)}
+    procesos = [subprocess.Popen([sys.executable, "-c", LANZADOR, str(senales / f"listo-{i}"),
+                                  str(senales / "ya")], cwd=rutas.RAIZ, env=entorno,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for i in range(veces)]
+    while len(list(senales.glob("listo-*"))) < veces:
+        assert all(p.poll() is None for p in procesos), "un proceso terminó antes de empezar"
+    (senales / "ya").touch()
+    salidas = [(p.wait(timeout=120), *p.communicate()) for p in procesos]
+
+    for codigo_de_salida, salida, error in salidas:
+        assert "Traceback" not in error, error
+        assert codigo_de_salida == 0, salida + error
+    copias = sorted(espacio.parent.glob(espacio.name + ".copia-*"))
+    dichas = [c for _, salida, _ in salidas for c in re.findall(r"a salvo en la carpeta (\S+),", salida)]
+    assert sorted(dichas) == [c.name for c in copias]  # cada copia la anuncia uno, y existe
+    assert [foto(c) for c in copias].count(trabajo) == 1  # el trabajo de verdad, entero, una vez
+    restaurado = {p.name: b for p, b in codigo.items()}
+    for carpeta in [espacio] + [c for c in copias if foto(c) != trabajo]:
+        # lo demás es el punto de control entero: nadie movió (ni dejó) un espacio a medias
+        assert {p.name: p.read_bytes() for p in carpeta.glob("*.py")} == restaurado, carpeta.name
+    # Con el cerrojo, uno detrás de otro: cada uno encuentra lo que dejó el anterior y lo guarda.
+    assert len(copias) == veces, "\n".join(salida + error for _, salida, error in salidas)
+    assert sorted(p.name for p in espacio.parent.iterdir()) == sorted(
+        [espacio.name] + [c.name for c in copias]), "quedó el cerrojo u otra cosa al lado del espacio"
 
 
 def test_servidor_y_probar_pasan_sus_argumentos_tal_cual(monkeypatch):

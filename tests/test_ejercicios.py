@@ -2,14 +2,29 @@
 
 Como hace rustlings con cada ejercicio: si una comprobación pasara también con el esbozo, no
 comprobaría nada. La solución y el esbozo salen de la misma celda del cuaderno resuelto.
+
+Por las dos caras, además, la comprobación deja la carpeta temporal como estaba. Y cuando los
+casos de un ejercicio llegan al esbozo de otro, lo que se dice pendiente es ese otro.
 """
 import shutil
+import sys
+import tempfile
 
 import pytest
 
 from curso import cuaderno, ejercicios, generar, rutas
 
 REGISTRO = ejercicios.cargar_registro()
+
+
+@pytest.fixture
+def temporal_vigilado(tmp_path, monkeypatch):
+    """La carpeta temporal del sistema, para `tempfile`, es una nueva y vacía: al terminar, lo que
+    haya dentro lo dejó la comprobación."""
+    carpeta = tmp_path / "temporal"
+    carpeta.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(carpeta))
+    return carpeta
 
 
 def fuente_de_la_celda(celda):
@@ -35,19 +50,29 @@ def evaluar_con(id, fuente, tmp_path):
         ejercicios.olvidar_modulos(espacio)
 
 
+def esbozo_de(id):
+    """El texto de la celda del ejercicio `id` con sus regiones de solución cambiadas por esbozos."""
+    celda = ejercicios.celda_resuelta(id)
+    return generar.esbozo(fuente_de_la_celda(celda), generar.ejercicio_de(celda))
+
+
 @pytest.mark.parametrize("id", sorted(REGISTRO), ids=lambda i: f"ejercicio {i}")
-def test_la_comprobacion_pasa_con_la_solucion(id, tmp_path):
+def test_la_comprobacion_pasa_con_la_solucion(id, tmp_path, temporal_vigilado):
     celda = ejercicios.celda_resuelta(id)
     resultado = evaluar_con(id, fuente_de_la_celda(celda), tmp_path)
     assert resultado.aprobado, ejercicios.informe(resultado)
+    assert list(temporal_vigilado.iterdir()) == [], "la comprobación dejó esto en la carpeta temporal"
 
 
 @pytest.mark.parametrize("id", sorted(REGISTRO), ids=lambda i: f"ejercicio {i}")
-def test_la_comprobacion_falla_con_el_esbozo(id, tmp_path):
-    celda = ejercicios.celda_resuelta(id)
-    esbozada = generar.esbozo(fuente_de_la_celda(celda), generar.ejercicio_de(celda))
-    resultado = evaluar_con(id, esbozada, tmp_path)
+def test_la_comprobacion_falla_con_el_esbozo(id, tmp_path, temporal_vigilado):
+    resultado = evaluar_con(id, esbozo_de(id), tmp_path)
     assert not resultado.aprobado and resultado.pendiente, ejercicios.informe(resultado)
+    # Un caso que llega a un esbozo es una línea pendiente, nunca un ✘ (aunque esperase otra
+    # excepción y le llegara el NotImplementedError del esbozo).
+    assert [l for l in resultado.lineas if l.estado != "pendiente"] == [], ejercicios.informe(resultado)
+    assert "✘" not in ejercicios.informe(resultado)
+    assert list(temporal_vigilado.iterdir()) == [], "la comprobación dejó esto en la carpeta temporal"
 
 
 def test_un_ejercicio_que_no_existe_dice_cuales_hay():
@@ -71,3 +96,84 @@ def test_un_bucle_sin_fin_se_corta(monkeypatch):
             pass
     resultado = ejercicios.evaluar("0.1", sin_fin)
     assert "TimeoutError" in ejercicios.informe(resultado)
+
+
+# ---------------------------------------------------------------- lo pendiente, con su nombre
+
+
+def test_siguen_pendientes_en_orden_y_en_castellano():
+    assert ejercicios.siguen_pendientes(["3.2"]) == "El ejercicio 3.2 sigue pendiente"
+    assert ejercicios.siguen_pendientes(["3.3", "3.2"]) == "Los ejercicios 3.2 y 3.3 siguen pendientes"
+    assert ejercicios.siguen_pendientes(["3.3", "3.1", "3.2"]) == \
+        "Los ejercicios 3.1, 3.2 y 3.3 siguen pendientes"
+    assert ejercicios.enumerar(["1.10", "1.9"]) == "1.9 y 1.10"  # por número, no por texto
+
+
+def espacio_con(tmp_path, leccion, esbozos):
+    """Un espacio como el punto de control `leccion`, con los módulos de los ejercicios `esbozos`
+    todavía en su esbozo (como los deja quien no los ha hecho)."""
+    espacio = tmp_path / "espacio"
+    shutil.copytree(rutas.puntos_de_control()[leccion], espacio,
+                    ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    for id in esbozos:
+        (espacio / f"{REGISTRO[id].modulo}.py").write_text(
+            cuaderno.sin_marcas(esbozo_de(id)).rstrip("\n") + "\n", encoding="utf-8")
+    return espacio
+
+
+@pytest.fixture
+def cuaderno_aislado(monkeypatch):
+    """Lo que `comprobar` y `preparar` cambian en el proceso (el buscador de referencias, sys.path
+    y los módulos importados), como estaba al terminar."""
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(cuaderno.REFERENCIAS, "rutas", {})
+    antes = set(sys.modules)
+    yield
+    for nombre in set(sys.modules) - antes:
+        del sys.modules[nombre]
+
+
+def test_un_caso_que_llega_al_esbozo_de_otro_ejercicio_dice_cual(tmp_path):
+    """El 1.3 bien hecho, con el 1.2 todavía en su esbozo: lo pendiente es el 1.2 (permisos.py)."""
+    espacio = espacio_con(tmp_path, 1, ["1.2"])
+    try:
+        resultado = ejercicios.evaluar("1.3", espacio=espacio)
+    finally:
+        ejercicios.olvidar_modulos(espacio)
+    texto = ejercicios.informe(resultado)
+    assert "Escribe tu código donde dice" not in texto  # eso sería culpar al 1.3, que está hecho
+    assert "permitido() de permisos.py, que todavía es el esbozo del ejercicio 1.2" in texto
+    assert "El ejercicio 1.2 sigue pendiente" in texto
+    assert not resultado.aprobado and not resultado.pendiente_propio, texto
+    assert resultado.esperando_a == ["1.2"], texto
+
+
+def test_comprobar_sigue_con_la_referencia_del_otro_ejercicio_y_lo_dice(tmp_path, monkeypatch, capsys,
+                                                                       cuaderno_aislado):
+    espacio = espacio_con(tmp_path, 1, ["1.2"])
+    monkeypatch.setenv(rutas.VARIABLE_ESPACIO, str(espacio))
+    cuaderno.comprobar("1.3")
+    salida = capsys.readouterr().out
+    assert "El ejercicio 1.2 sigue pendiente y los casos del 1.3 llegan a su esbozo" in salida
+    assert "versión de referencia de permisos.py (punto de control 01)" in salida
+    assert salida.rstrip().endswith("✔ Hecho."), salida
+    assert "permisos" in cuaderno.REFERENCIAS.rutas and "bucle" not in cuaderno.REFERENCIAS.rutas
+
+
+@pytest.mark.parametrize("leccion", [4, 5])
+def test_preparar_tras_la_leccion_03_no_da_por_pendiente_el_bucle(tmp_path, monkeypatch, capsys,
+                                                                   cuaderno_aislado, leccion):
+    """La lección 03 reescribe bucle.py entero. Si 1.1, 1.2, 3.2 y 3.3 siguen en su esbozo, los
+    casos del 1.3 llegan al de llamadas_de (1.1): el bucle no está pendiente, y se sigue usando."""
+    espacio = espacio_con(tmp_path, 3, ["0.1", "1.1", "1.2", "3.3"])  # 3.3 y 3.2: la misma celda
+    monkeypatch.setenv(rutas.VARIABLE_ESPACIO, str(espacio))
+    cuaderno.preparar(leccion)
+    salida = capsys.readouterr().out
+    assert "1.3" not in salida and "bucle.py" not in salida, salida
+    assert "bucle" not in cuaderno.REFERENCIAS.rutas
+    avisos = [l for l in salida.splitlines() if "pendiente" in l]
+    assert [l.split(":")[0] for l in avisos] == [
+        "El ejercicio 0.1 sigue pendiente", "El ejercicio 1.1 sigue pendiente",
+        "El ejercicio 1.2 sigue pendiente", "Los ejercicios 3.2 y 3.3 siguen pendientes"], salida
+    assert f"compactar.py del punto de control {leccion - 1:02d}" in avisos[-1]

@@ -5,6 +5,7 @@ temporal con `00_vacio/`, `01_bucle/` y `02_compactar/`, y el espacio del alumno
 (`CURSO_ESPACIO`) a otra. Cada invariante lleva al lado una variante ingenua que lo rompe,
 para ver que el test sabe fallar.
 """
+import re
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -187,6 +188,24 @@ def test_sin_puntos_de_control_lo_dice(tmp_path, monkeypatch, capsys):
 
 def test_los_numeros_se_aceptan_con_o_sin_cero(curso_falso):
     assert puntos.punto_de_control("01") == puntos.punto_de_control(1) == puntos.punto_de_control("1")
+    assert puntos.punto_de_control("0" * 5000 + "1") == puntos.punto_de_control(1)
+
+
+@pytest.mark.parametrize("n", ["1" * 5000, 10 ** 5000, " " + "9" * 4301],
+                         ids=["texto de 5000 cifras", "int de 5001 cifras", "texto de 4301 nueves"])
+def test_un_numero_enorme_es_un_numero_invalido_mas(curso_falso, capsys, n):
+    """Python no convierte a int un texto de más de 4300 cifras (ni a texto un int así): lanzaría
+    un ValueError en inglés. Es un punto de control que no existe, y el mensaje no lo repite entero."""
+    escribir(curso_falso, {"bucle.py": "lo mío\n"})
+    antes = foto(curso_falso.parent)
+    assert puntos.comparar(n) == puntos.ARGUMENTO_INVALIDO
+    assert puntos.restaurar(n) == puntos.ARGUMENTO_INVALIDO
+    with pytest.raises(puntos.PuntoDeControlDesconocido, match="no es un número de lección"):
+        puntos.preparar(n)
+    assert foto(curso_falso.parent) == antes
+    err = capsys.readouterr().err
+    assert err.startswith("No hay ningún punto de control «")
+    assert len(err) < 2000, "el mensaje repite el número entero"
 
 
 # ---------------------------------------------------------------- comparar
@@ -214,18 +233,41 @@ def test_comparar_informa_de_cada_diferencia(curso_falso, capsys):
 
     salida = capsys.readouterr().out
     lineas = {linea.split()[0]: " ".join(linea.split()[1:])
-              for linea in salida.splitlines() if linea.startswith("  ")}
+              for linea in salida.splitlines() if linea.startswith("  ") and "(" != linea.split()[0][0]}
     assert lineas == {
         "bucle.py": "igual",
         "datos/guion.txt": "cambiado (+3 \u22121)",
-        "entorno.py": "falta en tu espacio",
-        "extra.py": "sólo en tu espacio",
+        "entorno.py": "falta",
+        "extra.py": "sobra",
     }
+    assert ("  (falta: está en el punto de control y no en tu espacio; "
+            "sobra: está en tu espacio y no en el punto de control)") in salida.splitlines()
     assert "--- punto de control 01/datos/guion.txt" in salida
     assert "+++ tu espacio/datos/guion.txt" in salida
     assert "-segunda línea\n" in salida and "+y otra más\n" in salida
     assert "3 ficheros difieren" in salida
     assert str(curso_falso) not in salida  # ni la ruta de tu espacio, que cambia de una máquina a otra
+
+
+def palabras_documentadas(texto):
+    """Las palabras de «una línea por fichero (igual, cambiado, falta, sobra)» en un texto."""
+    encontrado = re.search(r"una línea por fichero \(([^)]*)\)", texto)
+    assert encontrado, "el texto ya no dice qué escribe comparar en cada línea"
+    return re.split(r",\s*|\s+o\s+|\s+y\s+", encontrado.group(1))
+
+
+def test_comparar_escribe_las_palabras_que_dicen_el_readme_y_la_leccion_00():
+    import nbformat
+    escritas = [puntos.Fila("a.py", puntos.IGUAL).texto(),
+                puntos.Fila("a.py", puntos.CAMBIADO, 1, 2).texto().split()[0],
+                puntos.Fila("a.py", puntos.FALTA).texto(),
+                puntos.Fila("a.py", puntos.SOBRA).texto()]
+    [leccion_00] = rutas.SOLUCIONES.glob("00_*.ipynb")
+    textos = {"README.md": (rutas.RAIZ / "README.md").read_text(encoding="utf-8"),
+              leccion_00.name: "\n".join(c.source for c in nbformat.read(leccion_00, as_version=4).cells),
+              "curso/puntos.py": puntos.__doc__}
+    for nombre, texto in textos.items():
+        assert palabras_documentadas(texto) == escritas, nombre
 
 
 def test_comparar_no_mira_los_tests_del_punto_de_control(curso_falso, capsys):

@@ -1,0 +1,67 @@
+"""`python -m curso probar` deja la carpeta temporal como la encontró, y si una parte no lo hace,
+falla diciendo qué dejó.
+
+Cada parte corre con su propia carpeta temporal (TMPDIR); al terminar tiene que estar vacía.
+Aquí se prueba con partes pequeñas inventadas (una que deja una carpeta y otra que no) y con una
+parte de verdad, que usa `tmp_path` y la carpeta del espacio que crea el conftest.py de la raíz.
+"""
+import os
+import subprocess
+import sys
+
+from curso import probar, rutas
+
+DEJA_ALGO = '''
+import tempfile
+
+
+def test_deja_una_carpeta():
+    tempfile.mkdtemp(prefix="olvidada-")
+'''
+
+NO_DEJA_NADA = '''
+import tempfile
+
+
+def test_crea_y_borra():
+    with tempfile.TemporaryDirectory(prefix="borrada-"):
+        pass
+'''
+
+
+def test_probar_falla_si_una_parte_deja_algo_en_la_carpeta_temporal(tmp_path, monkeypatch, capsys):
+    (tmp_path / "test_deja.py").write_text(DEJA_ALGO, encoding="utf-8")
+    (tmp_path / "test_limpia.py").write_text(NO_DEJA_NADA, encoding="utf-8")
+    monkeypatch.setattr(probar, "partes", lambda: [
+        ("parte que deja algo", [str(tmp_path / "test_deja.py"), "-p", "no:nbval"]),
+        ("parte limpia", [str(tmp_path / "test_limpia.py"), "-p", "no:nbval"])])
+
+    assert probar.main([]) == 1
+
+    salida = capsys.readouterr().out
+    assert "✘ parte que deja algo: 1 pasan, 0 fallan; deja 1 cosa en la carpeta temporal" in salida
+    assert "✔ parte limpia: 1 pasan, 0 fallan (" in salida
+    [linea] = [l for l in salida.splitlines() if "olvidada-" in l]  # dice qué quedó
+    assert "La carpeta temporal no queda como estaba: mira lo que dejó parte que deja algo" in salida
+
+
+def test_una_parte_de_verdad_deja_la_carpeta_temporal_vacia():
+    """Los tests de puntos usan `tmp_path` y el espacio temporal del conftest.py de la raíz: pytest
+    guardaría sus `tmp_path` (pytest-of-USUARIO/) y el espacio quedaría si nadie los borrara."""
+    salida, codigo, _, quedan = probar.correr(
+        "tests de puntos", ["tests/test_puntos.py", "-k", "restaurar", "-p", "no:nbval"], [])
+    assert quedan == []
+    assert codigo == 0, salida
+
+
+def test_pytest_a_secas_tambien_deja_la_carpeta_temporal_vacia(tmp_path):
+    """Sin `probar` y sin CURSO_ESPACIO (como `python -m pytest --nbval solutions/` del README):
+    el conftest.py de la raíz crea el espacio temporal y la base de los `tmp_path`, y los borra."""
+    temporal = tmp_path / "temporal"
+    temporal.mkdir()
+    entorno = {k: v for k, v in os.environ.items() if k != rutas.VARIABLE_ESPACIO}
+    hecho = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:nbval", "tests/test_puntos.py",
+                            "-k", "restaurar"], cwd=rutas.RAIZ, env={**entorno, "TMPDIR": str(temporal)},
+                           capture_output=True, text=True, timeout=300)
+    assert hecho.returncode == 0, hecho.stdout + hecho.stderr
+    assert sorted(p.name for p in temporal.iterdir()) == []
