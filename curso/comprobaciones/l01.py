@@ -1,8 +1,6 @@
 """Lección 01: los bloques de una respuesta, el permiso de cada herramienta y el bucle."""
-import tempfile
-from pathlib import Path
 
-from curso.ejercicios import Fallo, ejercicio, igual
+from curso.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
 
 LEER = {"type": "tool_use", "id": "t1", "name": "leer", "input": {"ruta": "a.txt"}}
 EJECUTAR = {"type": "tool_use", "id": "t2", "name": "ejecutar", "input": {"comando": "echo hola"}}
@@ -129,7 +127,7 @@ class Guion:
 
 def carpeta():
     """Una copia de trabajo de prueba con un fichero a.txt."""
-    d = Path(tempfile.mkdtemp(prefix="ejercicio-1.3-"))
+    d = carpeta_temporal("ejercicio-1.3-")
     (d / "a.txt").write_text("contenido de a\n", encoding="utf-8")
     return d
 

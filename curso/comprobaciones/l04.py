@@ -1,11 +1,9 @@
 """Lección 04: la transacción, el candidato, el compare-and-swap y la M que se reconstruye."""
 import sqlite3
-import tempfile
-from pathlib import Path
 
 from curso import rutas
 from curso.carreras import cargar_modulo
-from curso.ejercicios import Fallo, ejercicio, igual
+from curso.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
 
 
 def referencia():
@@ -14,7 +12,7 @@ def referencia():
 
 
 def fichero():
-    return Path(tempfile.mkdtemp(prefix="ejercicio-4-")) / "resumenes.db"
+    return carpeta_temporal("ejercicio-4-") / "resumenes.db"
 
 
 def con_historial(n=4):

@@ -1,13 +1,11 @@
 """Lección 05: recibir, admitir y la condición que activa al padre."""
-import tempfile
-from pathlib import Path
 
-from curso.ejercicios import Fallo, ejercicio, igual
+from curso.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
 
 
 def base(buzon, hijos=("logs", "config")):
     """Un buzón nuevo en un fichero de verdad, con el padre «p» esperando a `hijos`."""
-    ruta = Path(tempfile.mkdtemp(prefix="ejercicio-5-")) / "buzon.db"
+    ruta = carpeta_temporal("ejercicio-5-") / "buzon.db"
     bd = buzon.abrir_buzon(ruta)
     buzon.crear_padre(bd, "p", list(hijos))
     return bd
