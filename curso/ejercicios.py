@@ -278,14 +278,14 @@ def linea_pendiente(e, caso, esbozo):
     numero = ejercicio_del_aviso(esbozo)
     if numero is None and (e.modulo is None or fichero == f"{e.modulo}.py"):
         numero = e.id  # un NotImplementedError sin aviso en su propio código: su esbozo
-    donde = f"{funcion}() de {fichero}" if funcion and fichero.endswith(".py") else f"{funcion}()"
+    # Una función de una celda del cuaderno viene de un fichero como «3141592653.py», que no es un
+    # módulo y cambia de una vez a otra: de esas solo se dice el nombre.
+    es_modulo = fichero.endswith(".py") and Path(fichero).stem.isidentifier()
+    donde = f"{funcion}() de {fichero}" if es_modulo else f"{funcion}()"
     return Linea(caso, "pendiente", detalle=str(esbozo), esbozo=numero or "", donde=donde)
 
 
 # ---------------------------------------------------------------- la carpeta temporal
-
-
-_carpeta_de_la_comprobacion = []  # la de la comprobación en curso (una pila, por si se anidan)
 
 
 @contextmanager
@@ -297,11 +297,9 @@ def sin_dejar_temporales():
     carpeta = tempfile.mkdtemp(prefix="curso-comprobar-")
     anterior = tempfile.tempdir
     tempfile.tempdir = carpeta
-    _carpeta_de_la_comprobacion.append(carpeta)
     try:
         yield Path(carpeta)
     finally:
-        _carpeta_de_la_comprobacion.pop()
         tempfile.tempdir = anterior
         shutil.rmtree(carpeta, ignore_errors=True)
 

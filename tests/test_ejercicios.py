@@ -177,3 +177,13 @@ def test_preparar_tras_la_leccion_03_no_da_por_pendiente_el_bucle(tmp_path, monk
         "El ejercicio 0.1 sigue pendiente", "El ejercicio 1.1 sigue pendiente",
         "El ejercicio 1.2 sigue pendiente", "Los ejercicios 3.2 y 3.3 siguen pendientes"], salida
     assert f"compactar.py del punto de control {leccion - 1:02d}" in avisos[-1]
+
+
+def test_el_esbozo_de_una_funcion_del_cuaderno_no_ensena_el_fichero_de_la_celda():
+    """Jupyter compila cada celda en un fichero temporal con un número por nombre: no es un
+    módulo del alumno, cambia de una vez a otra y no debe salir en el mensaje."""
+    espacio_de_nombres = {}
+    exec(compile(esbozo_de("2.1"), "/tmp/ipykernel_123/2718281828.py", "exec"), espacio_de_nombres)
+    texto = ejercicios.informe(ejercicios.evaluar("2.1", espacio_de_nombres["tamano"]))
+    assert "2718281828" not in texto
+    assert "pendiente (tamano() todavía es el esbozo)" in texto
