@@ -12,10 +12,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import entorno
 import herramientas
 import permisos
-from entorno import HERRAMIENTAS, llamada
+from entorno import llamada
 from permisos import atender, usuario_guionizado
+
+# Todas las herramientas que `atender` sabe atender: desde la lección 05, también buscar.
+CATALOGO = getattr(entorno, "CATALOGO", entorno.HERRAMIENTAS)
 
 COMPRA = "def compra(menu):\n    return sorted(menu)\n"
 
@@ -27,6 +31,7 @@ def si_a_todo(nombre, entrada):
 @pytest.fixture
 def copia(tmp_path):
     (tmp_path / "compra.py").write_text(COMPRA, encoding="utf-8")
+    (tmp_path / "bucle").symlink_to(tmp_path / "bucle")  # un enlace que apunta a sí mismo
     return tmp_path
 
 
@@ -58,6 +63,11 @@ CASOS_MALOS = {
                            ["leer ha fallado", "Revisa los argumentos"]),
     "ruta_larguisima": ({"id": "t10", "name": "leer", "input": {"ruta": "a" * 5000}},
                         ["leer ha fallado", "Revisa los argumentos"]),
+    "leer_un_bucle_de_enlaces": ({"id": "t11", "name": "leer", "input": {"ruta": "bucle"}},
+                                 ["bucle de enlaces"]),
+    "editar_un_bucle_de_enlaces": ({"id": "t12", "name": "editar",
+                                    "input": {"ruta": "bucle/compra.py", "antiguo": "a", "nuevo": "b"}},
+                                   ["bucle de enlaces"]),
 }
 
 
@@ -119,15 +129,21 @@ VALORES_JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | CUALQUIER_TEXTO,
     lambda hijos: st.lists(hijos, max_size=3) | st.dictionaries(CUALQUIER_TEXTO, hijos, max_size=3),
     max_leaves=8)
-ARGUMENTOS = st.sampled_from(["ruta", "antiguo", "nuevo", "comando"]) | CUALQUIER_TEXTO
-RUTAS = st.sampled_from(["compra.py", "notas.txt", "../x", "/etc/passwd", "a/../../x", "", ".",
-                         "no_existe.py"]) | CUALQUIER_TEXTO
+ARGUMENTOS = st.sampled_from(["ruta", "antiguo", "nuevo", "comando", "patron"]) | CUALQUIER_TEXTO
+# Rutas que no llevan a ningún fichero de la copia ("" y "." son la copia entera: buscar las admite).
+RUTAS_MALAS = ["../x", "/etc/passwd", "a/../../x", "no_existe.py", "bucle", "bucle/x", "compra.py/x",
+               "a" * 5000, "compra\x00.py"]
+RUTAS = st.sampled_from(["compra.py", "notas.txt", "", "."] + RUTAS_MALAS) | CUALQUIER_TEXTO
+# Patrones que `re` no puede compilar, por la sintaxis o por el tamaño.
+PATRONES_MALOS = ["(", "[a-", "a{4294967296}", "x{100000000000000000000}", "(" * 3000 + ")" * 3000]
 ENTRADAS = (
     st.dictionaries(ARGUMENTOS, VALORES_JSON, max_size=4)
     | st.fixed_dictionaries({"ruta": RUTAS}, optional={"antiguo": CUALQUIER_TEXTO, "nuevo": CUALQUIER_TEXTO})
+    | st.fixed_dictionaries({"patron": st.sampled_from(PATRONES_MALOS) | CUALQUIER_TEXTO},
+                            optional={"ruta": RUTAS})
     | VALORES_JSON
 )
-NOMBRES = st.sampled_from([h["name"] for h in HERRAMIENTAS]) | CUALQUIER_TEXTO | VALORES_JSON
+NOMBRES = st.sampled_from([h["name"] for h in CATALOGO]) | CUALQUIER_TEXTO | VALORES_JSON
 LLAMADAS = st.builds(lambda id, nombre, entrada: {"type": "tool_use", "id": id, "name": nombre,
                                                   "input": entrada},
                      st.text(min_size=1, max_size=20), NOMBRES, ENTRADAS)
@@ -142,6 +158,7 @@ def solo_editar(nombre, entrada):
 def copia_del_modulo():
     carpeta = Path(tempfile.mkdtemp(prefix="permisos-"))
     (carpeta / "proyecto").mkdir()
+    (carpeta / "proyecto" / "bucle").symlink_to(carpeta / "proyecto" / "bucle")
     (carpeta / "x").write_text("fuera\n", encoding="utf-8")
     yield carpeta / "proyecto"
     shutil.rmtree(carpeta)
@@ -157,6 +174,51 @@ def test_ninguna_llamada_al_azar_tumba_a_atender(copia_del_modulo, pedida):
     assert observacion["type"] == "tool_result"
     assert observacion["tool_use_id"] == pedida["id"]
     assert isinstance(observacion["content"], str)
+    assert (copia_del_modulo.parent / "x").read_text(encoding="utf-8") == "fuera\n"
+
+
+def llamada_mala(nombre, estropeo, valor):
+    """Una llamada a la herramienta `nombre` con todos sus argumentos y uno de ellos estropeado:
+    un valor que no es texto, una ruta que no lleva a un fichero de la copia, o un patrón que
+    `re` no acepta."""
+    esquema = next(h for h in CATALOGO if h["name"] == nombre)["input_schema"]
+    entrada = {argumento: "compra.py" for argumento in esquema["required"]}
+    if estropeo == "tipo":
+        entrada[sorted(esquema["properties"])[0]] = valor
+    elif estropeo == "ruta" and "ruta" in esquema["properties"]:
+        entrada["ruta"] = valor
+    elif estropeo == "patron" and "patron" in esquema["properties"]:
+        entrada["patron"] = valor
+    else:
+        entrada["sobra"] = valor
+    return {"type": "tool_use", "id": "t1", "name": nombre, "input": entrada}
+
+
+LLAMADAS_MALAS = (
+    st.builds(llamada_mala, st.sampled_from([h["name"] for h in CATALOGO]), st.just("tipo"),
+              VALORES_JSON.filter(lambda v: not isinstance(v, str)))
+    | st.builds(llamada_mala, st.sampled_from([h["name"] for h in CATALOGO]), st.just("ruta"),
+                st.sampled_from(RUTAS_MALAS))
+    | st.builds(llamada_mala, st.sampled_from([h["name"] for h in CATALOGO]), st.just("patron"),
+                st.sampled_from(PATRONES_MALOS))
+    | st.builds(lambda nombre, entrada: {"type": "tool_use", "id": "t1", "name": nombre, "input": entrada},
+                (CUALQUIER_TEXTO | VALORES_JSON).filter(lambda n: n not in [h["name"] for h in CATALOGO]),
+                ENTRADAS)
+)
+
+
+@settings(max_examples=200, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pedida=LLAMADAS_MALAS)
+def test_toda_llamada_mala_a_cualquier_herramienta_vuelve_como_error(copia_del_modulo, pedida):
+    """Con cualquier herramienta del catálogo, un argumento estropeado (de tipo, una ruta que sale,
+    que no existe o que da vueltas, un patrón imposible) o un nombre que no existe: atender
+    contesta con una observación de error, sin la ruta de la copia, y no lanza nada."""
+    (copia_del_modulo / "compra.py").write_text(COMPRA, encoding="utf-8")
+    observacion = atender(pedida, copia_del_modulo, si_a_todo)
+    assert es_observacion_de_error(observacion, "t1"), observacion
+    assert str(copia_del_modulo) not in observacion["content"]
+    assert (copia_del_modulo / "compra.py").read_text(encoding="utf-8") == COMPRA
     assert (copia_del_modulo.parent / "x").read_text(encoding="utf-8") == "fuera\n"
 
 
