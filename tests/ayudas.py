@@ -1,5 +1,6 @@
 """Ayudas de los tests del curso que no son fixtures."""
 import importlib
+import re
 import sys
 from contextlib import contextmanager
 
@@ -22,3 +23,29 @@ def modulos_del_punto(numero):
         for n in nombres:
             sys.modules.pop(n, None)
         sys.modules.update(guardados)
+
+
+# Palabras de los mensajes de Python y de SQLite («Exceeds the limit (4300 digits) for integer
+# string conversion», «maximum recursion depth exceeded», «file is not a database»...) que un
+# mensaje en castellano no usa.
+PALABRAS_INGLESAS = re.compile(
+    r"\b(the|is|not|of|to|for|and|exceeds?|limit|integer|digits|maximum|recursion|depth|"
+    r"too|large|convert|cannot|expected|unable|file|database|supported|instances?|must)\b",
+    re.IGNORECASE)
+CITAS = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def en_castellano(mensaje):
+    """Que un mensaje de error sea de los del curso: empieza como una frase en castellano y, fuera
+    de los valores que cita entre comillas, no tiene palabras corrientes en inglés."""
+    return (re.match(r"(El|La|Los|Las|Un|Una|No) ", mensaje) is not None
+            and not PALABRAS_INGLESAS.search(CITAS.sub("", mensaje)))
+
+
+def anidado(niveles):
+    """Una lista dentro de una lista... `niveles` veces: con mil o más, repr() y json.dumps agotan
+    la pila de Python (RecursionError)."""
+    valor = []
+    for _ in range(niveles):
+        valor = [valor]
+    return valor

@@ -8,7 +8,6 @@ carpeta del punto de control primera en sys.path, como la usaría el arnés.
 import json
 import math
 import random
-import re
 import shutil
 import signal
 import sqlite3
@@ -20,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ayudas import anidado, en_castellano
 from curso.carreras import cargar_modulo
 from curso.rutas import PUNTOS
 
@@ -78,11 +78,23 @@ def bd_fija(tmp_path_factory):
 EXISTENTES = {"e-logs": ("padre", "logs", RESULTADO), "e-config": ("padre", "config", ENTREGA_CONFIG),
               "e-tarde": ("cancelado", "tardio", RESULTADO)}
 SUSTITUTO_SUELTO = st.sampled_from(["e-\ud800", "\udfff", "a\udc80b"])  # no se codifican en UTF-8
+# Enteros de más de 4300 cifras (ni repr() ni json.dumps los escriben) y valores anidados hasta
+# miles de veces (agotan la pila de repr() y de json.dumps), o que se contienen a sí mismos.
+ENORMES = st.builds(lambda cifras, signo: signo * (10**cifras + 7), st.integers(4301, 6000), st.sampled_from([1, -1]))
+ANIDADOS = st.builds(anidado, st.integers(B.PROFUNDIDAD_MAXIMA_DE_JSON, 5000))
+
+
+def circular():
+    valor = {"x": 1}
+    valor["yo"] = valor
+    return valor
+
+
 NO_TEXTOS = st.one_of(st.integers(), st.none(), st.binary(max_size=4), st.booleans(),
                       st.floats(), st.lists(st.text(max_size=3), max_size=2), st.tuples(st.text(max_size=2)))
 BLANCOS = st.text(alphabet=" \t\n\r\u00a0\u2003", max_size=4)
 IDENTIDADES_MALAS = st.one_of(NO_TEXTOS, BLANCOS, st.text(min_size=101, max_size=130).filter(str.strip),
-                              SUSTITUTO_SUELTO)
+                              SUSTITUTO_SUELTO, ENORMES, ANIDADOS)
 IDENTIDADES = st.text(min_size=1, max_size=30).filter(str.strip)
 HOJAS_JSON = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
                        st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=10))
@@ -94,7 +106,7 @@ VALORES_NO_JSON = st.one_of(
     st.sampled_from([float("nan"), float("inf"), -float("inf"), b"bytes", {1, 2}, (1, 2), 1j, object()]),
     st.builds(lambda v: [1, v], st.sampled_from([float("nan"), float("inf")])),
     st.builds(lambda v: {"dentro": v}, st.sampled_from([float("-inf"), b"x", (3,)])),
-    SUSTITUTO_SUELTO)
+    SUSTITUTO_SUELTO, ENORMES, st.builds(lambda v: [1, v], ENORMES), ANIDADOS, st.builds(circular))
 CLAVES_NO_TEXTO = st.one_of(st.integers(), st.none(), st.booleans(), st.floats(allow_nan=False),
                             st.tuples(st.integers()))
 NO_DICTS = st.one_of(st.text(max_size=5), st.lists(st.integers(), max_size=2), st.integers(), st.none(),
@@ -168,8 +180,30 @@ def test_toda_llamada_mal_formada_se_rechaza_sin_cambiar_nada(bd_fija, datos):
     # Justo la excepción documentada (no una subclase escapada, como UnicodeEncodeError), con su
     # mensaje en castellano.
     assert type(error.value) is esperada, repr(error.value)
-    assert re.match(r"(El|La|No) ", str(error.value)), str(error.value)
+    assert en_castellano(str(error.value)), str(error.value)
     assert not bd_fija.in_transaction
+    assert volcado(bd_fija) == antes
+
+
+def encargos_mal_formados():
+    """El encargo de config con exactamente un fallo en sus números: el plazo o el tope."""
+    return st.one_of(
+        st.one_of(st.just(10**400), ENORMES, st.integers(max_value=0), st.integers(B.PLAZO_MAXIMO_S + 1),
+                  st.floats().filter(lambda x: not 0 < x <= B.PLAZO_MAXIMO_S), st.booleans(), st.none(),
+                  ANIDADOS).map(lambda plazo: {**ENCARGO_CONFIG, "plazo": plazo}),
+        st.one_of(ENORMES, st.integers(max_value=0), st.floats(), st.booleans(), st.none(), ANIDADOS)
+        .map(lambda tope: {**ENCARGO_CONFIG, "tope_de_pasos": tope}),
+    )
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(encargo=encargos_mal_formados())
+def test_todo_encargo_mal_formado_se_rechaza_sin_cambiar_nada(bd_fija, encargo):
+    antes = volcado(bd_fija)
+    with pytest.raises(ValueError) as error:
+        B.crear_padre(bd_fija, "otro-padre", {"config": encargo})
+    assert type(error.value) is ValueError, repr(error.value)
+    assert en_castellano(str(error.value)), str(error.value)
     assert volcado(bd_fija) == antes
 
 

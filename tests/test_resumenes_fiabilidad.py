@@ -6,7 +6,6 @@ se llaman igual. Los procesos hijos son intérpretes de verdad que ejecutan `HIJ
 """
 import json
 import random
-import re
 import signal
 import sqlite3
 import subprocess
@@ -17,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ayudas import anidado, en_castellano
 from curso.carreras import cargar_modulo
 from curso.rutas import PUNTOS
 
@@ -56,13 +56,17 @@ def bd_fija(tmp_path_factory):
 
 TEXTOS_VALIDOS = st.text(min_size=1, max_size=20).filter(str.strip)
 BLANCOS = st.text(alphabet=" \t\n\r\x0b\x0c\u00a0\u2003\u3000", max_size=4)
+# Enteros de más de 4300 cifras (repr() no los escribe) y valores anidados hasta miles de veces
+# (repr() agota la pila): el mensaje que los rechaza no puede fallar por citarlos.
+ENORMES = st.builds(lambda cifras, signo: signo * (10**cifras + 7), st.integers(4301, 6000), st.sampled_from([1, -1]))
+ANIDADOS = st.builds(anidado, st.integers(990, 5000))
 NO_TEXTOS = st.one_of(st.integers(), st.none(), st.binary(max_size=4), st.booleans(),
-                      st.floats(), st.lists(st.text(max_size=3), max_size=2))
+                      st.floats(), st.lists(st.text(max_size=3), max_size=2), ENORMES, ANIDADOS)
 NO_ENTEROS_NI_NONE = st.one_of(st.booleans(), st.floats(), st.text(max_size=4), st.binary(max_size=2),
                                st.lists(st.integers(), max_size=2), st.decimals(allow_nan=False),
-                               st.just(1.0), st.just("1"))
+                               st.just(1.0), st.just("1"), st.just(float("nan")), ANIDADOS)
 NO_ENTEROS = st.one_of(NO_ENTEROS_NI_NONE, st.none())
-FUERA_DE_RANGO = st.one_of(st.integers(max_value=0), st.integers(min_value=2**63))
+FUERA_DE_RANGO = st.one_of(st.integers(max_value=0), st.integers(min_value=2**63), st.just(2**70), ENORMES)
 SUSTITUTO_SUELTO = st.just("r-\ud800")  # no se puede codificar en UTF-8
 
 
@@ -73,7 +77,8 @@ def afirmaciones_validas(corte):
 def afirmaciones_malas(corte):
     fuente_valida = st.integers(1, corte)
     return st.one_of(
-        st.one_of(st.text(max_size=5), st.integers(), st.none(), st.tuples(TEXTOS_VALIDOS, fuente_valida)),
+        st.one_of(st.text(max_size=5), st.integers(), st.none(), st.tuples(TEXTOS_VALIDOS, fuente_valida),
+                  ENORMES, ANIDADOS),
         st.dictionaries(st.one_of(st.text(max_size=6), st.integers()), st.integers(), max_size=3)
         .filter(lambda d: set(d) != {"texto", "fuente"}),
         st.fixed_dictionaries({"texto": TEXTOS_VALIDOS}),
@@ -108,27 +113,33 @@ def llamadas_mal_formadas(draw, ids):
     elif fallo == "candidato":
         llamada["candidato"] = draw(st.one_of(
             st.just([]), st.just(tuple(candidato)), st.just(candidato[0]), st.text(max_size=5),
-            st.none(), st.integers(), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)))
+            st.none(), st.integers(), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+            ENORMES, ANIDADOS))
     else:
         posicion = draw(st.integers(0, len(candidato)))
         llamada["candidato"] = candidato[:posicion] + [draw(afirmaciones_malas(corte))] + candidato[posicion:]
     return llamada
 
 
+def se_rechaza_sin_cambiar_nada(funcion, bd, **argumentos):
+    """Llama a `funcion(bd, **argumentos)`, que debe lanzar una ValueError nuestra con su mensaje
+    en castellano (no una subclase que se escapó, como UnicodeEncodeError, ni un OverflowError o un
+    RecursionError de Python) y dejar la base como estaba. Devuelve el mensaje."""
+    antes = volcado(bd)
+    with pytest.raises(ValueError) as error:
+        funcion(bd, **argumentos)
+    assert type(error.value) is ValueError
+    assert en_castellano(str(error.value)), str(error.value)
+    assert not bd.in_transaction
+    assert volcado(bd) == antes
+    return str(error.value)
+
+
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(datos=st.data())
 def test_toda_entrada_mal_formada_se_rechaza_sin_cambiar_nada(bd_fija, datos):
     bd, ids = bd_fija
-    llamada = datos.draw(llamadas_mal_formadas(ids))
-    antes = volcado(bd)
-    with pytest.raises(ValueError) as error:
-        R.instalar(bd, **llamada)
-    # Una ValueError nuestra, con su mensaje en castellano; no una subclase que se escapó
-    # (UnicodeEncodeError, por ejemplo).
-    assert type(error.value) is ValueError
-    assert re.match(r"(El|La|No existe) ", str(error.value)), str(error.value)
-    assert not bd.in_transaction
-    assert volcado(bd) == antes
+    se_rechaza_sin_cambiar_nada(R.instalar, bd, **datos.draw(llamadas_mal_formadas(ids)))
 
 
 @settings(max_examples=60, deadline=None)
@@ -142,6 +153,40 @@ def test_toda_base_obsoleta_se_rechaza_sin_cambiar_nada(bd_fija, datos):
     with pytest.raises(R.BaseObsoleta):
         R.instalar(bd, EJECUCION, base, corte, candidato)
     assert volcado(bd) == antes
+
+
+@st.composite
+def punteros_mal_movidos(draw, ids):
+    """Una llamada a mover_puntero() con exactamente un fallo; sin él, movería el puntero de r-1
+    de su activo (hasta 4) a su resumen hasta 2."""
+    llamada = {"ejecucion": EJECUCION, "base": ids[("r-1", 4)], "nuevo": ids[("r-1", 2)]}
+    fallo = draw(st.sampled_from(["ejecucion", "base", "nuevo", "de_otra_ejecucion"]))
+    if fallo == "ejecucion":  # también r-2, que existe: el resumen nuevo no es suyo
+        llamada["ejecucion"] = draw(st.one_of(
+            st.text(max_size=8).filter(lambda s: s != EJECUCION), st.just("r-2"), NO_TEXTOS, SUSTITUTO_SUELTO))
+    elif fallo == "base":
+        llamada["base"] = draw(st.one_of(NO_ENTEROS_NI_NONE, FUERA_DE_RANGO))
+    elif fallo == "nuevo":
+        llamada["nuevo"] = draw(st.one_of(NO_ENTEROS, FUERA_DE_RANGO, st.integers(max(ids.values()) + 1, 2**63 - 1)))
+    else:  # el puntero de r-1 no puede señalar un resumen de r-2
+        llamada["nuevo"] = ids[("r-2", 8)]
+    return llamada
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(datos=st.data())
+def test_todo_puntero_mal_movido_se_rechaza_sin_cambiar_nada(bd_fija, datos):
+    bd, ids = bd_fija
+    se_rechaza_sin_cambiar_nada(R.mover_puntero, bd, **datos.draw(punteros_mal_movidos(ids)))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(corte=st.one_of(NO_ENTEROS, FUERA_DE_RANGO), ejecucion=st.sampled_from(["r-1", "r-2"]))
+def test_validar_candidato_rechaza_todo_corte_que_no_es_un_entero_valido(bd_fija, corte, ejecucion):
+    bd, _ = bd_fija
+    mensaje = se_rechaza_sin_cambiar_nada(R.validar_candidato, bd, ejecucion=ejecucion, corte=corte,
+                                          candidato=[SOLO_LECTURA])
+    assert mensaje.startswith("El corte debe ser un entero positivo"), mensaje
 
 
 # --- Los procesos hijos --------------------------------------------------------------------------

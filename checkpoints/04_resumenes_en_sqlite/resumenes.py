@@ -17,6 +17,9 @@ La petición siguiente se arma con `contexto()`: el resumen activo más la cola 
 posterior a su cobertura. Lo que llegó mientras se preparaba el resumen está en esa cola.
 """
 import json
+import math
+import os
+import reprlib
 import sqlite3
 from contextlib import contextmanager
 
@@ -31,10 +34,14 @@ MAYOR_ENTERO_SQLITE = 2**63 - 1
 # Una afirmación del resumen: qué se afirma y qué mensaje del historial lo respalda.
 CLAVES_DE_AFIRMACION = {"texto", "fuente"}
 
+# Las dos claves foráneas compuestas, (ejecución, resumen), hacen que ni el puntero de una
+# ejecución ni la versión de la que parte un resumen puedan ser un resumen de OTRA ejecución.
+# (Una clave con algún NULL no se comprueba: sin resumen activo, o sin anterior, vale.)
 ESQUEMA = (
     """CREATE TABLE IF NOT EXISTS ejecuciones (
         id TEXT PRIMARY KEY,
-        resumen_activo INTEGER REFERENCES resumenes(id)
+        resumen_activo INTEGER,
+        FOREIGN KEY (id, resumen_activo) REFERENCES resumenes(ejecucion, id)
     )""",
     """CREATE TABLE IF NOT EXISTS historial (
         ejecucion TEXT NOT NULL REFERENCES ejecuciones(id),
@@ -47,7 +54,9 @@ ESQUEMA = (
         ejecucion TEXT NOT NULL REFERENCES ejecuciones(id),
         cobertura INTEGER NOT NULL CHECK (cobertura >= 1),
         cuerpo TEXT NOT NULL,
-        anterior INTEGER REFERENCES resumenes(id)
+        anterior INTEGER,
+        UNIQUE (ejecucion, id),  -- a lo que apuntan las claves compuestas
+        FOREIGN KEY (ejecucion, anterior) REFERENCES resumenes(ejecucion, id)
     )""",
 )
 
@@ -75,8 +84,11 @@ def transaccion(bd):
 
 
 def abrir(ruta):
-    """Abre (o crea) la base de datos de `ruta`, lista para varios procesos a la vez."""
-    bd = sqlite3.connect(ruta, isolation_level=None, timeout=ESPERA_POR_OTRO_ESCRITOR_S)
+    """Abre (o crea) la base de datos de `ruta`, lista para varios procesos a la vez.
+
+    Lanza ValueError si `ruta` no sirve (ver `_conectar`), sin tocar lo que haya en ella.
+    """
+    bd = _conectar(ruta)
     bd.execute("PRAGMA foreign_keys=ON")  # se activa en cada conexión: SQLite las trae apagadas
     bd.execute("PRAGMA journal_mode=WAL")  # lectores sin esperar al escritor; queda en el fichero
     # En modo WAL, FULL sincroniza el WAL con el disco en cada COMMIT: lo confirmado sobrevive
@@ -95,6 +107,38 @@ def abrir(ruta):
         with transaccion(bd):
             for sentencia in ESQUEMA:
                 bd.execute(sentencia)
+    return bd
+
+
+def _conectar(ruta):
+    """sqlite3.connect() con los errores de una ruta que no sirve dichos en castellano.
+
+    SQLite no lee el fichero hasta la primera consulta, y sus errores no dicen qué se esperaba
+    («unable to open database file», «file is not a database»): por eso se lee aquí, antes de
+    escribir nada, y una carpeta o un fichero de texto se rechazan tal como estaban.
+    """
+    if not isinstance(ruta, (str, os.PathLike)):
+        raise ValueError(f"La ruta de la base de datos debe ser un texto o un Path, no {muestra(ruta)}.")
+    if os.path.isdir(ruta):
+        raise ValueError(f"La ruta {str(ruta)!r} es una carpeta: abrir() espera la de un fichero de "
+                         "base de datos, que puede no existir todavía (p. ej. «carpeta/resumenes.db»).")
+    try:
+        bd = sqlite3.connect(ruta, isolation_level=None, timeout=ESPERA_POR_OTRO_ESCRITOR_S)
+    except ValueError:  # un carácter nulo, o uno que no se puede codificar
+        raise ValueError(f"La ruta {muestra(ruta)} no es un nombre de fichero válido.") from None
+    except sqlite3.OperationalError as error:
+        if error.sqlite_errorname != "SQLITE_CANTOPEN":
+            raise
+        raise ValueError(f"No se puede abrir ni crear {str(ruta)!r}: comprueba que su carpeta exista "
+                         "y que puedas escribir en ella.") from None
+    try:
+        bd.execute("SELECT COUNT(*) FROM sqlite_master")  # la primera lectura del fichero
+    except sqlite3.DatabaseError as error:
+        bd.close()
+        if error.sqlite_errorname != "SQLITE_NOTADB":
+            raise
+        raise ValueError(f"{str(ruta)!r} no es una base de datos SQLite (¿un fichero de texto?): no se "
+                         "ha tocado. Usa la ruta de una base de datos o la de un fichero nuevo.") from None
     return bd
 
 
@@ -147,8 +191,7 @@ def instalar(bd, ejecucion, base, corte, candidato):
     """
     # Primero lo que se puede comprobar sin leer la base de datos.
     _exigir_ejecucion_valida(ejecucion)
-    if base is not None:
-        _exigir_entero_positivo(base, "La base")
+    _exigir_base(base)
     _exigir_entero_positivo(corte, "El corte")
 
     with transaccion(bd):
@@ -186,17 +229,20 @@ def validar_candidato(bd, ejecucion, corte, candidato):
     ya citaba un resumen anterior (una referencia heredada sigue siendo válida). Encontrar la
     fila prueba que la referencia existe, no que la frase diga lo que dice el mensaje.
 
-    No escribe nada. `instalar` la llama dentro de su transacción, con el corte ya comprobado.
+    No escribe nada. `instalar` la llama dentro de su transacción. Como es pública, comprueba
+    también la ejecución y el corte: con un corte NaN, ninguna fuente sería «posterior».
     """
+    _exigir_ejecucion_valida(ejecucion)
+    _exigir_entero_positivo(corte, "El corte")
     if not isinstance(candidato, list):
-        raise ValueError(f"El resumen debe ser una lista de afirmaciones, no {_muestra(candidato)}.")
+        raise ValueError(f"El resumen debe ser una lista de afirmaciones, no {muestra(candidato)}.")
     if not candidato:
         raise ValueError("El resumen está vacío: debe conservar al menos una afirmación con su fuente.")
     for numero, afirmacion in enumerate(candidato, 1):
         if not isinstance(afirmacion, dict) or set(afirmacion) != CLAVES_DE_AFIRMACION:
             raise ValueError(
                 f"La afirmación {numero} debe ser un dict con exactamente las claves "
-                f"'texto' y 'fuente', no {_muestra(afirmacion)}."
+                f"'texto' y 'fuente', no {muestra(afirmacion)}."
             )
         _exigir_texto(afirmacion["texto"], f"El texto de la afirmación {numero}")
         _exigir_entero_positivo(afirmacion["fuente"], f"La fuente de la afirmación {numero}")
@@ -213,7 +259,14 @@ def mover_puntero(bd, ejecucion, base, nuevo):
 
     Si otro lo movió antes, lanza BaseObsoleta y no cambia nada. Va dentro de la transacción de
     `instalar`, para que su excepción deshaga también la versión recién insertada.
+
+    `nuevo` tiene que ser un resumen de `ejecucion` (ValueError si no): el puntero de una
+    ejecución nunca señala el resumen de otra. El esquema tampoco lo deja (ver ESQUEMA).
     """
+    _exigir_ejecucion_valida(ejecucion)
+    _exigir_base(base)
+    _exigir_entero_positivo(nuevo, "El resumen nuevo")
+    _exigir_resumen_de(bd, ejecucion, nuevo, "El resumen nuevo")
     # `IS` compara también NULL (sin resumen previo), cosa que `=` no hace.
     movido = bd.execute(
         "UPDATE ejecuciones SET resumen_activo=? WHERE id=? AND resumen_activo IS ?",
@@ -264,13 +317,13 @@ def contexto(bd, ejecucion):
 
 def _exigir_ejecucion_valida(ejecucion):
     if not isinstance(ejecucion, str) or not ejecucion:
-        raise ValueError(f"La ejecución debe ser un texto no vacío, no {_muestra(ejecucion)}.")
+        raise ValueError(f"La ejecución debe ser un texto no vacío, no {muestra(ejecucion)}.")
     _exigir_texto(ejecucion, "La ejecución")
 
 
 def _exigir_texto(valor, que, vacio_permitido=False):
     if not isinstance(valor, str):
-        raise ValueError(f"{que} debe ser un texto, no {_muestra(valor)}.")
+        raise ValueError(f"{que} debe ser un texto, no {muestra(valor)}.")
     if not vacio_permitido and not valor.strip():
         raise ValueError(f"{que} está vacío: escribe qué se afirma.")
     try:
@@ -280,9 +333,17 @@ def _exigir_texto(valor, que, vacio_permitido=False):
 
 
 def _exigir_entero_positivo(valor, que):
+    """Un id o un número de mensaje: un int de 1 a MAYOR_ENTERO_SQLITE."""
     # type(...) is int descarta bool: True == 1 y pasaría por un mensaje de verdad.
     if type(valor) is not int or not 1 <= valor <= MAYOR_ENTERO_SQLITE:
-        raise ValueError(f"{que} debe ser un entero positivo (no un bool), no {_muestra(valor)}.")
+        raise ValueError(f"{que} debe ser un entero positivo (no un bool) que quepa en SQLite "
+                         f"(hasta 2**63 - 1), no {muestra(valor)}.")
+
+
+def _exigir_base(base):
+    """La base de un compare-and-swap: None (aún no había resumen) o el id de un resumen."""
+    if base is not None:
+        _exigir_entero_positivo(base, "La base")
 
 
 def _exigir_que_exista(bd, ejecucion):
@@ -290,15 +351,19 @@ def _exigir_que_exista(bd, ejecucion):
         raise ValueError(f"No existe la ejecución {ejecucion!r}: créala con crear_ejecucion().")
 
 
-def _cobertura(bd, ejecucion, base):
-    if base is None:
-        return 0
+def _exigir_resumen_de(bd, ejecucion, resumen, que):
+    """La cobertura de `resumen`; ValueError si no es un resumen de `ejecucion`."""
     fila = bd.execute(
-        "SELECT cobertura FROM resumenes WHERE id=? AND ejecucion=?", (base, ejecucion)
+        "SELECT cobertura FROM resumenes WHERE id=? AND ejecucion=?", (resumen, ejecucion)
     ).fetchone()
     if fila is None:
-        raise ValueError(f"La base {base} no es un resumen de la ejecución {ejecucion!r}.")
+        raise ValueError(f"{que} {resumen} no es un resumen de la ejecución {ejecucion!r}: una "
+                         "ejecución solo parte de sus propios resúmenes, y solo a ellos señala.")
     return fila[0]
+
+
+def _cobertura(bd, ejecucion, base):
+    return 0 if base is None else _exigir_resumen_de(bd, ejecucion, base, "La base")
 
 
 def _en_historial(bd, ejecucion, seq):
@@ -311,7 +376,26 @@ def _nombre(id_resumen):
     return "ningún resumen" if id_resumen is None else f"el resumen {id_resumen}"
 
 
-def _muestra(valor):
-    """Una muestra corta de un valor para los mensajes de error."""
-    texto = repr(valor)
-    return texto if len(texto) <= 60 else texto[:57] + "..."
+# Un mensaje de error cita el valor que rechaza, pero corto: lo justo para reconocerlo.
+LARGO_DE_MUESTRA = 60
+
+
+class _Muestrario(reprlib.Repr):
+    """El repr() acotado de reprlib (corta los textos, las listas y lo muy anidado, donde repr()
+    agotaría la pila), que además describe los enteros largos en vez de escribirlos: Python no
+    escribe en decimal los de más de 4300 cifras, y sus cifras no caben en una muestra."""
+
+    def repr_int(self, valor, nivel):
+        cifras = int(valor.bit_length() * math.log10(2)) + 1  # exactas, o una de más
+        return repr(valor) if cifras <= LARGO_DE_MUESTRA else f"un entero de unas {cifras} cifras"
+
+
+_MUESTRARIO = _Muestrario()
+_MUESTRARIO.maxstring = _MUESTRARIO.maxother = LARGO_DE_MUESTRA
+
+
+def muestra(valor):
+    """Una muestra corta de cualquier valor, para citarlo en un mensaje de error (también la usa
+    el buzón de la lección 05). El mensaje de un rechazo no puede fallar por el valor que cita."""
+    texto = _MUESTRARIO.repr(valor)
+    return texto if len(texto) <= LARGO_DE_MUESTRA else texto[:LARGO_DE_MUESTRA - 3] + "..."

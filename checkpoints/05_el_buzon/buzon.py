@@ -1,16 +1,18 @@
 """El buzón durable: los hijos entregan, el padre admite, y nada se pierde ni se repite.
 
 Lo introduce la lección 05. Un padre (una ejecución del agente) reparte trabajo de solo lectura
-entre unos hijos, cada uno con su encargo, y espera sus resultados. Un hijo puede terminar
-mientras el padre está ocupado, suspendido o reiniciándose: por eso la entrega no es una llamada
-en memoria, sino una fila en la base de datos de la lección 04, que sobrevive a la caída del proceso.
+entre unos hijos, cada uno con su encargo, y espera sus resultados. Cuando un hijo acaba, puede
+que nadie del lado del padre esté escuchando (ocupado en otra cosa, parado o a medio arrancar): por
+eso entregar no es llamar a una función del padre en memoria, sino escribir una fila en la base de
+datos de la lección 04, que sigue ahí aunque el proceso caiga.
 
 Dos pasos separados:
 
 - `recibir()` guarda la entrega en el `buzon` y contesta al transporte. Si el transporte la
   repite (perdió la respuesta), la identidad estable de la entrega la reconoce: «duplicada».
 - `admitir()` la incorpora a la trayectoria del padre (`mensajes`), la marca como admitida y,
-  si ya llegó algo de cada hijo esperado, pasa al padre de 'esperando' a 'en_cola'. Las tres
+  si con ella cada hijo esperado tiene ya una entrega admitida (recibida no basta), pasa al
+  padre de 'esperando' a 'en_cola'. Las tres
   cosas en UNA transacción: si el proceso cae a mitad, no queda ninguna. A un padre terminado
   no se le añade nada: su entrega se guarda como 'tardia'.
 
@@ -26,15 +28,16 @@ El encargo es un contrato: `validar_encargo()` comprueba el que se da a un hijo 
 """
 import json
 import math
+import sys
 from datetime import datetime
 from pathlib import PurePosixPath
 
-from resumenes import abrir, transaccion
+from resumenes import abrir, muestra, transaccion
 
 # --- Estados y disposiciones -----------------------------------------------------------------
 
 ESPERANDO = "esperando"    # el padre espera a sus hijos: no hay nada que hacer con él
-EN_COLA = "en_cola"        # llegó algo de cada hijo: un trabajador puede reclamarlo
+EN_COLA = "en_cola"        # cada hijo tiene una entrega admitida: un trabajador puede reclamarlo
 EN_MARCHA = "en_marcha"    # alguien lo está ejecutando (lo que tienen las ejecuciones de la lección 04)
 TERMINALES = ("completada", "fallida", "cancelada")   # de aquí ya no se sale
 ESTADOS = (ESPERANDO, EN_COLA, EN_MARCHA) + TERMINALES
@@ -148,9 +151,9 @@ def crear_padre(bd, padre, hijos):
             _exigir_identidad(hijo, "El nombre de un hijo")
         encargos = dict.fromkeys(hijos)
         if len(encargos) != len(hijos):
-            raise ValueError(f"La lista de hijos tiene nombres repetidos: {_muestra(hijos)}.")
+            raise ValueError(f"La lista de hijos tiene nombres repetidos: {muestra(hijos)}.")
     else:
-        raise ValueError(f"Los hijos deben ser una lista de nombres o un dict {{hijo: encargo}}, no {_muestra(hijos)}.")
+        raise ValueError(f"Los hijos deben ser una lista de nombres o un dict {{hijo: encargo}}, no {muestra(hijos)}.")
     if not 1 <= len(encargos) <= MAXIMO_DE_HIJOS:
         raise ValueError(f"Un padre espera entre 1 y {MAXIMO_DE_HIJOS} hijos, no {len(encargos)}.")
     filas = []
@@ -218,7 +221,8 @@ def recibir(bd, padre, hijo, entrega, carga):
 
 # El padre pasa a la cola solo si está esperando y NO EXISTE ningún hijo esperado sin una
 # entrega admitida. Contar mensajes no sirve: dos entregas de un mismo hijo (un resultado y su
-# corrección) también son dos mensajes.
+# corrección) también son dos mensajes. Y una entrega solo recibida no cuenta: aún no está en la
+# trayectoria del padre.
 def activar_si_estan_todos(bd, padre):
     """Pasa a `padre` de 'esperando' a 'en_cola' (versión + 1) si cada hijo esperado tiene una
     entrega admitida. Se llama dentro de la transacción de `admitir`.
@@ -317,7 +321,7 @@ def terminar(bd, padre, estado):
     Sube la versión. Un padre terminado sigue terminado: terminarlo otra vez es un error.
     """
     if estado not in TERMINALES:
-        raise ValueError(f"El estado final debe ser uno de {', '.join(TERMINALES)}, no {_muestra(estado)}.")
+        raise ValueError(f"El estado final debe ser uno de {', '.join(TERMINALES)}, no {muestra(estado)}.")
     _exigir_identidad(padre, "El padre")
     with transaccion(bd):
         fila = bd.execute("SELECT estado FROM ejecuciones WHERE id=?", (padre,)).fetchone()
@@ -337,6 +341,10 @@ CAMPOS_DEL_ENTREGABLE = ("hallazgos", "referencias", "incertidumbres")
 # padre. Un hijo no amplía su autoridad porque el modelo se lo pida.
 ACCIONES_DELEGABLES = ("leer", "buscar")
 
+# Un hijo investiga durante minutos (el de la lección tiene 120 s). Un plazo de más de un día,
+# en segundos, es casi seguro un error de unidades (¿milisegundos?), o no es un plazo.
+PLAZO_MAXIMO_S = 24 * 60 * 60
+
 
 def validar_encargo(encargo):
     """Comprueba un encargo; lanza ValueError, en castellano, ante lo primero que esté mal.
@@ -352,7 +360,7 @@ def validar_encargo(encargo):
     - `plazo`: hasta cuándo, como fecha y hora ISO 8601 con zona horaria o en segundos.
     """
     if not isinstance(encargo, dict):
-        raise ValueError(f"El encargo debe ser un dict, no {_muestra(encargo)}.")
+        raise ValueError(f"El encargo debe ser un dict, no {muestra(encargo)}.")
     _exigir_claves(encargo, CLAVES_DEL_ENCARGO, "El encargo")
     if not isinstance(encargo["objetivo"], str) or not encargo["objetivo"].strip():
         raise ValueError("El objetivo del encargo debe ser un texto que diga qué averiguar.")
@@ -371,15 +379,16 @@ def validar_encargo(encargo):
             )
     entregable = encargo["entregable"]
     if not isinstance(entregable, dict):
-        raise ValueError(f"El entregable debe ser un dict con {', '.join(CAMPOS_DEL_ENTREGABLE)}, no {_muestra(entregable)}.")
+        raise ValueError(f"El entregable debe ser un dict con {', '.join(CAMPOS_DEL_ENTREGABLE)}, no {muestra(entregable)}.")
     _exigir_claves(entregable, CAMPOS_DEL_ENTREGABLE, "El entregable")
     for campo in CAMPOS_DEL_ENTREGABLE:
         if entregable[campo] != [] or type(entregable[campo]) is not list:
             raise ValueError(f"El campo {campo!r} del entregable debe ser una lista vacía: es la forma, que el hijo rellena.")
     tope = encargo["tope_de_pasos"]
     if type(tope) is not int or tope < 1:  # type(...) is int descarta bool
-        raise ValueError(f"El tope de pasos debe ser un entero positivo (no un bool), no {_muestra(tope)}.")
+        raise ValueError(f"El tope de pasos debe ser un entero positivo (no un bool), no {muestra(tope)}.")
     _exigir_plazo(encargo["plazo"])
+    _exigir_json_puro(encargo, "El encargo")  # se guarda en JSON: todo él tiene que poder escribirse
 
 
 def validar_entrega(encargo, carga):
@@ -391,7 +400,7 @@ def validar_entrega(encargo, carga):
     """
     validar_encargo(encargo)
     if not isinstance(carga, dict):
-        raise ValueError(f"La entrega debe ser un dict con {', '.join(CAMPOS_DEL_ENTREGABLE)}, no {_muestra(carga)}.")
+        raise ValueError(f"La entrega debe ser un dict con {', '.join(CAMPOS_DEL_ENTREGABLE)}, no {muestra(carga)}.")
     _exigir_claves(carga, CAMPOS_DEL_ENTREGABLE, "La entrega")
     for campo in CAMPOS_DEL_ENTREGABLE:
         _exigir_lista_de_textos(carga[campo], f"El campo {campo!r} de la entrega")
@@ -425,17 +434,20 @@ def _exigir_plazo(plazo):
         if momento.tzinfo is None:
             raise ValueError(f"El plazo {plazo!r} necesita fecha, hora y zona horaria: sin zona, no se sabe cuándo vence.")
     elif type(plazo) in (int, float):  # descarta bool
-        if not math.isfinite(plazo) or plazo <= 0:
-            raise ValueError(f"El plazo en segundos debe ser un número positivo y finito, no {_muestra(plazo)}.")
+        # Comparar no convierte: ni 10**400 ni NaN la rompen, y NaN no la pasa (math.isfinite,
+        # en cambio, convierte a float y lanza OverflowError con un int enorme).
+        if not 0 < plazo <= PLAZO_MAXIMO_S:
+            raise ValueError(f"El plazo en segundos debe ser un número positivo y finito, de como mucho "
+                             f"{PLAZO_MAXIMO_S} (un día), no {muestra(plazo)}.")
     else:
-        raise ValueError(f"El plazo debe ser una fecha ISO 8601 o un número de segundos, no {_muestra(plazo)}.")
+        raise ValueError(f"El plazo debe ser una fecha ISO 8601 o un número de segundos, no {muestra(plazo)}.")
 
 
 # --- Comprobaciones -------------------------------------------------------------------------
 
 def _exigir_identidad(valor, que):
     if not isinstance(valor, str) or not valor.strip():
-        raise ValueError(f"{que} debe ser un texto no vacío, no {_muestra(valor)}.")
+        raise ValueError(f"{que} debe ser un texto no vacío, no {muestra(valor)}.")
     if len(valor) > LARGO_MAXIMO_DE_IDENTIDAD:
         raise ValueError(f"{que} tiene {len(valor)} caracteres; una identidad tiene como mucho {LARGO_MAXIMO_DE_IDENTIDAD}.")
     _exigir_utf8(valor, que)
@@ -450,20 +462,54 @@ def _exigir_utf8(texto, que):
 
 def _json_canonico(valor, que):
     """El JSON canónico de un dict: claves ordenadas y sin espacios, así el orden en que se
-    escribieron las claves no parece un cambio de contenido. Solo JSON puro: lo que se guarda es
-    exactamente lo que se leerá después."""
+    escribieron las claves no parece un cambio de contenido. Solo JSON puro (`_exigir_json_puro`):
+    lo que se guarda es exactamente lo que se leerá después."""
     if not isinstance(valor, dict):
-        raise ValueError(f"{que} debe ser un dict (un objeto JSON), no {_muestra(valor)}.")
-    try:
-        cuerpo = json.dumps(valor, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    except ValueError:  # NaN, infinito o una referencia circular
-        raise ValueError(f"{que} contiene NaN, infinito o una referencia circular: JSON no los admite.") from None
-    except TypeError:  # un valor que JSON no sabe escribir, o claves de tipos que no se pueden ordenar
-        raise ValueError(f"{que} contiene algo que no es JSON: {_muestra(valor)}.") from None
+        raise ValueError(f"{que} debe ser un dict (un objeto JSON), no {muestra(valor)}.")
+    _exigir_json_puro(valor, que)
+    cuerpo = json.dumps(valor, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     _exigir_utf8(cuerpo, que)
-    if json.loads(cuerpo) != valor:
-        raise ValueError(f"{que} no es JSON puro (¿claves que no son textos, tuplas?): {_muestra(valor)}.")
     return cuerpo
+
+
+# Una entrega es un documento de pocos niveles (la de un hijo tiene dos: el dict y sus listas).
+# Treinta y dos sobran, y dejan a json.dumps, que es recursivo, lejos del límite de la pila.
+PROFUNDIDAD_MAXIMA_DE_JSON = 32
+
+
+def _exigir_json_puro(valor, que):
+    """Lanza ValueError, diciendo qué encontró, si `valor` no es JSON puro: dicts con claves de
+    texto, listas, textos, números finitos (enteros que Python sepa escribir), booleanos y None.
+
+    Recorre el valor con una pila propia, no con recursión: lo anidado miles de veces, o lo que
+    se contiene a sí mismo, se rechaza por su profundidad en vez de agotar la pila de Python.
+    """
+    por_mirar = [(valor, 1)]
+    while por_mirar:
+        actual, nivel = por_mirar.pop()
+        if nivel > PROFUNDIDAD_MAXIMA_DE_JSON:
+            raise ValueError(f"{que} anida más de {PROFUNDIDAD_MAXIMA_DE_JSON} niveles (¿se contiene a sí "
+                             "misma?): una entrega es un documento pequeño.")
+        if isinstance(actual, dict):
+            for clave, dentro in actual.items():
+                if not isinstance(clave, str):
+                    raise ValueError(f"{que} tiene la clave {muestra(clave)}, y no es JSON puro: en JSON "
+                                     "las claves son textos.")
+                por_mirar.append((dentro, nivel + 1))
+        elif isinstance(actual, list):
+            por_mirar.extend((dentro, nivel + 1) for dentro in actual)
+        elif isinstance(actual, float):
+            if not math.isfinite(actual):
+                raise ValueError(f"{que} contiene {muestra(actual)}, y JSON no admite NaN ni infinito.")
+        elif isinstance(actual, int):  # también bool
+            try:
+                str(actual)  # JSON escribe los enteros en decimal
+            except ValueError:
+                raise ValueError(f"{que} contiene {muestra(actual)}, y Python solo escribe en decimal "
+                                 f"enteros de hasta {sys.get_int_max_str_digits()} cifras.") from None
+        elif actual is not None and not isinstance(actual, str):
+            raise ValueError(f"{que} contiene {muestra(actual)}, que no es JSON puro: solo dicts, "
+                             "listas, textos, números, booleanos y None.")
 
 
 def _exigir_claves(valor, claves, que):
@@ -478,18 +524,12 @@ def _exigir_claves(valor, claves, que):
 
 def _exigir_lista_de_textos(valor, que, vacia_permitida=True):
     if type(valor) is not list:
-        raise ValueError(f"{que}: debe ser una lista de textos, no {_muestra(valor)}.")
+        raise ValueError(f"{que}: debe ser una lista de textos, no {muestra(valor)}.")
     if not valor and not vacia_permitida:
         raise ValueError(f"{que}: está vacía; hace falta al menos un elemento.")
     for elemento in valor:
         if not isinstance(elemento, str) or not elemento.strip():
-            raise ValueError(f"{que}: cada elemento debe ser un texto no vacío, y hay {_muestra(elemento)}.")
+            raise ValueError(f"{que}: cada elemento debe ser un texto no vacío, y hay {muestra(elemento)}.")
         _exigir_utf8(elemento, que)
     if len(set(valor)) != len(valor):
-        raise ValueError(f"{que}: tiene elementos repetidos, {_muestra(valor)}.")
-
-
-def _muestra(valor):
-    """Una muestra corta de un valor para los mensajes de error."""
-    texto = repr(valor)
-    return texto if len(texto) <= 60 else texto[:57] + "..."
+        raise ValueError(f"{que}: tiene elementos repetidos, {muestra(valor)}.")

@@ -123,6 +123,21 @@ def test_un_hijo_no_esperado_es_permission_error(bd):
     assert volcado(bd) == antes
 
 
+def anidado(niveles):
+    """Una lista dentro de una lista... `niveles` veces: repr() y json.dumps agotan la pila."""
+    valor = []
+    for _ in range(niveles):
+        valor = [valor]
+    return valor
+
+
+def circular():
+    """Un dict que se contiene a sí mismo."""
+    valor = {"x": 1}
+    valor["yo"] = valor
+    return valor
+
+
 @pytest.mark.parametrize("padre, hijo, entrega, carga, mensaje", [
     (PADRE, "logs", "", RESULTADO, "La identidad de la entrega debe ser un texto no vacío"),
     (PADRE, "logs", "   ", RESULTADO, "La identidad de la entrega debe ser un texto no vacío"),
@@ -141,6 +156,10 @@ def test_un_hijo_no_esperado_es_permission_error(bd):
     (PADRE, "logs", "e-1", {1: "clave entera"}, "no es JSON puro"),
     (PADRE, "logs", "e-1", {"x": (1, 2)}, "no es JSON puro"),
     (PADRE, "logs", "e-1", {"x": "\udfff"}, "UTF-8"),
+    (PADRE, "logs", "e-1", {"x": [1, 10**5000]}, r"contiene un entero de unas \d+ cifras"),
+    (PADRE, "logs", "e-1", {"x": anidado(5000)}, "anida más de"),
+    (PADRE, "logs", "e-1", circular(), "anida más de"),
+    (PADRE, "logs", anidado(5000), RESULTADO, "La identidad de la entrega debe ser un texto"),
 ])
 def test_recibir_rechazado_no_cambia_nada(bd, padre, hijo, entrega, carga, mensaje):
     recibir(bd, PADRE, "config", "e-0", RESULTADO)
@@ -149,6 +168,16 @@ def test_recibir_rechazado_no_cambia_nada(bd, padre, hijo, entrega, carga, mensa
         recibir(bd, padre, hijo, entrega, carga)
     assert type(error.value) is ValueError  # una nuestra, no un UnicodeEncodeError escapado
     assert not bd.in_transaction
+    assert volcado(bd) == antes
+
+
+def test_una_carga_se_admite_anidada_hasta_la_profundidad_maxima_y_no_mas(bd):
+    limite = buzon.PROFUNDIDAD_MAXIMA_DE_JSON
+    # El dict es el nivel 1; anidado(n) son n + 1 listas.
+    assert recibir(bd, PADRE, "logs", "e-1", {"x": anidado(limite - 2)}) == buzon.RECIBIDA
+    antes = volcado(bd)
+    with pytest.raises(ValueError, match=f"anida más de {limite} niveles"):
+        recibir(bd, PADRE, "logs", "e-2", {"x": anidado(limite - 1)})
     assert volcado(bd) == antes
 
 
@@ -309,6 +338,7 @@ def test_lo_admitido_lo_ve_otra_conexion_en_cuanto_admitir_vuelve(bd, ruta):
     ("nuevo", [""], "El nombre de un hijo"),
     ("nuevo", {"logs": {"objetivo": "x"}}, "El encargo debe tener exactamente las claves"),
     ("", ["logs"], "El padre debe ser un texto"),
+    ("nuevo", {"logs": {**ENCARGO_LOGS, "plazo": 10**400}}, "positivo y finito"),
 ])
 def test_crear_padre_rechazado_no_cambia_nada(bd, padre, hijos, mensaje):
     antes = volcado(bd)
@@ -371,6 +401,10 @@ def test_un_encargo_bien_formado_se_acepta():
     ({"plazo": float("inf")}, "positivo y finito"),
     ({"plazo": True}, "fecha ISO 8601 o un número de segundos"),
     ({"plazo": None}, "fecha ISO 8601 o un número de segundos"),
+    ({"plazo": 10**400}, "positivo y finito"),
+    ({"plazo": float("nan")}, "positivo y finito"),
+    ({"plazo": 10**9}, "como mucho"),
+    ({"tope_de_pasos": 10**5000}, r"un entero de unas \d+ cifras"),
 ])
 def test_un_encargo_mal_formado_se_rechaza(cambios, mensaje):
     with pytest.raises(ValueError, match=mensaje):

@@ -221,6 +221,102 @@ def test_la_base_de_otra_ejecucion_es_rechazada(bd):
     assert volcado(bd) == antes
 
 
+def test_el_puntero_nunca_senala_un_resumen_de_otra_ejecucion(bd):
+    crear_ejecucion(bd, "r-2")
+    for n in range(3):
+        anotar(bd, "r-2", f"mensaje {n + 1} de r-2")
+    ajeno = instalar(bd, "r-2", None, 2, [SOLO_LECTURA])
+    base, _ = activo(bd, EJECUCION)
+    antes = volcado(bd)
+    with pytest.raises(ValueError, match=f"El resumen nuevo {ajeno} no es un resumen de la ejecución 'r-1'"):
+        mover_puntero(bd, EJECUCION, base, ajeno)
+    assert volcado(bd) == antes and activo(bd, EJECUCION)[0] == base
+
+
+def test_el_esquema_tampoco_deja_cruzar_resumenes_de_una_ejecucion_a_otra(bd):
+    # La variante ingenua: SQL a mano, sin las comprobaciones del módulo. Ni el puntero ni la
+    # versión anterior de un resumen pueden ser de otra ejecución.
+    crear_ejecucion(bd, "r-2")
+    anotar(bd, "r-2", "mensaje 1 de r-2")
+    ajeno = instalar(bd, "r-2", None, 1, [SOLO_LECTURA])
+    antes = volcado(bd)
+    with pytest.raises(sqlite3.IntegrityError):
+        bd.execute("UPDATE ejecuciones SET resumen_activo=? WHERE id=?", (ajeno, EJECUCION))
+    with pytest.raises(sqlite3.IntegrityError):
+        bd.execute("INSERT INTO resumenes(ejecucion, cobertura, cuerpo, anterior) VALUES (?, 3, '[]', ?)",
+                   (EJECUCION, ajeno))
+    assert volcado(bd) == antes
+
+
+@pytest.mark.parametrize("ejecucion, base, nuevo, motivo", [
+    (EJECUCION, None, 2**70, "El resumen nuevo debe ser un entero positivo"),
+    (EJECUCION, None, 10**5000, r"un entero de unas \d+ cifras"),
+    (EJECUCION, "1", 1, "La base debe ser un entero positivo"),
+    (EJECUCION, None, 99, "El resumen nuevo 99 no es un resumen de la ejecución 'r-1'"),
+    ("no-existe", None, 1, "no es un resumen de la ejecución 'no-existe'"),
+    ([[[[["r-1"]]]]], None, 1, "La ejecución debe ser un texto"),
+], ids=["2**70", "10**5000", "base-texto", "inexistente", "de-otra-ejecucion", "ejecucion-anidada"])
+def test_mover_puntero_mal_llamado_no_cambia_nada(bd, ejecucion, base, nuevo, motivo):
+    antes = volcado(bd)
+    with pytest.raises(ValueError, match=motivo) as error:
+        mover_puntero(bd, ejecucion, base, nuevo)
+    assert type(error.value) is ValueError
+    assert volcado(bd) == antes
+
+
+@pytest.mark.parametrize("corte", [float("nan"), None, "3", 3.0, True, 0, 2**63, 10**5000],
+                         ids=["nan", "None", "texto", "float", "bool", "cero", "2**63", "10**5000"])
+def test_validar_candidato_exige_un_corte_entero(bd, corte):
+    # validar_candidato es pública: no puede dar por bueno un corte que nadie comprobó.
+    with pytest.raises(ValueError, match="El corte debe ser un entero positivo") as error:
+        validar_candidato(bd, EJECUCION, corte, [SOLO_LECTURA])
+    assert type(error.value) is ValueError
+
+
+def test_un_entero_enorme_o_un_valor_muy_anidado_se_rechazan_con_su_mensaje(bd):
+    # repr() no escribe enteros de más de 4300 cifras y agota la pila con lo muy anidado: el
+    # mensaje de un rechazo no puede fallar por culpa del valor que cita.
+    anidado = []
+    for _ in range(5000):
+        anidado = [anidado]
+    base, _ = activo(bd, EJECUCION)
+    antes = volcado(bd)
+    for argumentos, motivo in (
+        ((EJECUCION, base, 10**5000, [SOLO_LECTURA]), r"El corte debe ser .*, no un entero de unas \d+ cifras"),
+        ((EJECUCION, base, 3, [{"texto": "x", "fuente": -10**5000}]), r"La fuente de la afirmación 1 .*cifras"),
+        ((anidado, base, 3, [SOLO_LECTURA]), r"La ejecución debe ser un texto no vacío, no \[\[\["),
+        ((EJECUCION, base, 3, [{"texto": anidado, "fuente": 1}]), "El texto de la afirmación 1 debe ser un texto"),
+        ((EJECUCION, base, 3, anidado), "El resumen debe ser una lista de afirmaciones|La afirmación 1"),
+    ):
+        with pytest.raises(ValueError, match=motivo) as error:
+            instalar(bd, *argumentos)
+        assert type(error.value) is ValueError
+    assert volcado(bd) == antes
+
+
+def foto(carpeta):
+    """Todo lo que hay en `carpeta`: rutas y contenidos."""
+    return {str(p.relative_to(carpeta)): p.read_bytes() if p.is_file() else None for p in carpeta.rglob("*")}
+
+
+@pytest.mark.parametrize("que, motivo", [
+    ("nada", "La ruta de la base de datos debe ser un texto o un Path, no None"),
+    ("carpeta", "es una carpeta"),
+    ("texto", "no es una base de datos SQLite"),
+    ("sin_carpeta", "No se puede abrir ni crear"),
+])
+def test_abrir_rechaza_lo_que_no_es_una_base_de_datos_sin_tocarlo(tmp_path, que, motivo):
+    (tmp_path / "carpeta").mkdir()
+    (tmp_path / "notas.txt").write_text("Esto no es una base de datos.\n" * 20, encoding="utf-8")
+    ruta = {"nada": None, "carpeta": tmp_path / "carpeta", "texto": tmp_path / "notas.txt",
+            "sin_carpeta": tmp_path / "no-existe" / "resumenes.db"}[que]
+    antes = foto(tmp_path)
+    with pytest.raises(ValueError, match=motivo) as error:
+        abrir(ruta)
+    assert type(error.value) is ValueError
+    assert foto(tmp_path) == antes
+
+
 @pytest.mark.parametrize("excepcion", [ValueError, KeyboardInterrupt, SystemExit])
 def test_transaccion_deshace_ante_cualquier_excepcion(bd, excepcion):
     antes = volcado(bd)
