@@ -1,9 +1,12 @@
 """Un modelo guionizado, sin HTTP: los guiones y las cuentas del servidor de ensayo, en el proceso.
 
 Lección 01. Para los tests: contesta lo mismo que el servidor de ensayo del curso con el mismo
-guion (el guion sólo mira la petición) y lleva el mismo `usage`, pero sin red.
+guion (el guion solo mira la petición) y lleva el mismo `usage`, pero sin red. Sus errores son
+los mismos que los de `ModeloAPI`, también `ErrorVentana` cuando la petición no cabe.
 """
-from api import MAX_TOKENS, ErrorDelModelo, peticion
+import json
+
+from api import MAX_TOKENS, error_del_servidor, peticion
 from curso.ensayo.motor import Ensayo, ErrorPeticion
 
 
@@ -19,6 +22,6 @@ class ModeloGuionizado:
         try:
             respuesta = self.ensayo.responder(peticion(M, herramientas, self.modelo, self.max_tokens))
         except ErrorPeticion as e:
-            raise ErrorDelModelo(e.estado, e.mensaje) from None
+            raise error_del_servidor(e.estado, json.dumps(e.cuerpo()), M=list(M)) from None
         self.usage = respuesta["usage"]
         return respuesta["content"]

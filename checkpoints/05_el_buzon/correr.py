@@ -1,21 +1,26 @@
-"""Correr el agente y ver lo que viaja: la traza de cada turno, y una orden para la terminal.
+"""Correr el agente mirando cada turno, desde el cuaderno o desde una terminal.
 
-Lección 01. `Traza` envuelve a un modelo y, para el bucle, es un modelo más: antes de cada
-petición escribe las observaciones del turno anterior (→), y después, el turno con los tokens de
-entrada que contó el servidor y una línea por bloque de la respuesta (←).
+Lección 01. `Traza` se pone entre el bucle y el modelo. El bucle la llama como a cualquier
+modelo; ella imprime, antes de pasar la petición, las observaciones que acaban de entrar en M
+(→), y después el número de turno, los tokens de entrada que contó el servidor y un renglón por
+bloque de la respuesta (←). La respuesta sigue su camino sin cambios.
 
-Lección 03. La orden compacta M (sin `--sin-compactar`), y la traza rotula la petición del
-resumen como `resumen`, sin contarla como turno.
+Lección 03. La orden compacta M (salvo con `--sin-compactar`). En la traza, la petición que
+pide el resumen sale como `resumen` y no suma un turno: el modelo no ha dado ningún paso.
 
-    python correr.py ../recetario "Los tests fallan. Arregla lo que haga falta para que pasen."
+Desde la carpeta de tu espacio de trabajo:
 
-Sin ANTHROPIC_BASE_URL, arranca el servidor de ensayo del curso dentro del propio proceso.
+    python correr.py ../recetario --si-a-lo-del-guion "Los tests fallan. Arregla lo que haga falta para que pasen."
+
+Si no hay ANTHROPIC_BASE_URL, la orden arranca el servidor de ensayo del curso en su propio
+proceso. Al terminar dice dónde ha quedado la copia de trabajo, por si quieres mirarla.
 """
 import argparse
 import json
 import os
 import sys
 
+from api import ErrorDelModelo
 from compactar import INSTRUCCION, compactar
 
 ANCHO = 110  # caracteres por línea de traza
@@ -41,10 +46,11 @@ def linea(bloque):
 
 
 class Traza:
-    """Un modelo que envuelve a otro y escribe lo que viaja en cada turno (o resumen)."""
+    """Pasa cada petición a `modelo` sin tocarla e imprime el turno (o el resumen): qué entró y qué volvió."""
 
     def __init__(self, modelo):
-        self.modelo, self.turno = modelo, 0
+        self.modelo = modelo
+        self.turno = 0  # turnos que ha pedido el bucle hasta ahora
 
     @property
     def usage(self):  # compactar lo lee: el de la última petición del modelo envuelto
@@ -52,9 +58,9 @@ class Traza:
 
     def __call__(self, M, herramientas=()):
         rol, contenido = M[-1]
-        if rol == "usuario" and isinstance(contenido, list):
-            for bloque in contenido:
-                print("  → " + linea(bloque))
+        recien_llegadas = contenido if rol == "usuario" and isinstance(contenido, list) else []
+        for bloque in recien_llegadas:  # las observaciones del turno anterior
+            print("  → " + linea(bloque))
         resumen = (rol, contenido) == ("usuario", INSTRUCCION)  # la compactación, no un turno
         if not resumen:
             self.turno += 1
@@ -90,6 +96,8 @@ def main(argv=None):
     p.add_argument("--sin-compactar", action="store_true",
                    help="no compactar M: deja que crezca hasta el tope o hasta la ventana (lección 02)")
     a = p.parse_args(argv)
+    if not os.path.isdir(a.proyecto):
+        p.error(f"no encuentro la carpeta del proyecto {a.proyecto}")
     servidor = None
     if not os.environ.get("ANTHROPIC_BASE_URL"):
         from curso.ensayo.servidor import arrancar_en_segundo_plano
@@ -99,7 +107,10 @@ def main(argv=None):
     modelo = Traza(ModeloAPI(a.modelo, url=servidor.url if servidor else None))
     try:
         motivo, texto, M, copia = agente(modelo, a.pedido, a.proyecto, a.tope, usuario,
-                                         compactar=None if a.sin_compactar else compactar)
+                                         compactar=None if a.sin_compactar else compactar, conservar=True)
+    except ErrorDelModelo as e:  # sin servidor, o uno que no acepta la petición: el aviso, sin traza
+        print(f"correr.py: {e}", file=sys.stderr)
+        return 1
     finally:
         if servidor:
             servidor.parar()

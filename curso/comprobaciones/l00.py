@@ -7,7 +7,7 @@ caso = ejercicio(
     pistas=[
         "Parte el texto en líneas con texto.splitlines().",
         "Recorre las líneas desde el final y devuelve la primera que no esté vacía "
-        "(una línea con sólo espacios también cuenta como vacía: usa .strip()).",
+        "(una línea con solo espacios también cuenta como vacía: usa .strip()).",
         "Si ninguna línea tiene texto, devuelve la cadena vacía \"\". Y devuelve la línea "
         "sin los espacios de los extremos.",
     ],
@@ -20,7 +20,7 @@ def _(ultima_linea):
     igual(ultima_linea(salida), "FAILED (failures=1, errors=1)")
 
 
-@caso("salta las líneas vacías y las de sólo espacios del final")
+@caso("salta las líneas vacías y las de solo espacios del final")
 def _(ultima_linea):
     igual(ultima_linea("primera\nsegunda\n\n   \n\t\n"), "segunda")
 

@@ -27,7 +27,7 @@ def _(entorno):
     igual(entorno.llamadas_de([HOLA, LEER, EJECUTAR]), [LEER, EJECUTAR])
 
 
-@caso("llamadas_de de una respuesta sólo de texto es una lista vacía")
+@caso("llamadas_de de una respuesta solo de texto es una lista vacía")
 def _(entorno):
     igual(entorno.llamadas_de([HOLA]), [])
 
@@ -42,6 +42,13 @@ def _(entorno):
     igual(entorno.texto_de([LEER]), "")
 
 
+@caso("texto_de quita los espacios y saltos de línea de los extremos")
+def _(entorno):
+    # Los modelos suelen abrir con un salto de línea y dejar espacios al final de un bloque.
+    respuesta = [{"type": "text", "text": "\n\nHola."}, LEER, {"type": "text", "text": "Hasta luego.  \n"}]
+    igual(entorno.texto_de(respuesta), "Hola. Hasta luego.")
+
+
 # --- 1.2 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "1.2", leccion=1, titulo="permitido: leer no pregunta; editar y ejecutar, sí",
@@ -52,7 +59,7 @@ caso = ejercicio(
         "Si está en SIN_PERMISO, True sin preguntar. Si no hay usuario, False: sin nadie que "
         "diga que sí, nada que cambie cosas se hace.",
         "Si hay que preguntar: return usuario(nombre, entrada) is True. El «is True» hace que "
-        "sólo un sí explícito cuente.",
+        "solo un sí explícito cuente.",
     ],
 )
 
@@ -93,6 +100,12 @@ def _(permitido):
     igual(permitido("editar", {"ruta": "a.txt", "antiguo": "a", "nuevo": "b"}, Usuario(False)), False)
 
 
+@caso("solo un True explícito cuenta como sí: un usuario que contesta \"n\" no da permiso")
+def _(permitido):
+    # Un usuario que devuelve lo que se tecleó, "n", da un valor que en un if cuenta como verdadero.
+    igual(permitido("ejecutar", {"comando": "ls"}, Usuario("n")), False)
+
+
 # --- 1.3 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "1.3", leccion=1, titulo="bucle: el cuerpo del bucle del agente",
@@ -104,7 +117,7 @@ caso = ejercicio(
         "añade a M un único mensaje (\"usuario\", [...]) con una observación por llamada: "
         "atender(llamada, entorno, usuario).",
         "El for es de range(tope) vueltas; si se acaban sin que el modelo termine, devuelve "
-        "(\"tope\", None, M). Nunca quites nada de M: sólo append.",
+        "(\"tope\", None, M). Nunca quites nada de M: solo append.",
     ],
 )
 
@@ -132,7 +145,7 @@ def carpeta():
     return d
 
 
-@caso("si el modelo contesta sólo con texto, termina con «fin» y ese texto")
+@caso("si el modelo contesta solo con texto, termina con «fin» y ese texto")
 def _(bucle):
     m = Guion([HOLA])
     igual(bucle(m, INICIO, carpeta(), 5), ("fin", "Hola.", INICIO + [("asistente", [HOLA])]))
@@ -143,7 +156,8 @@ def _(bucle):
     m = Guion([LEER, LEER | {"id": "t9"}], [HOLA])
     motivo, texto, M = bucle(m, INICIO, carpeta(), 5)
     igual(motivo, "fin")
-    igual(len(M), len(INICIO) + 3)
+    igual(f"{len(M)} mensajes en M", f"{len(INICIO) + 3} mensajes en M",
+          "el inicio, la respuesta con las dos llamadas, sus observaciones y la respuesta final")
     rol, observaciones = M[len(INICIO) + 1]
     igual(rol, "usuario")
     igual([(o["tool_use_id"], o["content"]) for o in observaciones],
@@ -154,10 +168,11 @@ def _(bucle):
 def _(bucle):
     m = Guion(*[[LEER]] * 3)
     motivo, texto, M = bucle(m, INICIO, carpeta(), 3)
-    igual((motivo, texto, len(M), len(m.vistas)), ("tope", None, len(INICIO) + 6, 3))
+    igual({"motivo": motivo, "texto": texto, "mensajes en M": len(M), "peticiones al modelo": len(m.vistas)},
+          {"motivo": "tope", "texto": None, "mensajes en M": len(INICIO) + 6, "peticiones al modelo": 3})
 
 
-@caso("M sólo crece: cada petición empieza por la anterior entera")
+@caso("M solo crece: cada petición empieza por la anterior entera")
 def _(bucle):
     m = Guion([LEER], [EJECUTAR], [HOLA])
     bucle(m, INICIO, carpeta(), 5, usuario=lambda nombre, entrada: True)
@@ -179,4 +194,4 @@ def _(bucle):
     rara = {"type": "tool_use", "id": "t3", "name": "borrar", "input": {}}
     motivo, _, M = bucle(Guion([rara], [HOLA]), INICIO, carpeta(), 5)
     igual(motivo, "fin")
-    igual(M[len(INICIO) + 1][1][0].get("is_error"), True)
+    igual(M[len(INICIO) + 1][1][0].get("is_error"), True, "la observación de borrar lleva is_error: true")

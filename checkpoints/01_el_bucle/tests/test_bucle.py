@@ -1,4 +1,4 @@
-"""Punto de control 01: el bucle termina por "fin" o por "tope", M sólo crece y nada lo tumba.
+"""Punto de control 01: el bucle termina por "fin" o por "tope", M solo crece y nada lo tumba.
 
 Los modelos de estos tests son funciones que devuelven respuestas hechas a mano o al azar: el
 bucle no sabe (ni debe saber) si al otro lado hay un servidor.
@@ -90,7 +90,7 @@ def test_m_solo_crece(tmp_path):
 
 
 def test_un_bucle_que_olvida_turnos_no_pasa_la_comprobacion(copia):
-    """La variante ingenua (enviar sólo el inicio y el último turno) rompe `m_solo_crece`."""
+    """La variante ingenua (enviar solo el inicio y el último turno) rompe `m_solo_crece`."""
     vistas = []
 
     def bucle_olvidadizo(modelo, inicio, entorno, tope):

@@ -4,6 +4,9 @@
 127.0.0.1. `arregla` deja los tests en verde; `atasco` reproduce la ejecución real que se atascó
 citando mal `antiguo`, con los tokens de entrada de cada turno a menos de un 5 % de las cifras
 grabadas en curso/datos/traza_real.json.
+
+Y la copia de trabajo de cada ejecución: `agente` la borra al terminar, pase lo que pase, salvo
+que se le pida conservarla.
 """
 import json
 import os
@@ -16,7 +19,7 @@ import tempfile
 import pytest
 
 from agente import agente, inicio
-from api import ErrorDelModelo, ModeloAPI, peticion
+from api import ErrorDelModelo, ErrorVentana, ModeloAPI, peticion
 from bucle import bucle
 from correr import Traza
 from curso.ensayo.servidor import ServidorEnsayo
@@ -69,7 +72,7 @@ def copias_en_tmp_path(tmp_path, monkeypatch):
 
 def correr(servidor, guion, tope, envolver=Contador):
     modelo = envolver(ModeloAPI(f"guion:{guion}", url=servidor.url))
-    motivo, texto, M, copia = agente(modelo, PEDIDO, RECETARIO, tope, usuario_guionizado)
+    motivo, texto, M, copia = agente(modelo, PEDIDO, RECETARIO, tope, usuario_guionizado, conservar=True)
     return modelo, motivo, texto, M, copia
 
 
@@ -128,14 +131,17 @@ def test_atasco_gasta_por_turno_lo_que_la_traza_real(servidor):
         assert abs(ensayo - real) <= TOLERANCIA * real, f"turno {turno}: {ensayo} frente a {real}"
 
 
-def test_un_turno_mas_alla_del_tope_el_servidor_rechaza_la_peticion(servidor):
+def test_un_turno_mas_alla_del_tope_el_servidor_rechaza_la_peticion(servidor, tmp_path):
+    copia = tmp_path / "recetario"
+    shutil.copytree(RECETARIO, copia, ignore=shutil.ignore_patterns("__pycache__"))
     modelo = Contador(ModeloAPI("guion:atasco", url=servidor.url))
-    with pytest.raises(ErrorDelModelo) as info:
-        agente(modelo, PEDIDO, RECETARIO, 11, usuario_guionizado)
+    with pytest.raises(ErrorVentana) as info:
+        bucle(modelo, inicio(PEDIDO, copia), copia, 11, usuario_guionizado)
     assert len(modelo.vistos) == 11 and len(modelo.entradas) == 10  # la 11.ª no tuvo respuesta
     entrada = servidor.ensayo.contar(peticion(modelo.vistos[-1], HERRAMIENTAS, "guion:atasco"))
     assert info.value.estado == 400
-    assert str(entrada) in info.value.mensaje and str(servidor.ventana) in info.value.mensaje
+    assert (info.value.entrada, info.value.ventana) == (entrada, servidor.ventana)
+    assert info.value.M == modelo.vistos[-1]
     real = TRAZA_REAL["sin_compactar"]["peticion_siguiente"]
     assert abs(entrada - real) <= TOLERANCIA * real
 
@@ -157,8 +163,41 @@ def test_traza_escribe_turnos_tokens_y_flechas_sin_rutas_temporales(servidor, ca
 
 
 def test_traza_da_la_misma_salida_con_el_modelo_guionizado(servidor, capsys):
-    """La traza sólo depende de la conversación: con HTTP o sin él, la misma salida."""
+    """La traza solo depende de la conversación: con HTTP o sin él, la misma salida."""
     correr(servidor, "atasco", 10, envolver=Traza)
     por_http = capsys.readouterr().out
     agente(Traza(ModeloGuionizado("atasco")), PEDIDO, RECETARIO, 10, usuario_guionizado)
     assert capsys.readouterr().out == por_http
+
+
+# --- La copia de trabajo ---------------------------------------------------------------------
+
+@pytest.fixture
+def temporal(tmp_path, monkeypatch):
+    """Una carpeta temporal del sistema vacía, solo para este test."""
+    carpeta = tmp_path / "temporal"
+    carpeta.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(carpeta))
+    return carpeta
+
+
+def test_sin_conservar_la_copia_no_queda_en_la_carpeta_temporal(temporal):
+    motivo, _, M, copia = agente(ModeloGuionizado("arregla"), PEDIDO, RECETARIO, 10, usuario_guionizado)
+    assert motivo == "fin" and copia is None
+    assert list(temporal.iterdir()) == []
+
+
+def test_si_el_modelo_falla_tampoco_queda_la_copia(temporal):
+    def sin_servidor(M, herramientas=()):
+        raise ErrorDelModelo(None, "no hay ningún servidor")
+    with pytest.raises(ErrorDelModelo):
+        agente(sin_servidor, PEDIDO, RECETARIO, 10, usuario_guionizado, conservar=True)
+    assert list(temporal.iterdir()) == []
+
+
+def test_con_conservar_la_copia_se_queda_y_agente_dice_donde(temporal):
+    _, _, _, copia = agente(ModeloGuionizado("arregla"), PEDIDO, RECETARIO, 10, usuario_guionizado,
+                            conservar=True)
+    assert [p.name for p in temporal.iterdir()] == [copia.parent.name]
+    assert copia.parent.name.startswith("agente-") and copia.name == RECETARIO.name
+    assert ultima_linea_de_los_tests(copia) == "OK"

@@ -11,17 +11,20 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 
 from agente import inicio
-from api import VERSION, ErrorDelModelo, ModeloAPI, peticion
+from api import MAX_TOKENS, VERSION, ErrorDelModelo, ErrorVentana, ModeloAPI, peticion
 from curso.ensayo.motor import Ensayo
 from curso.ensayo.servidor import ServidorEnsayo
 from curso.rutas import RECETARIO
 from entorno import HERRAMIENTAS
 
 M = [("sistema", "Eres un agente de prueba."), ("usuario", "Hola, ¿qué tal?")]
+# La forma del error de llama-server cuando el prompt no cabe en n_ctx (las cifras, de ejemplo).
 ERROR_DE_LLAMA_SERVER = {"error": {
     "code": 400,
     "message": "request (8290 tokens) exceeds the available context size (8192 tokens), try increasing it",
-    "type": "exceed_context_size_error"}}
+    "type": "exceed_context_size_error",
+    "n_prompt_tokens": 8290,
+    "n_ctx": 8192}}
 RESPUESTA_VALIDA = {"id": "msg_1", "type": "message", "role": "assistant", "model": "prueba",
                     "content": [{"type": "text", "text": "Hola."}], "stop_reason": "end_turn",
                     "usage": {"input_tokens": 7, "output_tokens": 2}}
@@ -124,26 +127,62 @@ def test_el_cuerpo_lleva_el_sistema_aparte_y_los_roles_de_la_api(apuntador):
     assert cuerpo["tools"] == HERRAMIENTAS
 
 
-def test_una_peticion_que_no_cabe_da_error_400_con_las_cifras():
+def test_una_peticion_que_no_cabe_da_error_ventana_con_las_cifras():
+    """La forma de Anthropic, tal como la escribe el servidor de ensayo: las cifras, en el texto."""
     ventana = 1000
     M_grande = inicio("Los tests fallan.", RECETARIO) + [("usuario", "Más contexto. " * 200)]
     with ServidorEnsayo(0, ventana=ventana) as servidor:
         entrada = servidor.ensayo.contar(peticion(M_grande, HERRAMIENTAS, "guion:arregla"))
         assert entrada > ventana
-        with pytest.raises(ErrorDelModelo) as info:
+        with pytest.raises(ErrorVentana) as info:
             ModeloAPI("guion:arregla", url=servidor.url)(M_grande, HERRAMIENTAS)
-    assert info.value.estado == 400
-    assert str(entrada) in info.value.mensaje and str(ventana) in info.value.mensaje
-    assert "no cabe en la ventana" in info.value.mensaje
+    error = info.value
+    assert isinstance(error, ErrorDelModelo) and error.estado == 400
+    assert (error.entrada, error.ventana, error.max_tokens) == (entrada, ventana, MAX_TOKENS)
+    assert error.M == M_grande
+    assert "no cabe en la ventana" in error.mensaje  # el texto del servidor, tal cual
+    assert f"{entrada} tokens de entrada + {MAX_TOKENS} de max_tokens > {ventana}" in str(error)
+    assert "compactarla" in str(error)
 
 
-def test_el_error_con_forma_de_openai_de_llama_server_lleva_su_mensaje(apuntador):
+def test_el_error_de_ventana_de_llama_server_es_error_ventana_en_castellano(apuntador):
     stub = apuntador(estado=400, cuerpo=ERROR_DE_LLAMA_SERVER)
-    with pytest.raises(ErrorDelModelo) as info:
+    with pytest.raises(ErrorVentana) as info:
         ModeloAPI("modelo-local", url=stub.url)(M)
-    assert info.value.estado == 400
-    assert info.value.mensaje == ERROR_DE_LLAMA_SERVER["error"]["message"]
-    assert "400" in str(info.value)
+    error = info.value
+    assert error.estado == 400
+    assert (error.entrada, error.ventana, error.max_tokens) == (8290, 8192, None)
+    assert error.M == M
+    assert error.mensaje == ERROR_DE_LLAMA_SERVER["error"]["message"]  # el del servidor, tal cual
+    assert str(error).startswith("la petición no cabe en la ventana del servidor: 8290 tokens de entrada > 8192")
+    assert "compactarla" in str(error) and "try increasing" not in str(error)
+
+
+def test_otro_error_400_no_se_confunde_con_la_ventana(apuntador):
+    """La variante ingenua (todo 400 es la ventana) no pasaría: un 400 cualquiera es ErrorDelModelo."""
+    cuerpo = {"type": "error", "error": {"type": "invalid_request_error",
+                                         "message": "`max_tokens`: tiene que ser un entero"}}
+    stub = apuntador(estado=400, cuerpo=cuerpo)
+    with pytest.raises(ErrorDelModelo) as info:
+        ModeloAPI("prueba", url=stub.url)(M)
+    assert type(info.value) is ErrorDelModelo
+    assert str(info.value) == "el servidor contestó 400: `max_tokens`: tiene que ser un entero"
+
+
+def test_una_url_base_con_v1_de_mas_da_un_404_que_lo_dice(servidor):
+    with pytest.raises(ErrorDelModelo) as info:
+        ModeloAPI("guion:arregla", url=servidor.url + "/v1/")(M)
+    aviso = str(info.value)
+    assert info.value.estado == 404
+    assert f"POST {servidor.url}/v1/v1/messages" in aviso
+    assert "quita ese /v1" in aviso and f"(p. ej. {servidor.url})" in aviso
+
+
+def test_un_404_sin_v1_de_mas_nombra_la_url_y_no_habla_del_v1(apuntador):
+    stub = apuntador(estado=404, cuerpo={"error": {"message": "File Not Found"}})
+    with pytest.raises(ErrorDelModelo) as info:
+        ModeloAPI("prueba", url=stub.url)(M)
+    assert str(info.value) == f"el servidor contestó 404 a POST {stub.url}/v1/messages: File Not Found"
 
 
 def test_un_error_con_forma_de_anthropic_lleva_su_mensaje(apuntador):
@@ -152,6 +191,7 @@ def test_un_error_con_forma_de_anthropic_lleva_su_mensaje(apuntador):
     with pytest.raises(ErrorDelModelo) as info:
         ModeloAPI("x", url=stub.url)(M)
     assert (info.value.estado, info.value.mensaje) == (404, "el modelo x no existe")
+    assert f"{stub.url}/v1/messages" in str(info.value)
 
 
 def puerto_sin_nadie():

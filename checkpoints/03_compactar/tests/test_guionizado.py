@@ -9,14 +9,14 @@ decimales).
 import copy
 import json
 import re
-import shutil
 
 import pytest
 
-from agente import agente
-from api import ModeloAPI
+from agente import agente, inicio
+from api import ErrorVentana, ModeloAPI
 from curso.ensayo.servidor import ServidorEnsayo
 from curso.rutas import RECETARIO
+from entorno import HERRAMIENTAS
 from guionizado import ModeloGuionizado
 from permisos import usuario_guionizado
 
@@ -51,8 +51,7 @@ def sin_tiempos(valor):
 
 def correr(modelo, tope):
     grabando = Grabando(modelo)
-    motivo, _, M, copia = agente(grabando, PEDIDO, RECETARIO, tope, usuario_guionizado)
-    shutil.rmtree(copia.parent)
+    motivo, _, M, _ = agente(grabando, PEDIDO, RECETARIO, tope, usuario_guionizado)
     return motivo, grabando.turnos
 
 
@@ -82,3 +81,18 @@ def test_la_comparacion_ve_un_usage_distinto():
     _, sin_cache = correr(SinCache("arregla"), tope=3)
     assert [t[:2] for t in buenos] == [t[:2] for t in sin_cache]
     assert [t[2] for t in buenos] != [t[2] for t in sin_cache]
+
+
+def test_el_guionizado_y_el_servidor_rechazan_igual_lo_que_no_cabe():
+    """Sin HTTP, el mismo ErrorVentana, con las mismas cifras, que por HTTP."""
+    M = inicio(PEDIDO, RECETARIO) + [("usuario", "Más contexto. " * 200)]
+    errores = []
+    with ServidorEnsayo(0, ventana=1000) as servidor:
+        for modelo in (ModeloGuionizado("arregla", ventana=1000), ModeloAPI("guion:arregla", url=servidor.url)):
+            with pytest.raises(ErrorVentana) as info:
+                modelo(M, HERRAMIENTAS)
+            errores.append(info.value)
+    local, http = errores
+    assert (local.estado, local.entrada, local.ventana, local.max_tokens, local.M) == \
+        (http.estado, http.entrada, http.ventana, http.max_tokens, http.M)
+    assert str(local) == str(http) and local.ventana == 1000
