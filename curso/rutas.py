@@ -15,7 +15,8 @@ VARIABLE_ESPACIO = "CURSO_ESPACIO"
 ESPACIO_POR_DEFECTO = RAIZ / "mi_agente"
 
 # Lo que no es código del alumno: no se compara, no se copia al restaurar.
-IGNORADOS = {"tests", "__pycache__", ".pytest_cache", ".ipynb_checkpoints", ".copias"}
+IGNORADOS = {"tests", "__pycache__", ".pytest_cache", ".ipynb_checkpoints", ".copias",
+             ".hypothesis"}  # la caché que deja hypothesis donde se corren sus tests
 
 
 def espacio():

@@ -29,8 +29,8 @@ def dentro(entorno, ruta):
     base = Path(entorno).resolve()
     try:
         destino = (base / ruta).resolve()
-    except RuntimeError:  # así avisa Python 3.11 de un enlace que acaba apuntando a sí mismo
-        raise ErrorDeHerramienta(f"la ruta {ruta} es un bucle de enlaces: no lleva a ningún "
+    except RuntimeError:  # así avisan Python 3.11 y 3.12 de un enlace que acaba apuntando a sí mismo
+        raise ErrorDeHerramienta(f"la ruta {ruta} pasa por un bucle de enlaces: no lleva a ningún "
                                  "fichero") from None
     if Path(ruta).is_absolute() or not destino.is_relative_to(base):
         raise ErrorDeHerramienta(f"la ruta {ruta} sale de la copia de trabajo: usa una ruta "
@@ -62,8 +62,9 @@ def abrir(entorno, ruta, escribir=False):
     except OSError as e:
         os.close(fd)
         if e.errno == errno.ELOOP:
-            raise ErrorDeHerramienta(f"la ruta {ruta} pasa por un enlace que no se puede seguir "
-                                     "(¿ha cambiado mientras se abría?). No se ha cambiado nada") from None
+            raise ErrorDeHerramienta(f"la ruta {ruta} pasa por un enlace que no se puede seguir (un "
+                                     "bucle de enlaces, o un enlace que ha aparecido mientras se "
+                                     "abría). No se ha cambiado nada") from None
         if e.errno in (errno.ENOENT, errno.ENOTDIR, errno.EISDIR):
             hay = ", ".join(sorted(p.name for p in base.iterdir() if p.is_file()))
             raise ErrorDeHerramienta(f"no existe el fichero {ruta} en la copia de trabajo. "

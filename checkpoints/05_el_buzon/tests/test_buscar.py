@@ -78,7 +78,9 @@ def test_x_10_elevado_a_20_es_un_texto_tal_cual(copia):
 def test_un_bucle_de_enlaces_da_error_sin_la_ruta_de_la_copia(copia):
     (copia / "bucle").symlink_to(copia / "bucle")
     observacion = atender(llamada("b1", "buscar", patron="x", ruta="bucle"), copia)
-    assert observacion["is_error"] is True and "bucle de enlaces" in observacion["content"]
+    # Python 3.11 y 3.12 ven el bucle al resolver la ruta; 3.13 la deja a medias, y no hay nada.
+    assert observacion["is_error"] is True
+    assert "bucle de enlaces" in observacion["content"] or "no existe bucle" in observacion["content"]
     assert str(copia.parent) not in observacion["content"]
     # En una carpeta, el bucle se salta: no es un fichero de texto.
     assert buscar(copia, "5433") == "logs/api.log:2: error: puerto 5433"
