@@ -9,7 +9,8 @@ cuaderno del alumno; y (3) si cambió algún `%%modulo`, llevar el fichero al pu
 Esta orden hace las tres cosas como las haría nbval: un núcleo nuevo con la carpeta
 `solutions/` como directorio de trabajo y un espacio de trabajo nuevo y vacío.
 
-Al sincronizar, un fichero que cambia en el punto de control NN también cambia en los puntos de
+Al sincronizar, solo se escriben los ficheros que la lección declara (`curso/lecciones.py`); un
+fichero que cambia en el punto de control NN también cambia en los puntos de
 control siguientes que tenían exactamente la versión vieja (el mismo módulo, sin tocar por su
 lección); donde una lección posterior tiene su propia versión, se detiene y lo dice.
 
@@ -75,13 +76,22 @@ def ejecutar(ruta, espacio):
 def sincronizar(numero, espacio):
     """Copia los módulos de `espacio` al punto de control `numero` y a los siguientes que
     tenían la versión vieja. Devuelve las líneas que describen lo hecho."""
+    from curso.lecciones import LECCIONES
+
     puntos = rutas.puntos_de_control()
+    propios = set(LECCIONES.get(numero, {}).get("ficheros", []))
     lineas = []
     for relativa in rutas.ficheros(espacio):
         nuevo = (Path(espacio) / relativa).read_bytes()
         destino = puntos[numero] / relativa
         viejo = destino.read_bytes() if destino.exists() else None
         if viejo == nuevo:
+            continue
+        if relativa not in propios:
+            # Lo copió `preparar` de un punto de control anterior: su fuente es otra lección, y
+            # escribirlo aquí podría deshacer lo que esa lección acaba de sincronizar.
+            lineas.append(f"    ({relativa} no es de la lección {numero:02d} y difiere del punto de "
+                          f"control: sincroniza la lección que lo escribe)")
             continue
         destino.parent.mkdir(parents=True, exist_ok=True)
         destino.write_bytes(nuevo)
