@@ -8,18 +8,21 @@ import copy
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import threading
+import tracemalloc
 import urllib.request
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from curso.ensayo import guiones, motor
+from curso.ensayo import guiones, motor, tokens
+from curso.ensayo import servidor as modulo_servidor
 from curso.ensayo.motor import Ensayo, ErrorPeticion, segundos_modelados, trocear_peticion
 from curso.ensayo.servidor import CABECERA_SEGUNDOS, PUERTO_POR_DEFECTO, ServidorEnsayo, main
 
@@ -427,6 +430,200 @@ def test_una_ruta_desconocida_es_un_404_con_cuerpo_de_anthropic(servidor, metodo
     assert "/v1/messages" in cuerpo["error"]["message"]
 
 
+# --- Lo que puede costar una petición: bytes, elementos, cifras y tiempo -----------------------
+
+MB = 1024 * 1024
+
+
+@pytest.mark.parametrize("longitud", ["²", "³", "¹", "1²"])
+def test_un_content_length_con_cifras_que_no_son_ascii_es_un_400(servidor, longitud):
+    # str.isdigit() las acepta; int() no, y HTTP solo admite cifras ASCII.
+    lineas = ["POST /v1/messages HTTP/1.1", "Host: 127.0.0.1", "Content-Length: " + longitud]
+    estado, cuerpo = enviar_a_mano(servidor, lineas, b"{}")
+    assert estado == 400 and es_error(cuerpo, "invalid_request_error")
+    assert "Content-Length" in cuerpo["error"]["message"]
+
+
+def test_un_content_length_de_miles_de_cifras_es_un_413(servidor):
+    lineas = ["POST /v1/messages HTTP/1.1", "Host: 127.0.0.1", "Content-Length: " + "1" * 5000]
+    estado, cuerpo = enviar_a_mano(servidor, lineas, b"{}")
+    assert estado == 413 and es_error(cuerpo, "request_too_large")
+    assert str(modulo_servidor.TAMANO_MAXIMO) in cuerpo["error"]["message"]
+
+
+def test_un_cuerpo_de_50_mb_recibe_un_413_que_el_cliente_puede_leer(servidor):
+    # El cliente no lee la respuesta hasta haber enviado el cuerpo entero: si el servidor cierra
+    # sin leerlo, el cliente se encuentra la conexión rota (BrokenPipe) y no ve el 413.
+    estado, cabeceras, cuerpo = enviar(servidor.url, crudo=b" " * (50 * MB))
+    assert estado == 413 and es_error(cuerpo, "request_too_large")
+    assert str(modulo_servidor.TAMANO_MAXIMO) in cuerpo["error"]["message"]
+    assert enviar(servidor.url, cuerpo=peticion([usuario("sigo aquí")]))[0] == 200
+
+
+def test_un_cuerpo_de_10_mb_de_objetos_vacios_es_un_413(servidor):
+    crudo = b"[" + b",".join([b"{}"] * (10 * MB // 3)) + b"]"
+    estado, _, cuerpo = enviar(servidor.url, crudo=crudo)
+    assert estado == 413 and es_error(cuerpo, "request_too_large")
+
+
+def test_un_cuerpo_pequeno_con_demasiados_elementos_es_un_413_sin_leerlo(servidor, monkeypatch):
+    # Cada `{}` son 3 bytes de texto y unos 64 de memoria una vez leído: el límite de bytes no
+    # basta. Se rechaza antes de leer el JSON (json.loads no llega a llamarse).
+    maximo = modulo_servidor.ELEMENTOS_MAXIMOS
+    crudo = b"[" + b",".join([b"{}"] * (maximo + 1)) + b"]"
+    assert len(crudo) < modulo_servidor.TAMANO_MAXIMO
+    leidos = []
+    monkeypatch.setattr(modulo_servidor, "_leer_json", lambda *a, **k: leidos.append(1))
+    estado, _, cuerpo = enviar(servidor.url, crudo=crudo)
+    assert estado == 413 and es_error(cuerpo, "request_too_large")
+    assert str(maximo) in cuerpo["error"]["message"] and leidos == []
+
+
+def test_una_peticion_grande_del_curso_cabe_en_los_limites(servidor):
+    # La medición del servidor envía peticiones de 8000 tokens: deben seguir llegando al motor.
+    from curso.medir import _peticion, _texto_de
+    p = _peticion(0, _texto_de(8000))
+    estado, _, cuerpo = enviar(servidor.url, "/v1/messages/count_tokens", p)
+    assert estado == 200 and cuerpo["input_tokens"] > 7000
+
+
+def test_un_numero_de_miles_de_cifras_es_un_400_en_castellano(servidor):
+    crudo = b'{"model": "guion:eco", "max_tokens": ' + b"7" * 5000 + b', "messages": []}'
+    estado, _, cuerpo = enviar(servidor.url, crudo=crudo)
+    mensaje = cuerpo["error"]["message"]
+    assert estado == 400 and es_error(cuerpo, "invalid_request_error")
+    assert "5000 cifras" in mensaje
+    assert not any(palabra in mensaje for palabra in ("Exceeds", "limit", "digits", "integer"))
+
+
+def test_una_peticion_que_no_cabe_se_cuenta_sin_guardar_todos_sus_tokens():
+    # Cada token guardado es un objeto de unos 50 bytes: guardarlos todos costaría unas 20 veces
+    # lo que ocupa el texto. Contar (y rechazar) no necesita guardarlos.
+    texto = "ab " * 350_000
+    p = peticion([usuario(texto)], max_tokens=10)
+    for hacer in (Ensayo().contar, lambda p: rechazo(Ensayo(), p)):
+        tracemalloc.start()
+        try:
+            hacer(p)
+            pico = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert pico < 5 * len(texto)
+
+
+@given(texto=st.text(max_size=200), tope=st.integers(0, 250))
+def test_trocear_hasta_da_los_mismos_tokens_y_la_misma_cuenta(texto, tope):
+    todos = tokens.trocear(texto)
+    assert tokens.trocear_hasta(texto, tope) == (todos[:tope], len(todos))
+    assert tokens.contar(texto) == len(todos)
+
+
+@pytest.mark.parametrize("crudo", [b"{", b"", b'{"a" 1}', b'{"a": 1 "b": 2}', b'"abc', b'"a\x01"',
+                                   b'"\\x"', b'"\\u12"', b"{} {}", b"[1,]"])
+def test_el_motivo_de_un_json_roto_va_en_castellano(servidor, crudo):
+    estado, _, cuerpo = enviar(servidor.url, crudo=crudo)
+    mensaje = cuerpo["error"]["message"]
+    assert estado == 400 and "no es JSON válido" in mensaje
+    assert not any(palabra in mensaje for palabra in ("Expecting", "Invalid", "Unterminated", "Extra"))
+    assert "no se puede leer" not in mensaje  # cada uno de estos tiene su motivo
+
+
+ESPERA_CORTA = 0.5  # segundos: lo que espera a un cliente parado el servidor de estos tests
+
+
+def test_una_conexion_parada_a_media_peticion_recibe_un_408_y_se_cierra():
+    with ServidorEnsayo(0, espera=ESPERA_CORTA) as servidor:
+        with socket.create_connection(("127.0.0.1", servidor.puerto), timeout=10) as s:
+            s.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n"
+                      b'{"model": ')
+            respuesta = http.client.HTTPResponse(s)
+            respuesta.begin()
+            cuerpo = json.loads(respuesta.read())
+            assert respuesta.status == 408 and es_error(cuerpo)
+            assert s.recv(1) == b""  # y la conexión está cerrada
+
+
+def test_una_conexion_parada_en_las_cabeceras_se_cierra():
+    with ServidorEnsayo(0, espera=ESPERA_CORTA) as servidor:
+        with socket.create_connection(("127.0.0.1", servidor.puerto), timeout=10) as s:
+            s.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # falta la línea en blanco
+            assert s.recv(1) == b""
+
+
+# --- Los guiones, con lo que un alumno puede mandarles ------------------------------------------
+
+@pytest.mark.parametrize("modelo", ["guion:arregla", "guion:compacta"])
+def test_un_id_de_miles_de_cifras_no_cuenta_como_turno_del_guion(servidor, modelo):
+    def tras_una_llamada(id):
+        return peticion([usuario("Los tests fallan."),
+                         asistente([guiones.llamada(id, "ejecutar", comando="python3 -m unittest")]),
+                         usuario([resultado(id, "FAILED (failures=2, errors=3)")])],
+                        modelo=modelo, max_tokens=1024, tools=HERRAMIENTAS)
+
+    estado, _, enorme = enviar(servidor.url, cuerpo=tras_una_llamada("toolu_ensayo_%s_0" % ("9" * 5000)))
+    assert estado == 200, enorme
+    # Ese id no lo pudo dar el guion: cuenta lo mismo que el de otro modelo.
+    _, _, ajeno = enviar(servidor.url, cuerpo=tras_una_llamada("toolu_otro_0"))
+    assert enorme["content"] == ajeno["content"]
+
+
+def el_incidente(**cambios):
+    """{ruta: texto} de los ficheros de curso/datos/incidente/, con `cambios` ({ruta: texto})."""
+    from curso.delegacion import INCIDENTE
+    ficheros = {p.relative_to(INCIDENTE).as_posix(): p.read_text(encoding="utf-8")
+                for p in INCIDENTE.rglob("*") if p.is_file()}
+    return {**ficheros, **cambios}
+
+
+def observador(ficheros):
+    """Contesta `leer` y `buscar` como las herramientas de la lección 05 («fichero:línea: texto»)."""
+    def observar(nombre, entrada):
+        if nombre == "leer":
+            return ficheros.get(entrada["ruta"], "no existe %s" % entrada["ruta"])
+        if nombre == "buscar":
+            carpeta = entrada.get("ruta", ".").rstrip("/") + "/"
+            return "\n".join("%s:%d: %s" % (ruta, n, linea) for ruta in sorted(ficheros)
+                             if ruta.startswith(carpeta)
+                             for n, linea in enumerate(ficheros[ruta].split("\n"), 1)
+                             if re.search(entrada["patron"], linea))
+        return "no tienes la herramienta %s" % nombre
+    return observar
+
+
+def conducir(url, modelo, observar, tope=12):
+    """La última respuesta de `modelo` por HTTP, contestando cada llamada con `observar`."""
+    mensajes = [usuario("La API no llega a su base de datos. Investiga por qué.")]
+    for _ in range(tope):
+        estado, _, r = enviar(url, cuerpo=peticion(mensajes, modelo=modelo, max_tokens=1024, tools=HERRAMIENTAS))
+        assert estado == 200, r
+        llamadas = [b for b in r["content"] if b["type"] == "tool_use"]
+        if not llamadas:
+            return r
+        mensajes += [asistente(r["content"]),
+                     usuario([resultado(b["id"], observar(b["name"], b["input"])) for b in llamadas])]
+    raise AssertionError("el guion no ha terminado en %d turnos" % tope)
+
+
+@pytest.mark.parametrize("modelo", ["guion:hijo-config", "guion:solo"])
+def test_un_puerto_de_dos_cifras_en_la_configuracion_sale_en_la_entrega(servidor, modelo):
+    # Lo que ve un alumno que edita config/db.toml del incidente y pone el puerto 80.
+    config = el_incidente()["config/db.toml"].replace("puerto = 5432", "puerto = 80")
+    assert "puerto = 80" in config
+    numero = next(n for n, linea in enumerate(config.split("\n"), 1) if linea.startswith("puerto"))
+    final = conducir(servidor.url, modelo, observador(el_incidente(**{"config/db.toml": config})))
+    entrega = json.loads(final["content"][0]["text"])
+    pareja = ("La base de datos escucha en el puerto 80: «puerto = 80»", "config/db.toml:%d" % numero)
+    assert pareja in list(zip(entrega["hallazgos"], entrega["referencias"]))
+
+
+@pytest.mark.parametrize("modelo", ["guion:hijo-logs", "guion:solo"])
+def test_un_puerto_de_dos_cifras_en_el_registro_sale_en_la_entrega(servidor, modelo):
+    registro = el_incidente()["logs/api.log"].replace("db:5433", "db:80")
+    final = conducir(servidor.url, modelo, observador(el_incidente(**{"logs/api.log": registro})))
+    hallazgos = json.loads(final["content"][0]["text"])["hallazgos"]
+    assert any("en el puerto 80: «connect to db:80 failed" in h for h in hallazgos), hallazgos
+
+
 # --- Cuerpos aleatorios: nunca un 500 --------------------------------------------------------
 
 VALORES_JSON = st.recursive(
@@ -653,11 +850,25 @@ def test_un_puerto_ocupado_se_dice_sin_traza(servidor, capsys):
     assert "--puerto" in capsys.readouterr().out
 
 
-def test_la_linea_de_ordenes_atiende_hasta_ctrl_c():
-    orden = [sys.executable, "-c", "import sys; from curso.ensayo.servidor import main; sys.exit(main(sys.argv[1:]))",
-             "--puerto", "0", "--ventana", "4096"]
-    proceso = subprocess.Popen(orden, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+# Una terminal entrega Ctrl-C a su orden en primer plano, y esa orden empieza con SIGINT en su
+# disposición por defecto. Quien lanza estos tests puede no estar en una terminal: una orden en
+# segundo plano de un guion de shell (`.ci/run &`, nohup...) arranca con SIGINT ignorado, y cada
+# proceso hijo hereda esa disposición. Python no instala su KeyboardInterrupt si SIGINT le llega
+# ignorado, así que el servidor no se enteraría del Ctrl-C del test. Por eso el proceso del
+# servidor pone lo que pondría la terminal antes de llamar a `main`.
+COMO_DESDE_UNA_TERMINAL = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                           "from curso.ensayo.servidor import main; sys.exit(main(sys.argv[1:]))")
+CON_SIGINT_IGNORADO = ("import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                       "from curso.ensayo.servidor import main; sys.exit(main(sys.argv[1:]))")
+
+
+def lanzar_la_linea_de_ordenes(codigo, *argumentos):
+    return subprocess.Popen([sys.executable, "-c", codigo, *argumentos], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def comprobar_que_atiende_hasta_ctrl_c():
+    proceso = lanzar_la_linea_de_ordenes(COMO_DESDE_UNA_TERMINAL, "--puerto", "0", "--ventana", "4096")
     try:
         primera = proceso.stdout.readline()
         url = primera.split(" en ", 1)[1].split()[0]
@@ -672,6 +883,31 @@ def test_la_linea_de_ordenes_atiende_hasta_ctrl_c():
             proceso.kill()
             proceso.wait()
     assert proceso.returncode == 0 and "parado" in salida and errores == ""
+
+
+def test_la_linea_de_ordenes_atiende_hasta_ctrl_c():
+    comprobar_que_atiende_hasta_ctrl_c()
+
+
+def test_ctrl_c_la_para_aunque_los_tests_corran_con_sigint_ignorado():
+    # Lo que pasó en CI: pytest corría en segundo plano, con SIGINT ignorado desde su arranque.
+    anterior = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        comprobar_que_atiende_hasta_ctrl_c()
+    finally:
+        signal.signal(signal.SIGINT, anterior)
+
+
+def test_si_ctrl_c_no_le_llega_la_linea_de_ordenes_lo_dice():
+    proceso = lanzar_la_linea_de_ordenes(CON_SIGINT_IGNORADO, "--puerto", "0")
+    try:
+        lineas = [proceso.stdout.readline() for _ in range(4)]
+    finally:
+        proceso.terminate()
+        proceso.communicate(timeout=10)
+    ultima = lineas[-1]
+    assert "Ctrl-C" in ultima and "kill %d" % proceso.pid in ultima
+    assert "Ctrl-C para pararlo" not in "".join(lineas)
 
 
 def test_la_medicion_del_servidor_corre_y_cuenta_lo_que_envia(capsys):

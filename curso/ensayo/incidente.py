@@ -42,7 +42,7 @@ CITAS_DEL_REGISTRO = [
     (r"giving up after \d+ attempts",
      "La API deja de reintentar y se queda sin base de datos"),
 ]
-PUERTO = re.compile(r"(?:puerto\s*=\s*|:)(\d{4,5})(?!\d)")  # «db:5433», «puerto = 5432»
+PUERTO = re.compile(r"(?:puerto\s*=\s*|:)(\d{1,5})(?!\d)")  # «db:5433», «puerto = 5432», «db:80»
 
 
 # --- Leer lo que trae la petición -------------------------------------------------------------
@@ -95,10 +95,10 @@ def hallazgos_del_registro(registro):
 def hallazgo_del_puerto(busqueda):
     """(hallazgo, referencia) del puerto de la base en una búsqueda de «puerto», o (None, None)."""
     for linea in busqueda.split("\n"):
-        m = re.match(rf"({re.escape(CONFIG_DE_LA_BASE)}):(\d+): .*?(puerto\s*=\s*\d+)", linea)
-        if m:
-            return (f"La base de datos escucha en el puerto {PUERTO.search(m.group(3)).group(1)}: "
-                    f"«{m.group(3)}»", f"{m.group(1)}:{m.group(2)}")
+        m = re.match(rf"({re.escape(CONFIG_DE_LA_BASE)}):(\d+): .*?(puerto\s*=\s*(\d+))", linea)
+        if m:  # el número, el de esa misma línea, tenga las cifras que tenga (un alumno puede editarla)
+            return (f"La base de datos escucha en el puerto {m.group(4)}: «{m.group(3)}»",
+                    f"{m.group(1)}:{m.group(2)}")
     return None, None
 
 

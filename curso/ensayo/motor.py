@@ -25,7 +25,7 @@ import threading
 from curso.ensayo import guiones
 from curso.ensayo import incidente as _guiones_del_incidente  # noqa: F401 (los registra)
 from curso.ensayo import recetario as _guiones_del_recetario  # noqa: F401 (los registra)
-from curso.ensayo.tokens import PATRON, trocear
+from curso.ensayo.tokens import PATRON, contar, trocear, trocear_hasta
 
 VENTANA_POR_DEFECTO = 8192  # la ventana del curso: la de `llama-server -c 8192`
 PREFIJO_GUION = "guion:"  # el campo `model` elige el guion: "guion:eco", "guion:herramienta"...
@@ -499,7 +499,7 @@ class Ensayo:
         try:
             validar(peticion, exigir_max_tokens=False)
             _guion(peticion)
-            return len(trocear_peticion(peticion))
+            return contar(serializar_peticion(peticion))
         except RecursionError:
             raise _demasiado_anidada() from None
 
@@ -513,15 +513,19 @@ class Ensayo:
         La respuesta la escribe el guion que nombra `model` y depende solo de la petición: la
         misma petición da la misma respuesta, también el mismo `id`, después de reintentar o de
         reiniciar el servidor. Solo `usage` depende de la petición anterior (la caché).
+
+        De los tokens se guardan como mucho los que caben en la ventana: una petición que no
+        cabe se cuenta entera, pero sin hacer la lista de todos sus tokens, que puede ser enorme.
         """
         try:
             validar(peticion)
             nombre, guion = _guion(peticion)
-            tokens = trocear_peticion(peticion)
+            texto = serializar_peticion(peticion)
             huella = _huella(peticion)
         except RecursionError:
             raise _demasiado_anidada() from None
-        entrada, max_tokens = len(tokens), peticion["max_tokens"]
+        tokens, entrada = trocear_hasta(texto, self.ventana)
+        max_tokens = peticion["max_tokens"]
         if max_tokens >= GRANDE:
             raise _invalida("`max_tokens` es enorme: la ventana entera es de %d tokens y la "
                             "entrada ya ocupa %d." % (self.ventana, entrada))

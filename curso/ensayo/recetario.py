@@ -36,7 +36,9 @@ ARREGLOS = [
 # empieza por estas palabras. Los guiones no importan el harness: si allí cambian, cambian aquí.
 MARCA_DEL_RESUMEN = "Hora de compactar."
 
-ID_DEL_ENSAYO = re.compile(r"toolu_ensayo_(\d+)_\d+")  # los de `id_llamada`: el turno y la llamada
+# Los ids de `id_llamada`: el turno y la llamada. Un turno de más de seis cifras no lo pudo dar el
+# guion (un millón de turnos no caben en ninguna ventana): ese id no es suyo, y no cuenta.
+ID_DEL_ENSAYO = re.compile(r"toolu_ensayo_(\d{1,6})_\d{1,6}")
 
 
 def es_resumen(peticion):

@@ -14,6 +14,7 @@ sencilla que se parece en promedio a un tokenizador de ese tipo sobre código y 
 La regla es lineal en el tamaño del texto y da siempre la misma cuenta para el mismo texto, que
 es lo que necesita un ensayo reproducible. No es la cuenta de ningún modelo real.
 """
+import itertools
 import re
 
 PATRON = re.compile(r"[^\W\d_]{1,4}|\d{1,3}|\n|([^\w\s]|_)\1{0,7}")
@@ -26,4 +27,15 @@ def trocear(texto):
 
 def contar(texto):
     """Cuántos tokens tiene `texto` según la regla de este módulo."""
-    return len(trocear(texto))
+    return trocear_hasta(texto, 0)[1]
+
+
+def trocear_hasta(texto, tope):
+    """(los primeros `tope` tokens de `texto`, cuántos tiene en total), en una sola pasada.
+
+    La lista no pasa de `tope` tokens aunque el texto sea enorme: así se puede contar una
+    petición que no cabe en la ventana sin gastar memoria en guardar todos sus tokens.
+    """
+    trozos = (m.group(0) for m in PATRON.finditer(texto))
+    primeros = list(itertools.islice(trozos, tope))
+    return primeros, len(primeros) + sum(1 for _ in trozos)
