@@ -6,8 +6,9 @@ escribir su HTML. Objetivo: menos de 100 ms por cambio, para que el deslizador s
 inmediato.
 
 `atasco()` corre la ejecución guionizada `atasco` del punto de control 01 en un proceso aparte
-(sus módulos se llaman igual que los de otros puntos de control) y devuelve su M; la usan esta
-medida y los tests de `tests/test_ventana.py`.
+(sus módulos se llaman igual que los de otros puntos de control) y devuelve su M, lo que cuenta
+el servidor de ensayo de cada petición y si la admite; la usan esta medida y los tests de
+`tests/test_ventana.py`.
 
 Uso: python -m curso medir ventana
 """
@@ -26,33 +27,55 @@ MOVIMIENTOS = 50
 OBJETIVO_MS = 100.0
 
 # Lo que corre en el proceso aparte: el agente del punto de control con el modelo guionizado y
-# el usuario guionizado, y, para cada prefijo de M que acaba en un mensaje, lo que cuenta el
-# motor de la petición que construye el propio `api.peticion` del harness.
+# el usuario guionizado. Después, para cada prefijo de M, lo que cuenta el motor de la petición
+# que construye el propio `api.peticion` del harness; y, para cada prefijo que es una petición
+# (acaba en un mensaje del usuario), si el motor la admite con el `max_tokens` de `api.py`.
 _ATASCO = """
 import json, shutil, sys
 punto, proyecto, pedido, tope = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 sys.path.insert(0, punto)
 from agente import agente
-from api import peticion
+from api import MAX_TOKENS, peticion
 from entorno import HERRAMIENTAS
 from guionizado import ModeloGuionizado
 from permisos import usuario_guionizado
-from curso.ensayo.motor import trocear_peticion
+from curso.ensayo.motor import Ensayo, ErrorPeticion, trocear_peticion
 
-motivo, texto, M, copia = agente(ModeloGuionizado("atasco"), pedido, proyecto, tope, usuario_guionizado)
-shutil.rmtree(copia.parent, ignore_errors=True)
+usos = []
+
+
+class Apuntado(ModeloGuionizado):
+    def __call__(self, M, herramientas=()):
+        respuesta = super().__call__(M, herramientas)
+        usos.append(dict(self.usage))
+        return respuesta
+
+
+resultado = agente(Apuntado("atasco"), pedido, proyecto, tope, usuario_guionizado)
+motivo, M, copia = resultado[0], resultado[2], resultado[3]
+if copia is not None:  # el agente de la lección 01 ya la borra él solo
+    shutil.rmtree(copia.parent, ignore_errors=True)
 cuentas = {len(M[:i]): len(trocear_peticion(peticion(M[:i], HERRAMIENTAS, "guion:atasco")))
            for i in range(2, len(M) + 1)}
-print(json.dumps({"motivo": motivo, "M": M, "herramientas": HERRAMIENTAS, "cuentas": cuentas},
-                 ensure_ascii=False))
+admitidas = {}
+for i in range(2, len(M) + 1, 2):
+    try:
+        Ensayo().responder(peticion(M[:i], HERRAMIENTAS, "guion:atasco", MAX_TOKENS))
+        admitidas[i] = True
+    except ErrorPeticion:
+        admitidas[i] = False
+print(json.dumps({"motivo": motivo, "M": M, "herramientas": HERRAMIENTAS, "cuentas": cuentas,
+                  "admitidas": admitidas, "max_tokens": MAX_TOKENS, "usos": usos}, ensure_ascii=False))
 """
 
 
 def atasco(tope=TOPE):
-    """La ejecución `atasco` de la lección 01: {"M", "herramientas", "fichero", "cuentas", "motivo"}.
+    """La ejecución `atasco` de la lección 01, con lo que dice de ella el servidor de ensayo.
 
-    `cuentas[k]` son los tokens que cuenta el motor de la petición hecha con los k primeros
-    mensajes de M; `fichero` es el texto de recetario/AGENTE.md.
+    Un dict: "motivo" y "M" (de `agente`), "herramientas", "fichero" (el texto de
+    recetario/AGENTE.md), "cuentas" (`cuentas[k]`: los tokens que cuenta el motor de la petición
+    hecha con los k primeros mensajes de M), "admitidas" (`admitidas[k]`: si el motor admite esa
+    petición, para k par), "max_tokens" (el de `api.py`) y "usos" (el `usage` de cada respuesta).
     """
     punto = rutas.puntos_de_control().get(PUNTO_DEL_BUCLE)
     if punto is None:
@@ -71,6 +94,9 @@ def atasco(tope=TOPE):
         "herramientas": datos["herramientas"],
         "fichero": (rutas.RECETARIO / "AGENTE.md").read_text(encoding="utf-8"),
         "cuentas": {int(k): n for k, n in datos["cuentas"].items()},
+        "admitidas": {int(k): si for k, si in datos["admitidas"].items()},
+        "max_tokens": datos["max_tokens"],
+        "usos": datos["usos"],
     }
 
 
@@ -94,7 +120,7 @@ def main():
     from curso.vistas.ventana import explorar_ventana
 
     traza = atasco()
-    caja = explorar_ventana(traza["M"], traza["herramientas"], traza["fichero"], 8192, 10)
+    caja = explorar_ventana(traza["M"], traza["herramientas"], traza["fichero"])
     tiempos = medir_deslizador(caja)
     media, maximo = sum(tiempos) / len(tiempos), max(tiempos)
     cumple = maximo < OBJETIVO_MS

@@ -1,25 +1,30 @@
-"""El presupuesto de la ventana: una petición pieza a pieza y tres maneras de hacerla caber.
+"""El presupuesto de la ventana: una petición pieza a pieza, y tres maneras de hacerla caber.
 
-Equipo del curso; lo estrena la lección 02 (la ventana) y lo reutiliza la 03 (compactar) para
-enseñar la misma petición antes y después de compactar. Aquí sólo hay lógica pura y texto
-plano; la vista (un widget con dos deslizadores) está en `curso/vistas/ventana.py`.
+Equipo del curso. Lo estrena la lección 02 (la ventana) y lo vuelve a usar la 03 (compactar),
+que enseña la misma petición antes y después de compactar. Este módulo solo calcula y escribe
+texto plano; el widget, con sus deslizadores, está en `curso/vistas/ventana.py`.
 
-De arriba abajo:
+Qué comprueba quién. El servidor de ensayo, como la API de Messages, admite una petición si su
+entrada más su `max_tokens` caben en la ventana; el harness pide `MAX_TOKENS` (512, el de
+`api.py`). Esa es la cuenta de «cabe» o «no cabe» de todo el módulo. Aparte, el umbral de la
+compactación (lección 03) se guarda más: `RESERVA` (1024) para la respuesta y `PARA_EL_TURNO`
+(3072) para las observaciones del turno en curso.
 
-- `piezas_de(M, herramientas, fichero_de_proyecto)` parte la petición que representa M en
-  piezas (el prompt de sistema, el fichero de proyecto, las herramientas, el pedido y, por cada
-  turno, su llamada y su observación) con los tokens que cuenta el servidor de ensayo. Las
-  piezas suman exactamente lo que cuenta el motor: cada una mide la diferencia entre dos
-  prefijos del texto de la petición, así que los tokens de las marcas (`<user>`, los saltos de
-  línea) también son de alguna pieza.
-- `peticion_n(piezas, n)` es la petición n: el inicio y los n − 1 primeros turnos enteros.
-- Tres políticas, cada una una función pura que devuelve un `Resultado`:
-  `lo_trunca_el_modelo`, `lo_descarta_el_harness` y `el_harness_compacta`.
-- `veredicto(...)` lo cuenta todo en texto plano, siempre igual para los mismos datos (nbval
-  lo compara); `antes_y_despues(...)` hace lo mismo para la lección 03.
+En orden de lectura:
 
-Los ajustes imposibles (una ventana menor que el inicio, una petición que no existe, una
-reserva negativa...) lanzan `ValueError` con un mensaje en castellano que dice qué hacer.
+- `piezas_de(M, herramientas, fichero_de_proyecto)` parte la petición de M en piezas con los
+  tokens que cuenta el servidor de ensayo: prompt de sistema, fichero de proyecto (AGENTE.md),
+  herramientas, pedido, y la llamada y la observación de cada turno. Cada pieza se mide como
+  la diferencia entre dos prefijos del texto que cuenta el servidor, así que las marcas (`<user>`,
+  los saltos de línea) caen en alguna pieza y la suma es exactamente lo que cuenta el motor.
+- `peticion_n(piezas, n)`: la petición n, que lleva el inicio y los n − 1 primeros turnos.
+- Las tres políticas, funciones puras que devuelven un `Resultado`: `lo_trunca_el_modelo`,
+  `lo_descarta_el_harness` y `el_harness_compacta`.
+- `veredicto(...)` lo cuenta en texto plano, idéntico para los mismos datos (nbval lo compara);
+  `antes_y_despues(...)` hace lo propio en la lección 03.
+
+Un ajuste que no tiene sentido (una ventana en la que no cabe ni el inicio, una petición que no
+existe, un `max_tokens` negativo...) lanza `ValueError` con un mensaje en castellano.
 """
 import os
 from dataclasses import dataclass
@@ -29,14 +34,16 @@ from typing import NamedTuple, Optional
 from curso.ensayo.motor import serializar_peticion
 from curso.ensayo.tokens import trocear
 
-RESERVA = 1024  # la reserva de la respuesta: el max_tokens que se deja libre en la ventana
-PARA_EL_TURNO = 3072  # lo que se guarda para lo que traiga el turno en curso (sus observaciones)
-UMBRAL = 4096  # el del curso: 8192 − 1024 de reserva − 3072 para el turno en curso
-RECIENTES = 2  # los turnos enteros más recientes que la compactación deja tal cual
-RESUMEN_SUPUESTO = 300  # tokens: un SUPUESTO del tamaño del resumen, no una medida
+VENTANA = 8192  # la del servidor de ensayo (y la de `llama-server -c 8192`)
+MAX_TOKENS = 512  # el de api.py: el servidor lo suma a la entrada para decidir si cabe
+RESERVA = 1024  # lo que el umbral aparta para la respuesta: el doble de MAX_TOKENS
+PARA_EL_TURNO = 3072  # lo que el umbral aparta para las observaciones del turno en curso
+UMBRAL = VENTANA - RESERVA - PARA_EL_TURNO  # 4096, el de compactar.py
+RECIENTES = 2  # turnos enteros del final que la compactación no resume
+RESUMEN_SUPUESTO = 300  # tokens del resumen en el dibujo: un SUPUESTO, no una medida
 
 TIPOS = ("sistema", "proyecto", "herramientas", "pedido", "resumen", "llamada", "observacion",
-         "reserva")
+         "max_tokens")
 DEL_INICIO = ("sistema", "proyecto", "herramientas", "pedido")  # lo que ninguna política quita
 
 ROLES = {"usuario": "user", "asistente": "assistant"}  # los mismos que usa api.peticion
@@ -56,23 +63,24 @@ class Pieza(NamedTuple):
 class Resultado:
     """Lo que hace una política con una petición: qué conserva, qué quita y cómo queda."""
     politica: str  # "trunca", "descarta" o "compacta"
-    conserva: tuple  # las piezas que llegan al modelo, en orden (sin la reserva)
+    conserva: tuple  # las piezas que llegan al modelo, en orden
     quita: tuple  # las piezas (o trozos de pieza) que salen
     ventana: int
-    reserva: int
+    max_tokens: int  # lo que el servidor suma a la entrada al comprobar si cabe
     original: int  # los tokens de la petición antes de la política
     salta: bool  # si la política ha tenido que actuar (la compactación: si pasó del umbral)
-    umbral: Optional[int] = None  # sólo la compactación tiene umbral
+    umbral: Optional[int] = None  # solo la compactación tiene umbral...
+    reserva: Optional[int] = None  # ...y la reserva de la respuesta que lo calcula
 
     @property
     def peticion(self):
-        """Los tokens de la petición que queda."""
+        """Los tokens de entrada de la petición que queda."""
         return sum(p.tokens for p in self.conserva)
 
     @property
     def pide(self):
-        """Lo que la petición pide a la ventana: la petición más la reserva de la respuesta."""
-        return self.peticion + self.reserva
+        """Lo que el servidor compara con la ventana: la entrada más `max_tokens`."""
+        return self.peticion + self.max_tokens
 
     @property
     def cabe(self):
@@ -197,7 +205,7 @@ def _turnos(piezas):
 
 
 def numero_de_peticiones(piezas):
-    """Cuántas peticiones se pueden formar: la del turno 1 (sólo el inicio) y una más por turno."""
+    """Cuántas peticiones salen de estas piezas: la del turno 1 (solo el inicio) y una por turno."""
     return len(_turnos(piezas)) + 1
 
 
@@ -212,9 +220,9 @@ def peticion_n(piezas, n):
     return tuple(p for p in piezas if p.turno is None or p.turno in dentro)
 
 
-def pieza_de_reserva(reserva=RESERVA):
-    """La reserva de la respuesta, como una pieza más (para dibujarla al final de la barra)."""
-    return Pieza("reserva de la respuesta", reserva, "reserva", None)
+def pieza_de_la_respuesta(max_tokens=MAX_TOKENS):
+    """El sitio que la petición pide para la respuesta, como una pieza (va al final de la barra)."""
+    return Pieza("max_tokens (la respuesta)", max_tokens, "max_tokens", None)
 
 
 def inicio_de(piezas):
@@ -231,26 +239,26 @@ def _entero(valor, que):
         raise ValueError("%s debe ser un número entero, no %r" % (que, valor))
 
 
-def _validar(piezas, ventana, reserva, **otros):
+def _validar(piezas, ventana, max_tokens, **otros):
     _entero(ventana, "la ventana")
-    _entero(reserva, "la reserva de la respuesta")
+    _entero(max_tokens, "max_tokens")
     for que, valor in otros.items():
         _entero(valor, que)
         if valor < 0:
             raise ValueError("%s no puede ser negativo (%d)" % (que, valor))
     if ventana < 1:
         raise ValueError("la ventana debe ser de 1 token o más, no de %d" % ventana)
-    if reserva < 0:
-        raise ValueError("la reserva de la respuesta no puede ser negativa (%d): pon 0 o más" % reserva)
+    if max_tokens < 0:
+        raise ValueError("max_tokens no puede ser negativo (%d): pon 0 o más" % max_tokens)
     inicio = inicio_de(piezas)
-    if ventana < inicio + reserva:
-        raise ValueError("una ventana de %d tokens no llega ni para el inicio de M (%d tokens) más la "
-                         "reserva de la respuesta (%d): ninguna política puede hacer sitio; sube "
-                         "la ventana o baja la reserva" % (ventana, inicio, reserva))
+    if ventana < inicio + max_tokens:
+        raise ValueError("en una ventana de %d tokens no caben ni el inicio de M (%d tokens) y los "
+                         "%d de max_tokens: ninguna política puede hacer sitio; sube la ventana o "
+                         "baja max_tokens" % (ventana, inicio, max_tokens))
 
 
 def umbral(ventana, reserva=RESERVA, para_el_turno=PARA_EL_TURNO):
-    """El umbral de la compactación: la ventana menos la reserva y lo que traiga el turno en curso."""
+    """El umbral de la compactación: la ventana sin la reserva de la respuesta ni la del turno."""
     return ventana - reserva - para_el_turno
 
 
@@ -258,33 +266,33 @@ def umbral(ventana, reserva=RESERVA, para_el_turno=PARA_EL_TURNO):
 # Las tres políticas
 # ---------------------------------------------------------------------------------------------
 
-def lo_trunca_el_modelo(piezas, ventana, reserva=RESERVA):
-    """El modelo se queda con los últimos tokens que caben y pierde los del principio.
+def lo_trunca_el_modelo(piezas, ventana, max_tokens=MAX_TOKENS):
+    """Se quitan tokens por delante, sin mirar qué son, hasta que la petición cabe.
 
-    Lo primero que se pierde es el prompt de sistema; una pieza cortada a medias se queda
-    «sin el principio». (El servidor de ensayo no hace esto: contesta con un 400.)
+    Sale primero el prompt de sistema, luego lo que le sigue; la pieza donde acaba el recorte se
+    queda «sin el principio». (Así hacen algunos servidores; el de ensayo, no: contesta con un 400.)
     """
-    _validar(piezas, ventana, reserva)
-    sobra = _suma(piezas) + reserva - ventana  # lo que hay que quitar
+    _validar(piezas, ventana, max_tokens)
+    exceso = _suma(piezas) + max_tokens - ventana  # lo que hay que recortar
     conserva, quita = [], []
     for p in piezas:
-        if sobra <= 0:
+        if exceso <= 0:
             conserva.append(p)
-        elif p.tokens <= sobra:
+        elif p.tokens <= exceso:
             quita.append(p)
-            sobra -= p.tokens
+            exceso -= p.tokens
         else:
-            quita.append(p._replace(nombre=p.nombre + " (el principio)", tokens=sobra))
+            quita.append(p._replace(nombre=p.nombre + " (el principio)", tokens=exceso))
             conserva.append(p._replace(nombre=p.nombre + " (sin el principio)",
-                                       tokens=p.tokens - sobra))
-            sobra = 0
-    return Resultado("trunca", tuple(conserva), tuple(quita), ventana, reserva,
+                                       tokens=p.tokens - exceso))
+            exceso = 0
+    return Resultado("trunca", tuple(conserva), tuple(quita), ventana, max_tokens,
                      _suma(piezas), bool(quita))
 
 
 def _unidades(piezas):
-    """Lo que el harness puede quitar entero, de lo más viejo a lo más nuevo: cada resumen
-    anterior y cada turno (su llamada con su observación). El inicio no es una unidad."""
+    """Lo que el harness puede quitar de una vez, de lo más viejo a lo más nuevo: un resumen
+    anterior, o un turno (su llamada y su observación juntas). El inicio no es ninguna unidad."""
     unidades = []
     for p in piezas:
         if p.tipo in DEL_INICIO:
@@ -296,51 +304,50 @@ def _unidades(piezas):
     return unidades
 
 
-def lo_descarta_el_harness(piezas, ventana, reserva=RESERVA):
-    """El harness quita los turnos más viejos, enteros, hasta que la petición y la reserva caben.
+def lo_descarta_el_harness(piezas, ventana, max_tokens=MAX_TOKENS):
+    """El harness tira turnos enteros, empezando por el más viejo, hasta que la petición cabe.
 
-    El inicio no sale nunca; cada llamada sale con su observación.
+    El inicio se queda siempre, y una llamada nunca sale sin su observación (ni al revés).
     """
-    _validar(piezas, ventana, reserva)
-    sobra = _suma(piezas) + reserva - ventana
+    _validar(piezas, ventana, max_tokens)
+    exceso = _suma(piezas) + max_tokens - ventana
     quita = []
     for unidad in _unidades(piezas):
-        if sobra <= 0:
+        if exceso <= 0:
             break
         quita.extend(unidad)
-        sobra -= sum(p.tokens for p in unidad)
+        exceso -= sum(p.tokens for p in unidad)
     fuera = set(quita)
     conserva = tuple(p for p in piezas if p not in fuera)
-    return Resultado("descarta", conserva, tuple(quita), ventana, reserva, _suma(piezas),
+    return Resultado("descarta", conserva, tuple(quita), ventana, max_tokens, _suma(piezas),
                      bool(quita))
 
 
-def el_harness_compacta(piezas, ventana, reserva=RESERVA, resumen=RESUMEN_SUPUESTO,
-                        recientes=RECIENTES, para_el_turno=PARA_EL_TURNO):
-    """Si la petición pasa del umbral, los turnos viejos se cambian por un resumen.
+def el_harness_compacta(piezas, ventana, max_tokens=MAX_TOKENS, resumen=RESUMEN_SUPUESTO,
+                        recientes=RECIENTES, reserva=RESERVA, para_el_turno=PARA_EL_TURNO):
+    """Por encima del umbral, los turnos viejos pasan a ser un resumen.
 
-    El umbral es `ventana − reserva − para_el_turno` (4096 en la ventana de 8192 del curso).
-    Se quedan tal cual el inicio y los `recientes` turnos más nuevos; lo de en medio (los turnos
-    viejos y un resumen anterior, si lo hay) pasa a ser un resumen de `resumen` tokens, un
-    tamaño SUPUESTO. Si no pasa del umbral, o no hay ningún turno viejo, no quita nada.
+    El umbral es `ventana − reserva − para_el_turno` (4096 con la ventana del curso). Se quedan
+    el inicio y los `recientes` turnos del final; todo lo de en medio (turnos viejos y, si lo
+    hay, un resumen anterior) se cambia por una pieza de `resumen` tokens, un tamaño SUPUESTO.
+    Sin pasar del umbral, o sin ningún turno viejo, la petición queda igual.
     """
-    _validar(piezas, ventana, reserva, resumen=resumen, recientes=recientes,
-             para_el_turno=para_el_turno)
+    _validar(piezas, ventana, max_tokens, resumen=resumen, recientes=recientes,
+             reserva=reserva, para_el_turno=para_el_turno)
     limite = umbral(ventana, reserva, para_el_turno)
     salta = _suma(piezas) > limite
     unidades = _unidades(piezas)
     viejas = unidades[:max(0, len(unidades) - recientes)]
-    turnos_viejos = [u for u in viejas if u[0].turno is not None]
-    if not salta or not turnos_viejos:
-        return Resultado("compacta", tuple(piezas), (), ventana, reserva, _suma(piezas), salta,
-                         limite)
+    if not salta or not any(u[0].turno is not None for u in viejas):
+        return Resultado("compacta", tuple(piezas), (), ventana, max_tokens, _suma(piezas), salta,
+                         limite, reserva)
     quita = tuple(p for u in viejas for p in u)
     fuera = set(quita)
-    nuevo = Pieza(RESUMEN_NUEVO, resumen, "resumen", None)
     inicio = [p for p in piezas if p.tipo in DEL_INICIO]
     resto = [p for p in piezas if p.tipo not in DEL_INICIO and p not in fuera]
-    return Resultado("compacta", tuple(inicio + [nuevo] + resto), quita, ventana, reserva,
-                     _suma(piezas), True, limite)
+    nuevo = Pieza(RESUMEN_NUEVO, resumen, "resumen", None)
+    return Resultado("compacta", tuple(inicio + [nuevo] + resto), quita, ventana, max_tokens,
+                     _suma(piezas), True, limite, reserva)
 
 
 POLITICAS = {  # clave: (cómo se llama en la lección, la función)
@@ -350,15 +357,15 @@ POLITICAS = {  # clave: (cómo se llama en la lección, la función)
 }
 
 
-def aplicar(piezas, ventana, turno, reserva=RESERVA, resumen=RESUMEN_SUPUESTO,
-            recientes=RECIENTES, para_el_turno=PARA_EL_TURNO):
+def aplicar(piezas, ventana, turno, max_tokens=MAX_TOKENS, resumen=RESUMEN_SUPUESTO,
+            recientes=RECIENTES, reserva=RESERVA, para_el_turno=PARA_EL_TURNO):
     """{clave: Resultado} de las tres políticas sobre la petición `turno` de `piezas`."""
     peticion = peticion_n(piezas, turno)
     return {
-        "trunca": lo_trunca_el_modelo(peticion, ventana, reserva),
-        "descarta": lo_descarta_el_harness(peticion, ventana, reserva),
-        "compacta": el_harness_compacta(peticion, ventana, reserva, resumen, recientes,
-                                        para_el_turno),
+        "trunca": lo_trunca_el_modelo(peticion, ventana, max_tokens),
+        "descarta": lo_descarta_el_harness(peticion, ventana, max_tokens),
+        "compacta": el_harness_compacta(peticion, ventana, max_tokens, resumen, recientes,
+                                        reserva, para_el_turno),
     }
 
 
@@ -386,9 +393,14 @@ def _lista(frases):
     return frases[0] if len(frases) == 1 else ", ".join(frases[:-1]) + " y " + frases[-1]
 
 
+def _margen(pide, ventana):
+    """«sobran N» o «faltan N»: lo que queda de la ventana, o lo que le falta."""
+    return "sobran %d" % (ventana - pide) if pide <= ventana else "faltan %d" % (pide - ventana)
+
+
 def _sobran(resultado):
-    m = resultado.margen
-    return "sobran %d" % m if m >= 0 else "faltan %d: sigue sin caber" % -m
+    texto = _margen(resultado.pide, resultado.ventana)
+    return texto if resultado.cabe else texto + ": sigue sin caber"
 
 
 def _lo_que_pierde(resultado):
@@ -406,9 +418,7 @@ def _lo_que_pierde(resultado):
 def _turnos_en_frase(piezas, con_descripcion):
     """«el turno 1 (leer recetas.txt, 1180 tokens)», «los turnos 1 a 7 (5285 tokens)»..."""
     turnos = _turnos(piezas)
-    resumenes = [p for p in piezas if p.tipo == "resumen"]
-    tokens = sum(p.tokens for p in piezas)
-    partes = ["el resumen anterior"] if resumenes else []
+    partes = ["el resumen anterior"] if any(p.tipo == "resumen" for p in piezas) else []
     if len(turnos) == 1:
         partes.append("el turno %d" % turnos[0])
     elif len(turnos) == 2:
@@ -419,7 +429,7 @@ def _turnos_en_frase(piezas, con_descripcion):
                       "los turnos " + _lista([str(t) for t in turnos]))
     llamadas = [p.nombre for p in piezas if p.tipo == "llamada"]
     detalle = ", ".join(llamadas) + ", " if con_descripcion and 0 < len(llamadas) <= 3 else ""
-    return "%s (%s%d tokens)" % (_lista(partes), detalle, tokens)
+    return "%s (%s%d tokens)" % (_lista(partes), detalle, _suma(piezas))
 
 
 def _proporcion(tokens, ventana):
@@ -429,22 +439,21 @@ def _proporcion(tokens, ventana):
 
 
 def linea_de(resultado):
-    """Una línea de texto que dice lo que hace una política y cómo queda la petición."""
+    """Una línea de texto: qué hace una política con la petición y cómo la deja."""
     etiqueta = POLITICAS[resultado.politica][0]
     if resultado.politica == "trunca":
         if not resultado.quita:
             return "%s: no pierde nada; %s." % (etiqueta, _sobran(resultado))
         return "%s: pierde %s (%d tokens); %s." % (
-            etiqueta, _lista(_lo_que_pierde(resultado)),
-            sum(p.tokens for p in resultado.quita), _sobran(resultado))
+            etiqueta, _lista(_lo_que_pierde(resultado)), _suma(resultado.quita), _sobran(resultado))
     if resultado.politica == "descarta":
         if not resultado.quita:
             return "%s: no descarta nada; %s." % (etiqueta, _sobran(resultado))
         return "%s: descarta %s; %s." % (etiqueta, _turnos_en_frase(resultado.quita, True),
                                           _sobran(resultado))
     antes = resultado.original
-    cuenta = "%d − %d − %d" % (resultado.ventana, resultado.reserva,
-                               resultado.ventana - resultado.reserva - resultado.umbral)
+    para_el_turno = resultado.ventana - resultado.reserva - resultado.umbral
+    cuenta = "%d − %d − %d" % (resultado.ventana, resultado.reserva, para_el_turno)
     if not resultado.salta:
         return "%s: no salta (la petición, %d tokens, no pasa del umbral de %d = %s); %s." % (
             etiqueta, antes, resultado.umbral, cuenta, _sobran(resultado))
@@ -460,42 +469,44 @@ def linea_de(resultado):
                 _proporcion(resultado.peticion, resultado.ventana), _sobran(resultado)))
 
 
-def veredicto(piezas, ventana, turno, reserva=RESERVA, resumen=RESUMEN_SUPUESTO,
-              recientes=RECIENTES, para_el_turno=PARA_EL_TURNO):
-    """El veredicto en texto plano: lo que pide la petición `turno` y una línea por política.
+def veredicto(piezas, ventana, turno, max_tokens=MAX_TOKENS, resumen=RESUMEN_SUPUESTO,
+              recientes=RECIENTES, reserva=RESERVA, para_el_turno=PARA_EL_TURNO):
+    """El veredicto en texto plano: si la petición `turno` cabe, y una línea por política.
 
-    `piezas` son las de M entero (`piezas_de`); `turno` es el número de la petición, la que
-    manda el turno `turno` (el inicio y los `turno − 1` turnos anteriores).
+    `piezas` son las de M entera (`piezas_de`); la petición `turno` es la que manda ese turno:
+    el inicio y los `turno − 1` turnos anteriores. «Cabe» es lo que comprueba el servidor de
+    ensayo: la entrada más `max_tokens`, dentro de la ventana.
     """
-    resultados = aplicar(piezas, ventana, turno, reserva, resumen, recientes, para_el_turno)
-    peticion = sum(p.tokens for p in peticion_n(piezas, turno))
-    pide = peticion + reserva
-    if pide <= ventana:
-        cabe = "cabe, sobran %d" % (ventana - pide)
-    else:
-        cabe = "no cabe, faltan %d" % (pide - ventana)
-    lineas = ["La petición %d pide %d tokens (%d + %d de reserva) a una ventana de %d: %s."
-              % (turno, pide, peticion, reserva, ventana, cabe)]
+    resultados = aplicar(piezas, ventana, turno, max_tokens, resumen, recientes, reserva,
+                         para_el_turno)
+    entrada = _suma(peticion_n(piezas, turno))
+    pide = entrada + max_tokens
+    lineas = ["La petición %d ocupa %d tokens; con los %d de max_tokens pide %d a una ventana de "
+              "%d: %s." % (turno, entrada, max_tokens, pide, ventana,
+                           ("cabe, " if pide <= ventana else "no cabe, ") + _margen(pide, ventana))]
     lineas += ["- " + linea_de(resultados[clave]) for clave in POLITICAS]
     return "\n".join(lineas)
 
 
-def antes_y_despues(piezas_antes, piezas_despues, ventana=8192, reserva=RESERVA):
+def antes_y_despues(piezas_antes, piezas_despues, ventana=VENTANA, max_tokens=MAX_TOKENS,
+                    reserva=RESERVA, para_el_turno=PARA_EL_TURNO):
     """Dos líneas de texto: la misma petición antes y después de compactar (lección 03)."""
-    _validar(piezas_antes, ventana, reserva)
-    _validar(piezas_despues, ventana, reserva)
+    _validar(piezas_antes, ventana, max_tokens)
+    _validar(piezas_despues, ventana, max_tokens)
+    limite = umbral(ventana, reserva, para_el_turno)
     lineas = []
     for cuando, piezas in (("Antes", piezas_antes), ("Después", piezas_despues)):
-        tokens = sum(p.tokens for p in piezas)
-        resumenes = [p for p in piezas if p.tipo == "resumen"]
+        entrada = _suma(piezas)
         partes = ["el inicio (%d)" % inicio_de(piezas)]
+        resumenes = [p for p in piezas if p.tipo == "resumen"]
         if resumenes:
-            partes.append("un resumen de %d" % sum(p.tokens for p in resumenes))
+            partes.append("un resumen de %d" % _suma(resumenes))
         n = len(_turnos(piezas))
         partes.append("%d turno%s (%d)" % (n, "" if n == 1 else "s",
-                                           sum(p.tokens for p in piezas if p.turno is not None)))
-        pide = tokens + reserva
-        estado = ("sobran %d" % (ventana - pide)) if pide <= ventana else ("faltan %d" % (pide - ventana))
-        lineas.append("%s: %s = %d tokens; con la reserva pide %d a una ventana de %d: %s."
-                      % (cuando, _lista(partes), tokens, pide, ventana, estado))
+                                           _suma(p for p in piezas if p.turno is not None)))
+        lado = "por encima" if entrada > limite else "por debajo"
+        pide = entrada + max_tokens
+        lineas.append("%s: %s = %d tokens, %s del umbral de %d; con los %d de max_tokens pide %d a "
+                      "una ventana de %d: %s." % (cuando, _lista(partes), entrada, lado, limite,
+                                                 max_tokens, pide, ventana, _margen(pide, ventana)))
     return "\n".join(lineas)

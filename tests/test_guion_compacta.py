@@ -2,10 +2,10 @@
 
 Corre `agente` del punto de control 03 con `compactar`, `usuario_guionizado` y tope 10, dos veces:
 con `ModeloGuionizado("compacta")` (sin red) y con `ModeloAPI("guion:compacta")` contra un servidor
-de ensayo en 127.0.0.1. Comprueba lo que promete el harness (la compactación salta tres veces,
-ninguna petición pasa de la punta grabada, el resumen sólo calcula la instrucción, la petición de
+de ensayo en 127.0.0.1. Comprueba las garantías del harness (compacta tres veces,
+ninguna petición pasa de la punta grabada, el resumen solo calcula la instrucción, la petición de
 después recalcula lo que sigue al pedido), las cifras frente a la traza real, y lo que no promete:
-los tres fallos de los resúmenes. El guion sólo depende de la petición: las dos ejecuciones dan
+los tres fallos de los resúmenes. El guion solo depende de la petición: las dos ejecuciones dan
 las mismas M.
 
 Los módulos del punto de control se llaman como los de los demás (`agente`, `bucle`...): el
@@ -70,7 +70,7 @@ def correr(punto, modelo, carpeta, tope=10):
     try:
         motivo, texto, M, copia = punto["agente"].agente(
             apuntando, PEDIDO, RECETARIO, tope, punto["permisos"].usuario_guionizado,
-            compactar=punto["compactar"].compactar)
+            compactar=punto["compactar"].compactar, conservar=True)  # la copia, en carpeta
     finally:
         tempfile.tempdir = antes
     return {"motivo": motivo, "texto": texto, "M": M, "copia": copia, "peticiones": apuntando.peticiones}
@@ -188,9 +188,9 @@ def test_cada_peticion_cerca_de_la_traza_real(ejecucion):
 def test_el_inicio_y_cada_llamada_con_su_observacion_llegan_al_final(punto, ejecucion):
     M = ejecucion["M"]
     assert M[:2] == punto["agente"].inicio(PEDIDO, ejecucion["copia"])
-    bloques = [b for _, c in M if isinstance(c, list) for b in c]
-    usos = [b["id"] for b in bloques if b["type"] == "tool_use"]
-    resultados = [b["tool_use_id"] for b in bloques if b["type"] == "tool_result"]
+    bloques = [bloque for _, contenido in M if isinstance(contenido, list) for bloque in contenido]
+    usos = [x["id"] for x in bloques if x["type"] == "tool_use"]
+    resultados = [x["tool_use_id"] for x in bloques if x["type"] == "tool_result"]
     assert usos == resultados == ["toolu_ensayo_9_0", "toolu_ensayo_10_0"]
 
 
@@ -233,8 +233,9 @@ def test_el_turno_7_cita_una_veces_que_no_existe_y_el_9_la_repite(ejecucion):
     assert nueve["input"] == siete["input"]  # ...y vuelve a citar lo mismo
     # El turno 7 se escribió con el primer resumen en M y sin ninguna lectura de compra.py.
     i = rotulos(ejecucion).index("turno 7")
-    lecturas = [b["input"].get("ruta") for _, c in ejecucion["peticiones"][i]["M"] if isinstance(c, list)
-                for b in c if b["type"] == "tool_use" and b["name"] == "leer"]
+    lecturas = [x["input"].get("ruta") for _, contenido in ejecucion["peticiones"][i]["M"]
+                if isinstance(contenido, list) for x in contenido
+                if x["type"] == "tool_use" and x["name"] == "leer"]
     assert "compra.py" not in lecturas
 
 

@@ -29,8 +29,8 @@ ESPERA_CORTA = 3
 DESLIZADOR_VENTANA = "ventana-ventana"
 DESLIZADOR_TURNO = "ventana-turno"
 VEREDICTO_VENTANA = "pre.veredicto-ventana"
-VENTANA_DEL_CURSO = 8192  # la ventana con la que empieza la lección: la petición no cabe
-VENTANA_QUE_BASTA = 11776  # con esta, según la lección, cabe y la compactación no salta
+VENTANA_DEL_CURSO = 8192  # la ventana con la que empieza la lección: la petición 11 no cabe
+VENTANA_QUE_BASTA = 12544  # la que calcula la lección: cabe y la compactación no salta (test_ventana)
 
 
 # --- Fixtures: un servidor, un navegador, una pestaña por test ---------------------------------

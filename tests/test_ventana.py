@@ -91,7 +91,7 @@ def test_cada_turno_es_una_llamada_con_su_observacion_y_su_descripcion(traza, pi
     for turno, bloques in zip(_turnos(piezas), llamadas):
         del_turno = [p for p in piezas if p.turno == turno]
         assert [p.tipo for p in del_turno] == ["llamada", "observacion"]
-        uso = next(b for b in bloques if b["type"] == "tool_use")
+        uso = next(bloque for bloque in bloques if bloque["type"] == "tool_use")
         argumento = uso["input"].get("ruta") or uso["input"].get("comando")
         assert del_turno[0].nombre == "%s %s" % (uso["name"], argumento)
 
@@ -127,18 +127,18 @@ def _comprobar_truncado(peticion, r):
     assert r.pide == r.ventana
 
 
-def _trunca_por_el_final(piezas, ventana, reserva=v.RESERVA):
+def _trunca_por_el_final(piezas, ventana, max_tokens=v.MAX_TOKENS):
     """Variante ingenua: quita lo más nuevo, como quien corta un texto que no cabe por abajo."""
-    al_reves = v.lo_trunca_el_modelo(tuple(reversed(piezas)), ventana, reserva)
+    al_reves = v.lo_trunca_el_modelo(tuple(reversed(piezas)), ventana, max_tokens)
     return v.Resultado("trunca", tuple(reversed(al_reves.conserva)), al_reves.quita, ventana,
-                       reserva, _suma(piezas), al_reves.salta)
+                       max_tokens, _suma(piezas), al_reves.salta)
 
 
 def test_truncar_conserva_el_final_y_quita_desde_el_prompt_de_sistema(piezas):
     for n in _peticiones(piezas):
         peticion = v.peticion_n(piezas, n)
         for ventana in _ventanas():
-            if ventana >= v.inicio_de(peticion) + v.RESERVA:
+            if ventana >= v.inicio_de(peticion) + v.MAX_TOKENS:
                 _comprobar_truncado(peticion, v.lo_trunca_el_modelo(peticion, ventana))
     peticion = v.peticion_n(piezas, v.numero_de_peticiones(piezas))
     with pytest.raises(AssertionError):
@@ -160,36 +160,36 @@ def _comprobar_descarte(peticion, r):
         assert r.pide + _suma(ultimo) > r.ventana
 
 
-def _descarta_el_mas_grande(piezas, ventana, reserva=v.RESERVA):
+def _descarta_el_mas_grande(piezas, ventana, max_tokens=v.MAX_TOKENS):
     """Variante ingenua: quita primero el turno más grande (ahorra más, pero no el más viejo)."""
     grandes = sorted(_turnos(piezas), key=lambda t: -_suma(p for p in piezas if p.turno == t))
-    fuera, sobra = [], _suma(piezas) + reserva - ventana
+    fuera, sobra = [], _suma(piezas) + max_tokens - ventana
     for t in grandes:
         if sobra <= 0:
             break
         fuera.append(t)
         sobra -= _suma(p for p in piezas if p.turno == t)
     return v.Resultado("descarta", tuple(p for p in piezas if p.turno not in fuera),
-                       tuple(p for p in piezas if p.turno in fuera), ventana, reserva,
+                       tuple(p for p in piezas if p.turno in fuera), ventana, max_tokens,
                        _suma(piezas), bool(fuera))
 
 
-def _descarta_observaciones(piezas, ventana, reserva=v.RESERVA):
-    """Variante ingenua: quita sólo observaciones viejas y deja sus llamadas sin respuesta."""
-    fuera, sobra = [], _suma(piezas) + reserva - ventana
+def _descarta_observaciones(piezas, ventana, max_tokens=v.MAX_TOKENS):
+    """Variante ingenua: quita solo observaciones viejas y deja sus llamadas sin respuesta."""
+    fuera, sobra = [], _suma(piezas) + max_tokens - ventana
     for p in piezas:
         if sobra > 0 and p.tipo == "observacion":
             fuera.append(p)
             sobra -= p.tokens
     return v.Resultado("descarta", tuple(p for p in piezas if p not in fuera), tuple(fuera),
-                       ventana, reserva, _suma(piezas), bool(fuera))
+                       ventana, max_tokens, _suma(piezas), bool(fuera))
 
 
 def test_descartar_quita_turnos_enteros_los_mas_viejos_y_nunca_el_inicio(piezas):
     for n in _peticiones(piezas):
         peticion = v.peticion_n(piezas, n)
         for ventana in _ventanas():
-            if ventana >= v.inicio_de(peticion) + v.RESERVA:
+            if ventana >= v.inicio_de(peticion) + v.MAX_TOKENS:
                 _comprobar_descarte(peticion, v.lo_descarta_el_harness(peticion, ventana))
     peticion = v.peticion_n(piezas, v.numero_de_peticiones(piezas))
     for ingenua in (_descarta_el_mas_grande, _descarta_observaciones):
@@ -216,18 +216,18 @@ def _comprobar_compactacion(peticion, r, k=v.RECIENTES, para_el_turno=v.PARA_EL_
     assert list(r.quita) == [p for p in peticion if p.turno in turnos[:-k]]
 
 
-def _compacta_en_el_umbral(piezas, ventana, reserva=v.RESERVA):
+def _compacta_en_el_umbral(piezas, ventana):
     """Variante ingenua: salta también cuando la petición mide justo el umbral (>= en vez de >)."""
-    r = v.el_harness_compacta(piezas, ventana, reserva, para_el_turno=v.PARA_EL_TURNO + 1)
-    return v.Resultado("compacta", r.conserva, r.quita, ventana, reserva, r.original, r.salta,
-                       v.umbral(ventana, reserva))
+    r = v.el_harness_compacta(piezas, ventana, para_el_turno=v.PARA_EL_TURNO + 1)
+    return v.Resultado("compacta", r.conserva, r.quita, ventana, r.max_tokens, r.original, r.salta,
+                       v.umbral(ventana), v.RESERVA)
 
 
 def test_compactar_deja_el_inicio_y_los_turnos_recientes_y_salta_solo_sobre_el_umbral(piezas):
     for n in _peticiones(piezas):
         peticion = v.peticion_n(piezas, n)
         for ventana in _ventanas():
-            if ventana >= v.inicio_de(peticion) + v.RESERVA:
+            if ventana >= v.inicio_de(peticion) + v.MAX_TOKENS:
                 _comprobar_compactacion(peticion, v.el_harness_compacta(peticion, ventana))
 
 
@@ -252,63 +252,113 @@ def test_compactar_resume_tambien_el_resumen_anterior(traza):
     assert [p.tipo for p in r.conserva].count("resumen") == 1
 
 
-# --- Lo que dice la lección ------------------------------------------------------------------------
+# --- Una sola cuenta: la del servidor ----------------------------------------------------------
 
-def test_en_8192_la_peticion_10_no_cabe_descartar_quita_el_turno_1_y_compactar_salta(piezas):
-    peticion = v.peticion_n(piezas, 10)
-    r = v.aplicar(piezas, 8192, 10)
-    assert _suma(peticion) + v.RESERVA > 8192
-    assert r["trunca"].quita[0].tipo == "sistema"
-    assert _turnos(r["descarta"].quita) == [1]
-    assert r["descarta"].cabe
+def _ultima(piezas):
+    return v.numero_de_peticiones(piezas)
+
+
+def _dice_que_cabe(texto):
+    primera = texto.split("\n")[0]
+    assert (": cabe, " in primera) != (": no cabe, " in primera), primera
+    return ": cabe, " in primera
+
+
+def test_max_tokens_es_el_que_pide_el_harness(traza):
+    assert v.MAX_TOKENS == traza["max_tokens"]
+    assert v.UMBRAL == v.VENTANA - v.RESERVA - v.PARA_EL_TURNO == 4096
+    assert v.RESERVA == 2 * v.MAX_TOKENS  # lo que dice la lección 02: el doble de lo que pide
+
+
+def test_el_veredicto_dice_cabe_exactamente_cuando_el_servidor_admite_la_peticion(traza, piezas):
+    """Para cada petición de `atasco`, el veredicto en 8192 coincide con lo que hizo el motor del
+    servidor de ensayo: las diez primeras, admitidas; la 11, rechazada."""
+    admitidas = [traza["admitidas"][2 * n] for n in _peticiones(piezas)]
+    assert admitidas == [True] * (len(admitidas) - 1) + [False]
+    for n, admitida in zip(_peticiones(piezas), admitidas):
+        assert _dice_que_cabe(v.veredicto(piezas, v.VENTANA, n)) == admitida, f"petición {n}"
+
+
+def test_contar_la_reserva_del_umbral_como_si_fuera_max_tokens_contradice_al_servidor(traza, piezas):
+    """La variante ingenua de antes: sumar los 1024 de la reserva en vez de los 512 que se piden.
+    Dice que la petición 10 no cabe, y el servidor la admitió."""
+    assert traza["admitidas"][20]
+    assert not _dice_que_cabe(v.veredicto(piezas, v.VENTANA, 10, max_tokens=v.RESERVA))
+
+
+def test_en_8192_la_peticion_11_no_cabe_descartar_quita_el_turno_1_y_compactar_salta(traza, piezas):
+    n = _ultima(piezas)
+    peticion = v.peticion_n(piezas, n)
+    r = v.aplicar(piezas, v.VENTANA, n)
+    assert _suma(peticion) == traza["cuentas"][len(traza["M"])]  # lo que contó el servidor
+    assert _suma(peticion) + v.MAX_TOKENS > v.VENTANA
+    assert r["trunca"].quita[0].tipo == "sistema" and r["trunca"].cabe
+    assert _turnos(r["descarta"].quita) == [1] and r["descarta"].cabe
     assert r["compacta"].salta
     assert _turnos(r["compacta"].quita) == _turnos(peticion)[:-v.RECIENTES]
-    assert 2 * r["compacta"].peticion < 8192  # menos de la mitad de la ventana
+    assert 2 * r["compacta"].peticion < v.VENTANA  # menos de la mitad de la ventana
 
 
 def _primera_ventana(condicion):
     return next(w for w in _ventanas() if condicion(w))
 
 
+def ventana_sin_compactar(piezas, n):
+    """La ventana más pequeña del deslizador con la que la compactación no salta en la petición n:
+    la cuenta que hace la lección 02 (la petición más las dos reservas, redondeada al paso)."""
+    justa = _suma(v.peticion_n(piezas, n)) + v.RESERVA + v.PARA_EL_TURNO
+    return -(-justa // PASO) * PASO
+
+
+def test_la_ventana_que_calcula_la_leccion_es_la_primera_en_la_que_no_salta(piezas):
+    n = _ultima(piezas)
+    w = ventana_sin_compactar(piezas, n)
+    assert w == _primera_ventana(lambda x: not v.aplicar(piezas, x, n)["compacta"].salta)
+    assert w == 12544  # la que usa tests/test_navegador.py (VENTANA_QUE_BASTA)
+    texto = v.veredicto(piezas, w, n)
+    assert _dice_que_cabe(texto) and "no salta" in texto
+    assert "salta (" in v.veredicto(piezas, w - PASO, n)
+
+
 def test_truncar_y_descartar_dejan_de_quitar_mucho_antes_de_que_compactar_deje_de_saltar(piezas):
+    n = _ultima(piezas)
     primera_sin_quitar = _primera_ventana(
-        lambda w: not v.aplicar(piezas, w, 10)["trunca"].quita
-        and not v.aplicar(piezas, w, 10)["descarta"].quita)
-    primera_sin_compactar = _primera_ventana(lambda w: not v.aplicar(piezas, w, 10)["compacta"].salta)
-    # la diferencia es lo que la compactación se guarda para el turno en curso
-    assert primera_sin_compactar - primera_sin_quitar >= v.PARA_EL_TURNO - PASO
-    peticion = _suma(v.peticion_n(piezas, 10))
-    assert primera_sin_quitar - PASO < peticion + v.RESERVA <= primera_sin_quitar
-
-
-def test_en_11776_compactar_ya_no_salta_y_en_11520_todavia_si(piezas):
-    """La cifra que cita la lección: 11 776 − 1024 − 3072 = 7680 no llega a la petición 10."""
-    assert not v.aplicar(piezas, 11776, 10)["compacta"].salta
-    assert v.aplicar(piezas, 11776 - PASO, 10)["compacta"].salta
+        lambda w: not v.aplicar(piezas, w, n)["trunca"].quita
+        and not v.aplicar(piezas, w, n)["descarta"].quita)
+    primera_sin_compactar = _primera_ventana(lambda w: not v.aplicar(piezas, w, n)["compacta"].salta)
+    # la diferencia es lo que la compactación aparta de más: las dos reservas menos max_tokens
+    assert primera_sin_compactar - primera_sin_quitar >= v.RESERVA + v.PARA_EL_TURNO - v.MAX_TOKENS - PASO
+    peticion = _suma(v.peticion_n(piezas, n))
+    assert primera_sin_quitar - PASO < peticion + v.MAX_TOKENS <= primera_sin_quitar
 
 
 # --- El veredicto ---------------------------------------------------------------------------------
 
 def test_el_veredicto_dice_las_cifras_calculadas(piezas):
-    texto = v.veredicto(piezas, 8192, 10)
-    assert texto == v.veredicto(piezas, 8192, 10)  # siempre igual: nbval lo compara
-    peticion = _suma(v.peticion_n(piezas, 10))
+    n = _ultima(piezas)
+    texto = v.veredicto(piezas, 8192, n)
+    assert texto == v.veredicto(piezas, 8192, n)  # siempre igual: nbval lo compara
+    peticion = _suma(v.peticion_n(piezas, n))
     lineas = texto.split("\n")
     assert len(lineas) == 1 + len(v.POLITICAS)
-    assert lineas[0] == ("La petición 10 pide %d tokens (%d + %d de reserva) a una ventana de 8192: "
-                         "no cabe, faltan %d." % (peticion + v.RESERVA, peticion, v.RESERVA,
-                                                 peticion + v.RESERVA - 8192))
-    r = v.aplicar(piezas, 8192, 10)
+    assert lineas[0] == ("La petición %d ocupa %d tokens; con los %d de max_tokens pide %d a una "
+                         "ventana de 8192: no cabe, faltan %d." % (
+                             n, peticion, v.MAX_TOKENS, peticion + v.MAX_TOKENS,
+                             peticion + v.MAX_TOKENS - 8192))
+    r = v.aplicar(piezas, 8192, n)
     turno_1 = [p for p in piezas if p.turno == 1]
     assert "descarta el turno 1 (%s, %d tokens); sobran %d." % (turno_1[0].nombre, _suma(turno_1),
                                                                  r["descarta"].margen) in lineas[2]
+    assert "umbral de 4096 = 8192 − 1024 − 3072" in lineas[3]
     assert "la petición queda en %d tokens" % r["compacta"].peticion in lineas[3]
     assert "resumen de ~%d" % v.RESUMEN_SUPUESTO in lineas[3] and "supuesto" in lineas[3]
 
 
-def test_el_veredicto_en_11776_dice_que_cabe_y_que_no_salta(piezas):
-    texto = v.veredicto(piezas, 11776, 10)
-    assert ": cabe, sobran %d." % (11776 - _suma(v.peticion_n(piezas, 10)) - v.RESERVA) in texto
+def test_el_veredicto_con_ventana_de_sobra_dice_que_cabe_y_que_no_salta(piezas):
+    n = _ultima(piezas)
+    w = ventana_sin_compactar(piezas, n)
+    texto = v.veredicto(piezas, w, n)
+    assert ": cabe, sobran %d." % (w - _suma(v.peticion_n(piezas, n)) - v.MAX_TOKENS) in texto
     assert "no salta" in texto and "no descarta nada" in texto and "no pierde nada" in texto
 
 
@@ -327,11 +377,12 @@ def test_el_veredicto_cambia_con_la_ventana_y_con_la_peticion(piezas):
     ({"turno": 0}, "no existe"),
     ({"turno": 12}, "no existe"),
     ({"turno": 2.5}, "entero"),
-    ({"reserva": -1}, "negativa"),
-    ({"reserva": 8000}, "reserva"),
+    ({"max_tokens": -1}, "max_tokens no puede ser negativo"),
+    ({"max_tokens": 8000}, "max_tokens"),
+    ({"reserva": -1}, "no puede ser negativo"),
 ])
 def test_un_ajuste_imposible_da_un_error_en_castellano(piezas, ajustes, palabra):
-    argumentos = {"ventana": 8192, "turno": 10, "reserva": v.RESERVA, **ajustes}
+    argumentos = {"ventana": 8192, "turno": 10, **ajustes}
     with pytest.raises(ValueError, match=palabra):
         v.veredicto(piezas, **argumentos)
 
@@ -372,15 +423,16 @@ def test_la_vista_se_construye_y_el_veredicto_sigue_a_los_deslizadores(traza, pi
     turno = _con_clase(caja, "ventana-turno")
     assert (deslizador.min, deslizador.max, deslizador.step) == (DESDE, HASTA, PASO)
     assert deslizador.description == "Ventana" and deslizador.continuous_update is False
-    assert turno.max == v.numero_de_peticiones(piezas)
+    ultima = v.numero_de_peticiones(piezas)
+    assert turno.max == ultima and turno.value == ultima  # empieza en la que ya no cabía
     inicial = _veredicto_de(caja)
     assert inicial.startswith('<pre class="veredicto-ventana"') and inicial.endswith("</pre>")
-    assert ">%s</pre>" % html.escape(v.veredicto(piezas, 8192, 10)) in inicial
-    deslizador.value = 11776
+    assert ">%s</pre>" % html.escape(v.veredicto(piezas, 8192, ultima)) in inicial
+    deslizador.value = 12544
     assert _veredicto_de(caja) != inicial
-    assert ">%s</pre>" % html.escape(v.veredicto(piezas, 11776, 10)) in _veredicto_de(caja)
+    assert ">%s</pre>" % html.escape(v.veredicto(piezas, 12544, ultima)) in _veredicto_de(caja)
     turno.value = 3
-    assert html.escape(v.veredicto(piezas, 11776, 3)) in _veredicto_de(caja)
+    assert html.escape(v.veredicto(piezas, 12544, 3)) in _veredicto_de(caja)
 
 
 def test_la_barra_cambia_con_la_politica_y_dibuja_la_ventana(traza):
@@ -400,9 +452,9 @@ def test_la_barra_cambia_con_la_politica_y_dibuja_la_ventana(traza):
 def test_la_vista_ensena_el_mensaje_de_un_ajuste_imposible_en_vez_de_una_traza(traza):
     from curso.vistas.ventana import explorar_ventana
 
-    caja = explorar_ventana(traza["M"], traza["herramientas"], traza["fichero"], reserva=-1)
+    caja = explorar_ventana(traza["M"], traza["herramientas"], traza["fichero"], max_tokens=-1)
     assert "veredicto-ventana error" in _veredicto_de(caja)
-    assert "no puede ser negativa" in _veredicto_de(caja)
+    assert "no puede ser negativo" in _veredicto_de(caja)
 
 
 def test_la_vista_de_antes_y_despues_tiene_dos_barras_y_su_texto(traza, piezas):

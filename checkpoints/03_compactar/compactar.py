@@ -1,63 +1,73 @@
-"""La compactación: cuando M se acerca a la ventana, el modelo resume sus turnos viejos.
+"""Compactar: hacer sitio en M antes de que la petición siguiente deje de caber en la ventana.
 
-Lección 03. `compactar(modelo, M)` es un paso del bucle: va justo después de añadir a M la
-respuesta del modelo y antes de ejecutar sus llamadas. Si el servidor contó más de `UMBRAL`
-tokens, los turnos viejos se cambian por un resumen que escribe el propio modelo. El inicio (el
-prompt de sistema y el pedido) y los `RECIENTES` últimos turnos se quedan tal cual, y el corte
-cae siempre entre dos turnos, así que ninguna llamada se separa de su observación.
+Lección 03. El bucle llama a `compactar(modelo, M)` una vez por turno, en el único momento en
+que M termina en una respuesta del modelo: recién guardada, con sus llamadas aún sin atender.
+Mientras la última cuenta del servidor no pase de `UMBRAL`, no hace nada. Cuando pasa, le pide
+al modelo un resumen de sus turnos viejos y devuelve una M nueva con ese resumen en su lugar.
 
-`compactar` nunca cambia la lista que recibe: devuelve esa misma M, si no quita nada, o una nueva.
+Qué no cambia nunca: el inicio (el prompt de sistema, que lleva dentro el fichero de proyecto,
+y el pedido), los `RECIENTES` turnos del final, y la lista que recibe. Como solo salen turnos
+enteros, cada llamada que se queda en M conserva su observación, palabra por palabra.
 """
 from entorno import HERRAMIENTAS, texto_de
 
-UMBRAL = 4096  # de 8192: 1024 de reserva para la respuesta y 3072 para lo que traiga el turno en curso
-RECIENTES = 2  # los turnos que se quedan tal cual, contando el que está en curso
+# El umbral es lo que queda de la ventana después de apartar dos cosas que aún no han llegado.
+VENTANA_DEL_CURSO = 8192  # la del servidor de ensayo, y la de `llama-server -c 8192`
+RESERVA_DE_LA_RESPUESTA = 1024  # el doble del max_tokens de api.py: vale aunque lo subas a 1024
+RESERVA_DEL_TURNO = 3072  # las observaciones que vienen: no se sabe cuánto ocupan hasta que llegan
+UMBRAL = VENTANA_DEL_CURSO - RESERVA_DE_LA_RESPUESTA - RESERVA_DEL_TURNO  # 4096
 
-# Empieza por «Hora de compactar.»: así reconoce la petición del resumen el guion `compacta` del
-# servidor de ensayo (curso/ensayo/recetario.py). Si cambias esas palabras, cámbialas allí también.
-INSTRUCCION = """Hora de compactar. El harness va a cambiar tus turnos anteriores por lo que \
-escribas. No llames a ninguna herramienta. Escribe, en menos de 150 palabras, lo que necesitas \
-para seguir con el pedido:
-- lo que has averiguado de cada fichero leído y aún importa;
-- lo que has cambiado, y qué llamadas fallaron y por qué;
-- lo que te falta por hacer."""
+RECIENTES = 2  # turnos que no se resumen: el que está en curso y el anterior
 
-NOTA = "Resumen de tus turnos anteriores, escrito por ti mismo al compactar:\n\n"
+# El guion `compacta` del servidor de ensayo (curso/ensayo/recetario.py) reconoce la petición del
+# resumen porque su último mensaje empieza por «Hora de compactar.»: si cambias esas tres
+# palabras, cámbialas también allí.
+INSTRUCCION = """Hora de compactar. Lo que escribas ahora ocupará el lugar de tus turnos \
+anteriores: el harness los quita y deja solo este texto. Contesta solo con texto, sin pedir \
+herramientas, en 150 palabras como mucho. Cuenta:
+- qué sabes de cada fichero leído que siga siendo útil;
+- qué cambiaste, qué llamadas fallaron y por qué;
+- qué te falta aún del pedido."""
+
+# Lo que precede al resumen en M: el modelo lo leerá como suyo, y tiene que saber de dónde sale.
+NOTA = "Resumen que escribiste al compactar, en vez de tus turnos anteriores:\n\n"
 
 
 def tokens(modelo):
-    """Los tokens de M según el servidor: la entrada de la última petición más su respuesta.
+    """Cuánto ocupa M ahora: la entrada de la última petición y la respuesta que acaba de llegar.
 
-    El harness no tiene tokenizador: lee el `usage` que el adaptador guardó de la última respuesta.
+    Sale del `usage` que guardó el adaptador, porque el harness no cuenta tokens: el servidor los
+    contó al contestar. La entrada viene en dos partes, la calculada y la leída de la caché.
     """
-    u = getattr(modelo, "usage", None)
+    usage = getattr(modelo, "usage", None)
     try:
-        return u["input_tokens"] + (u.get("cache_read_input_tokens") or 0) + u["output_tokens"]
+        entrada = usage["input_tokens"] + (usage.get("cache_read_input_tokens") or 0)
+        return entrada + usage["output_tokens"]
     except (TypeError, KeyError, AttributeError):
-        raise ValueError(f"el modelo no tiene un usage con input_tokens y output_tokens (tiene {u!r}): "
-                         "compactar lee de ahí cuántos tokens ocupa M. Compacta después de una "
-                         "respuesta, con un adaptador que guarde su usage, como ModeloAPI o "
-                         "ModeloGuionizado") from None
+        raise ValueError(f"el modelo no tiene un usage con input_tokens y output_tokens (tiene "
+                         f"{usage!r}), y de ahí saca compactar lo que ocupa M. Llama a compactar "
+                         "después de una respuesta, con un adaptador que guarde su usage (ModeloAPI "
+                         "o ModeloGuionizado)") from None
 
 
 def inicio_de(M):
-    """El índice justo después del pedido (el primer mensaje del usuario): ahí acaba el inicio."""
-    for i, (rol, _) in enumerate(M):
-        if rol == "usuario":
-            return i + 1
-    raise ValueError(f"M no tiene pedido: ninguno de sus {len(M)} mensajes es del usuario, así que "
-                     "compactar no sabe dónde acaba el inicio, que no se toca")
+    """Cuántos mensajes ocupa el inicio de M: hasta el pedido, que es el primero del usuario."""
+    for posicion, mensaje in enumerate(M):
+        if mensaje[0] == "usuario":
+            return posicion + 1
+    raise ValueError(f"M no tiene pedido: ninguno de sus {len(M)} mensajes es del usuario, y sin "
+                     "él compactar no sabe dónde termina el inicio, que nunca se resume")
 
 
 def corte(M, k):
-    """El índice donde empiezan los k turnos recientes de M.
+    """La posición de M donde empiezan sus k turnos recientes.
 
-    M acaba en la respuesta del turno en curso, que aún espera sus observaciones: los k turnos
-    recientes son esa respuesta y los k − 1 turnos enteros (respuesta y observaciones) de
-    delante. El corte cae en una respuesta, y lo que queda delante acaba en unas observaciones.
+    El turno en curso es un solo mensaje, la respuesta que espera sus observaciones; cada uno
+    de los k − 1 anteriores son dos, la respuesta y sus observaciones. Contando desde el final,
+    el corte cae siempre en una respuesta, así que lo que queda delante termina en observaciones.
     """
     if k < 1:
-        raise ValueError(f"k = {k}: tiene que ser al menos 1, porque el turno en curso se queda siempre")
+        raise ValueError(f"k = {k}: tiene que ser al menos 1, porque el turno en curso no se resume nunca")
     if not M or M[-1][0] != "asistente":
         raise ValueError("M tiene que acabar en la respuesta del turno en curso: compacta justo "
                          "después de añadirla a M y antes de sus observaciones")
@@ -65,17 +75,17 @@ def corte(M, k):
 
 
 def compactar(modelo, M, umbral=UMBRAL, k=RECIENTES):
-    """M tal cual, o una M nueva con los turnos viejos cambiados por un resumen del modelo.
+    """La misma M si no hace falta (o no se puede) compactar; si no, una M nueva con el resumen.
 
-    Si el modelo lanza una excepción al resumir, sale tal cual y M queda como estaba.
+    Si el modelo falla al resumir, su excepción sale tal cual, y M sigue como estaba.
     """
-    p, c = inicio_de(M), corte(M, k)
-    if tokens(modelo) <= umbral:  # cabe lo que traiga el turno en curso
-        return M
-    if c - p < 2:  # en medio no hay ningún turno entero que resumir
-        return M
-    respuesta = modelo(M[:c] + [("usuario", INSTRUCCION)], HERRAMIENTAS)
-    resumen = texto_de(respuesta)
-    if not resumen:  # sin resumen no se quita nada
-        return M
-    return M[:p] + [("usuario", NOTA + resumen)] + M[c:]
+    hasta_el_pedido, desde = inicio_de(M), corte(M, k)  # antes de nada: una M mal formada, error
+    if tokens(modelo) <= umbral:
+        return M  # queda sitio para lo que traiga este turno
+    if desde - hasta_el_pedido < 2:
+        return M  # entre el pedido y los recientes no hay ni un turno entero
+    peticion = M[:desde] + [("usuario", INSTRUCCION)]  # empieza como la última: la caché sirve
+    resumen = texto_de(modelo(peticion, HERRAMIENTAS))
+    if not resumen:
+        return M  # contestó sin texto (una llamada, p. ej.): nada lo sustituiría
+    return M[:hasta_el_pedido] + [("usuario", NOTA + resumen)] + M[desde:]

@@ -1,27 +1,33 @@
-"""El bucle del agente: pedir al modelo, ejecutar lo que pida, devolverle lo que pasó, y otra vez.
+"""El bucle del agente: el modelo pide, el harness atiende, y lo que pasó vuelve al modelo.
 
-Lección 01. M es la lista de mensajes, `(rol, contenido)`: empieza con el inicio (el prompt de
-sistema y el pedido), y cada turno añade la respuesta del modelo y, si pidió algo, un mensaje del
-usuario con una observación por llamada.
+Lección 01. M es la conversación, una lista de `(rol, contenido)` que empieza por el inicio (el
+prompt de sistema y el pedido). Cada turno le añade la respuesta del modelo y, si esa respuesta
+pidió herramientas, un mensaje del usuario con la observación de cada llamada.
 
-Lección 03. M ya no sólo crece: una compactación cambia turnos enteros por un mensaje. Con
-`compactar`, el bucle la intenta en cada turno entre la respuesta y sus observaciones; sin él,
-todo sigue como en la lección 01.
+Lección 03. Con `compactar`, M también puede encoger: en cada turno, con la respuesta ya en M y
+sus llamadas sin atender, `compactar` puede cambiar turnos viejos enteros por un resumen. Sin
+`compactar`, el bucle es el de la lección 01.
 """
 from entorno import HERRAMIENTAS, llamadas_de, texto_de
 from permisos import atender
 
 
-def bucle(modelo, inicio, entorno, tope, usuario=None, compactar=None):
-    """Hasta que el modelo no pida nada ("fin") o hasta `tope` turnos ("tope"): (motivo, texto, M)."""
+def bucle(modelo, inicio, entorno, tope, usuario=None,  # usuario: quien contesta a los permisos
+          compactar=None):  # lección 03: hace sitio en M entre la respuesta y sus observaciones
+    """Turnos hasta que el modelo conteste sin pedir nada ("fin") o hasta `tope` ("tope").
+
+    Devuelve (motivo, el texto final o None, M).
+    """
     M = list(inicio)
     for _ in range(tope):
         respuesta = modelo(M, HERRAMIENTAS)
         M.append(("asistente", respuesta))
-        llamadas = llamadas_de(respuesta)
-        if not llamadas:
+        pedidas = llamadas_de(respuesta)
+        if not pedidas:
             return "fin", texto_de(respuesta), M
-        if compactar is not None:  # lección 03: M acaba en la respuesta, y el usage acaba de medirla
+        if compactar is not None:
+            # Aquí M acaba en la respuesta, y el usage del modelo es el de la petición que la trajo.
             M = compactar(modelo, M)
-        M.append(("usuario", [atender(ll, entorno, usuario) for ll in llamadas]))
+        observaciones = [atender(pedida, entorno, usuario) for pedida in pedidas]
+        M.append(("usuario", observaciones))
     return "tope", None, M

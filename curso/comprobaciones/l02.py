@@ -1,79 +1,110 @@
-"""Lección 02: el tamaño de una petición, leído del `usage`, y si la siguiente cabrá."""
+"""Lección 02: cuánto ocupó la última petición, leído del `usage`, y si la siguiente cabrá.
+
+Cada caso está hecho para un error concreto, y su mensaje lo nombra. Las cifras de `atasco` son
+las de la ejecución guionizada de la lección 02 (la petición 10, y lo que el turno 10 añade a la
+11); tests/test_errores_l02_l03.py comprueba que siguen siendo las del servidor de ensayo, y que
+cada error cae en su caso.
+"""
 from curso.ejercicios import ejercicio, igual
 
 caso = ejercicio(
     "2.1", leccion=2, titulo="tamano: cuántos tokens ocupó la última petición",
     nombre="tamano",
     pistas=[
-        "El servidor no dice el tamaño en un solo número: lo reparte entre lo que tuvo que "
-        "calcular (input_tokens) y lo que ya tenía en la caché (cache_read_input_tokens).",
-        "Súmalos. Un servidor sin caché no manda cache_read_input_tokens: usa "
-        "usage.get(\"cache_read_input_tokens\", 0).",
-        "La API de Anthropic tiene además cache_creation_input_tokens (lo que se guardó en la "
-        "caché en esa petición): también es entrada. return input + leídos + creados.",
+        "El usage no trae el tamaño de la petición en un solo campo: separa lo que el servidor "
+        "calculó (input_tokens) de lo que encontró ya en su caché (cache_read_input_tokens).",
+        "Las dos partes son entrada, así que el tamaño es su suma. output_tokens no: es lo que "
+        "escribió el modelo, la respuesta.",
+        "Un servidor sin caché no manda cache_read_input_tokens. Léelo con "
+        "usage.get(\"cache_read_input_tokens\", 0) para que la falta cuente como cero.",
     ],
 )
 
+# El usage de la petición 10 de `atasco` en el servidor de ensayo: casi toda venía de la caché.
+PETICION_10 = {"input_tokens": 277, "cache_creation_input_tokens": 0,
+               "cache_read_input_tokens": 7164, "output_tokens": 15}
 
-@caso("sin caché, el tamaño es input_tokens")
+
+def tamano_igual(tamano, usage, esperado):
+    """El caso de 2.1: `tamano(usage) == esperado`, y si no, un mensaje que dice qué se sumó."""
+    obtenido = tamano(usage)
+    leidos = usage.get("cache_read_input_tokens", 0)
+    if obtenido == esperado + usage["output_tokens"]:
+        nota = "tokens de entrada: has sumado también output_tokens, que es la respuesta"
+    elif leidos and obtenido == esperado - leidos:
+        nota = "tokens de entrada: falta cache_read_input_tokens, lo que venía de la caché"
+    else:
+        nota = "tokens de entrada de la petición"
+    igual(obtenido, esperado, nota)
+
+
+@caso("sin caché, el tamaño es input_tokens (el usage no trae cache_read_input_tokens)")
 def _(tamano):
-    igual(tamano({"input_tokens": 1069, "output_tokens": 23}), 1069)
+    tamano_igual(tamano, {"input_tokens": 1069, "output_tokens": 14}, 1069)
 
 
-@caso("con caché, suma lo calculado y lo leído de la caché")
+@caso("con caché, suma lo calculado y lo leído de la caché: la petición 10 de atasco")
 def _(tamano):
-    igual(tamano({"input_tokens": 277, "cache_read_input_tokens": 4915, "output_tokens": 23}), 5192)
-
-
-@caso("cuenta también lo que se escribió en la caché")
-def _(tamano):
-    u = {"input_tokens": 10, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 1000,
-         "output_tokens": 5}
-    igual(tamano(u), 1110)
+    tamano_igual(tamano, PETICION_10, 277 + 7164)
 
 
 @caso("no cuenta la salida: output_tokens es la respuesta, no la petición")
 def _(tamano):
-    igual(tamano({"input_tokens": 50, "cache_read_input_tokens": 0, "output_tokens": 400}), 50)
+    tamano_igual(tamano, {"input_tokens": 50, "cache_read_input_tokens": 0, "output_tokens": 400}, 50)
 
 
 caso = ejercicio(
     "2.2", leccion=2, titulo="cabe: ¿cabrá la petición siguiente en la ventana?",
     nombre="cabe",
     pistas=[
-        "La petición siguiente es la de ahora, más la respuesta que acaba de llegar, más las "
-        "observaciones que el harness le va a añadir.",
-        "El tamaño de la de ahora es tamano(usage) (ejercicio 2.1); la respuesta, "
-        "usage[\"output_tokens\"]; las observaciones, el número que te pasan.",
-        "El servidor la rechaza si esa petición más max_tokens pasa de la ventana: "
-        "return siguiente + max_tokens <= ventana.",
+        "La petición siguiente lleva lo mismo que la última, más la respuesta que acaba de "
+        "llegar, más lo que el harness le añade (el número que te pasan en observaciones).",
+        "El tamaño de la última petición se calcula como en el 2.1, pero escríbelo aquí dentro: "
+        "no llames a tamano, porque cada ejercicio se comprueba por separado. La respuesta son "
+        "los output_tokens del mismo usage.",
+        "El servidor mira la entrada y max_tokens juntos: la petición cabe si las dos cosas, "
+        "sumadas, no pasan de la ventana. Justo en el límite, cabe.",
     ],
 )
 
-ULTIMA = {"input_tokens": 277, "cache_read_input_tokens": 7164, "output_tokens": 23}
+# Lo que el turno 10 de `atasco` añade a la petición 11 aparte de los output_tokens de su
+# respuesta: la lectura de recetario.py (789) y la marca de rol del mensaje de la respuesta (6).
+ANADIDO_EN_EL_TURNO_10 = 795
+PETICION_11 = 277 + 7164 + 15 + ANADIDO_EN_EL_TURNO_10  # 8251: lo que contó el servidor al rechazarla
 
 
-@caso("la petición 11 de atasco no cabe: 7441 + 23 + 810 + 512 > 8192")
+@caso(f"la petición 11 de atasco no cabe: {PETICION_11} de entrada + 512 de max_tokens > 8192")
 def _(cabe):
-    igual(cabe(ULTIMA, 810, ventana=8192, max_tokens=512), False)
+    igual(cabe(PETICION_10, ANADIDO_EN_EL_TURNO_10, ventana=8192, max_tokens=512), False,
+          f"¿cabe la petición 11, de {PETICION_11} tokens? Casi todos vienen de la caché: "
+          "¿has sumado cache_read_input_tokens?")
 
 
-@caso("con una observación pequeña, sí cabe")
+@caso("en una ventana de 8704, la petición 11 cabe sola, pero no con sus 512 de max_tokens")
 def _(cabe):
-    igual(cabe(ULTIMA, 200, ventana=8192, max_tokens=512), True)
+    sin_cache = {"input_tokens": 277 + 7164, "cache_read_input_tokens": 0, "output_tokens": 15}
+    igual(cabe(sin_cache, ANADIDO_EN_EL_TURNO_10, ventana=8704, max_tokens=512), False,
+          f"¿cabe? {PETICION_11} + 512 de max_tokens = {PETICION_11 + 512} > 8704: "
+          "¿has sumado max_tokens?")
 
 
-@caso("justo en el límite cabe; un token más, no")
+@caso("la respuesta que acaba de llegar también va en la petición siguiente")
 def _(cabe):
-    igual(cabe(ULTIMA, 8192 - 512 - 7441 - 23, ventana=8192, max_tokens=512), True)
-    igual(cabe(ULTIMA, 8192 - 512 - 7441 - 23 + 1, ventana=8192, max_tokens=512), False)
+    u = {"input_tokens": 1000, "cache_read_input_tokens": 0, "output_tokens": 300}
+    igual(cabe(u, 100, ventana=1300, max_tokens=100), False,
+          "¿cabe? 1000 + 300 de la respuesta + 100 + 100 de max_tokens = 1500 > 1300: "
+          "¿has sumado output_tokens?")
 
 
-@caso("una ventana mayor cambia la respuesta")
+@caso("justo en el límite, cabe")
 def _(cabe):
-    igual(cabe(ULTIMA, 810, ventana=11776, max_tokens=512), True)
+    justo = 8192 - 512 - (277 + 7164) - 15  # lo que deja la suma en 8192 exactos
+    igual(cabe(PETICION_10, justo, ventana=8192, max_tokens=512), True,
+          f"¿cabe con {justo} de observaciones? La suma da 8192, igual a la ventana: ¿usas < en vez de <=?")
 
 
 @caso("sin cache_read_input_tokens también funciona")
 def _(cabe):
-    igual(cabe({"input_tokens": 1000, "output_tokens": 100}, 100, ventana=2000, max_tokens=512), True)
+    igual(cabe({"input_tokens": 1000, "output_tokens": 100}, 100, ventana=2000, max_tokens=512),
+          True, "¿cabe? 1000 + 100 + 100 + 512 = 1712 ≤ 2000, con un usage que no trae "
+          "cache_read_input_tokens")

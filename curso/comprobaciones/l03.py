@@ -1,4 +1,9 @@
-"""Lección 03: el umbral, dónde cae el corte y la compactación con sus invariantes."""
+"""Lección 03: el umbral, el punto de corte y la compactación con sus invariantes.
+
+Cada caso está hecho para un error concreto y su mensaje lo nombra; los casos que no son el de
+«no modifica la M» comparan con una copia de M tomada antes de llamar a compactar, para que
+modificar M en su sitio caiga solo en su caso (tests/test_errores_l02_l03.py lo comprueba).
+"""
 import copy
 
 from curso.ejercicios import Fallo, ejercicio, igual
@@ -8,56 +13,60 @@ caso = ejercicio(
     "3.1", leccion=3, titulo="umbral: la mitad de la ventana tiene dueño",
     nombre="umbral",
     pistas=[
-        "De la ventana hay que guardar sitio para dos cosas que todavía no han llegado: la "
-        "respuesta del modelo y lo que traiga el turno en curso (sus observaciones).",
-        "Réstalas: return ventana - reserva_respuesta - reserva_turno.",
-        "Si lo que queda no es positivo, no hay umbral posible: lanza ValueError con un mensaje "
-        "que lo diga.",
+        "Al compactar todavía faltan dos cosas por llegar, y las dos necesitan sitio en la "
+        "ventana: la respuesta del modelo y las observaciones del turno en curso.",
+        "El umbral es lo que queda de la ventana cuando apartas esas dos reservas.",
+        "Si no queda nada (cero o menos), ningún umbral tiene sentido: lanza ValueError con un "
+        "mensaje que diga qué reservas no caben en qué ventana.",
     ],
 )
 
 
 @caso("con la ventana del curso, 8192 − 1024 − 3072 = 4096")
 def _(umbral):
-    igual(umbral(8192, 1024, 3072), 4096)
+    igual(umbral(8192, 1024, 3072), 4096, "tokens que puede ocupar M antes de compactar")
 
 
 @caso("una ventana mayor deja más sitio antes de compactar")
 def _(umbral):
-    igual(umbral(11776, 1024, 3072), 7680)
+    igual(umbral(12288, 1024, 3072), 8192, "tokens antes de compactar, con una ventana de 12288")
 
 
 @caso("si las reservas se comen la ventana, ValueError")
 def _(umbral):
     try:
-        umbral(4096, 1024, 3072)
+        devuelto = umbral(4096, 1024, 3072)
     except ValueError:
         return
-    raise Fallo("ValueError", "ninguna excepción")
+    raise Fallo("ValueError", f"devolvió {devuelto!r}",
+                "1024 + 3072 = 4096 no dejan ningún token de una ventana de 4096")
 
 
-# --- M de prueba, como la deja el bucle justo después de la respuesta del turno n --------------
+# --- Una M de prueba, tal como le llega a compactar desde el bucle -------------------------------
 
-def llamada(i):
-    return {"type": "tool_use", "id": f"t{i}", "name": "leer", "input": {"ruta": f"f{i}.py"}}
+def pide_leer(turno):
+    """La llamada del turno `turno`: leer f<turno>.py, con el id t<turno>."""
+    return {"type": "tool_use", "id": f"t{turno}", "name": "leer", "input": {"ruta": f"f{turno}.py"}}
 
 
-def observacion(i):
-    return {"type": "tool_result", "tool_use_id": f"t{i}", "content": f"el fichero {i}"}
+def lo_que_volvio(turno):
+    """La observación que contesta a `pide_leer(turno)`."""
+    return {"type": "tool_result", "tool_use_id": f"t{turno}", "content": f"el fichero {turno}"}
 
 
 def con_turnos(n):
-    """M justo después de la respuesta del turno n: su llamada todavía no tiene observación."""
+    """Una M de n turnos, cortada donde la ve compactar: tras la respuesta del turno n.
+
+    Cada turno anterior tiene su respuesta (una llamada) y sus observaciones; el turno n, solo la
+    respuesta."""
     M = [("sistema", "Eres un agente de prueba."), ("usuario", "Arregla f1.py.")]
-    for i in range(1, n + 1):
-        M.append(("asistente", [llamada(i)]))
-        if i < n:
-            M.append(("usuario", [observacion(i)]))
-    return M
+    for turno in range(1, n):
+        M += [("asistente", [pide_leer(turno)]), ("usuario", [lo_que_volvio(turno)])]
+    return M + [("asistente", [pide_leer(n)])]
 
 
 def turno_de(mensaje):
-    """El número de turno de una respuesta del asistente de `con_turnos`."""
+    """El número de turno de una respuesta de `con_turnos`: el de su llamada."""
     return int(mensaje[1][0]["id"][1:])
 
 
@@ -66,11 +75,11 @@ caso = ejercicio(
     "3.2", leccion=3, titulo="corte: dónde empiezan los k turnos recientes",
     nombre=None, modulo="compactar",
     pistas=[
-        "M acaba en la respuesta del turno en curso, que todavía espera sus observaciones. Cada "
-        "turno entero son dos mensajes: la respuesta y las observaciones.",
-        "Los k turnos recientes son k − 1 turnos enteros (2 mensajes cada uno) más la respuesta "
-        "del turno en curso (1 mensaje): 2k − 1 mensajes.",
-        "return len(M) - (2 * k - 1). El corte cae siempre en una respuesta del asistente.",
+        "Mira M desde el final. El último mensaje es la respuesta del turno en curso, sola: sus "
+        "observaciones aún no han llegado. Cada turno de antes son dos mensajes.",
+        "Los k turnos recientes son, pues, esa respuesta y k − 1 turnos de dos mensajes.",
+        "El corte es la posición del primero de esos mensajes: len(M) menos cuántos son. Debe "
+        "caer siempre en una respuesta del asistente.",
     ],
 )
 
@@ -79,20 +88,20 @@ caso = ejercicio(
 def _(compactar):
     M = con_turnos(5)
     c = compactar.corte(M, 2)
-    igual((M[c][0], turno_de(M[c])), ("asistente", 4))
+    igual((M[c][0], turno_de(M[c])), ("asistente", 4), "(rol, turno) del mensaje donde cae el corte")
 
 
 @caso("con k = 1, el corte es la respuesta del turno en curso")
 def _(compactar):
     M = con_turnos(5)
-    igual(compactar.corte(M, 1), len(M) - 1)
+    igual(compactar.corte(M, 1), len(M) - 1, f"posición del corte en una M de {len(M)} mensajes")
 
 
 @caso("con 6 turnos y k = 3, el corte cae en la respuesta del turno 4")
 def _(compactar):
     M = con_turnos(6)
     c = compactar.corte(M, 3)
-    igual((M[c][0], turno_de(M[c])), ("asistente", 4))
+    igual((M[c][0], turno_de(M[c])), ("asistente", 4), "(rol, turno) del mensaje donde cae el corte")
 
 
 # --- 3.3 -------------------------------------------------------------------------------------
@@ -100,76 +109,113 @@ caso = ejercicio(
     "3.3", leccion=3, titulo="compactar: el contrato entero",
     nombre=None, modulo="compactar",
     pistas=[
-        "Primero lo que no cambia nada: si tokens(modelo) <= umbral, devuelve M tal cual (el "
-        "mismo objeto). Después calcula p = inicio_de(M) y c = corte(M, k); si entre p y c no "
-        "hay al menos un turno entero (dos mensajes), devuelve M.",
-        "Pide el resumen con modelo(M[:c] + [(\"usuario\", INSTRUCCION)], HERRAMIENTAS) y junta "
-        "su texto. Si no trae texto (sólo llamadas), devuelve M: sin resumen no se quita nada.",
-        "Devuelve una lista nueva: M[:p] + [(\"usuario\", NOTA + resumen)] + M[c:]. No modifiques "
-        "la M que te pasan.",
+        "Empieza por los casos en que no se hace nada: si tokens(modelo) no pasa del umbral, o "
+        "si entre el inicio (inicio_de) y el corte (corte) no hay ni un turno entero, devuelve "
+        "la misma M, el mismo objeto.",
+        "No modifiques M: ni append, ni del, ni asignar a un trozo. Si el modelo falla al "
+        "resumir, o contesta sin texto, la M que recibiste tiene que seguir entera. Todo lo que "
+        "devuelvas o mandes se construye con trozos de M (M[a:b]) y listas nuevas.",
+        "La petición del resumen son los mensajes hasta el corte y, detrás, un mensaje del "
+        "usuario con INSTRUCCION, con HERRAMIENTAS como cualquier otra. texto_de saca el texto "
+        "de la respuesta; si sale vacío, devuelve M. Si no, la M nueva: el inicio, un mensaje del "
+        "usuario con NOTA seguida del resumen, y lo que va desde el corte hasta el final.",
     ],
 )
 
 
 class Contado:
-    """Un modelo que contó n tokens en la última petición y apunta lo que le piden."""
+    """Un modelo de mentira: dice que la última petición ocupó `n` tokens, contesta siempre
+    `respuesta` y guarda una copia de cada petición que le llega, con sus herramientas."""
 
     def __init__(self, n, respuesta):
         self.usage = {"input_tokens": n, "output_tokens": 0}
-        self.respuesta, self.pedidas = respuesta, []
+        self.respuesta, self.pedidas, self.herramientas = respuesta, [], []
 
-    def __call__(self, mensajes, herramientas=()):
-        self.pedidas.append(list(mensajes))
+    def __call__(self, peticion, herramientas=()):
+        self.pedidas.append(copy.deepcopy(list(peticion)))
+        self.herramientas.append(herramientas)
         return self.respuesta
 
 
-TEXTO = [{"type": "text", "text": "He leído f1.py y f2.py."}]
+RESUMEN = [{"type": "text", "text": "Ya leí f1.py y f2.py; el error está en f2.py."}]
+
+
+def compactada(compactar, n, k, respuesta=RESUMEN, tokens=None):
+    """(M como estaba, lo que devolvió compactar, el modelo). La copia se toma antes de llamar:
+    estos casos miran el resultado, no si M se tocó (eso es cosa de su propio caso)."""
+    M = con_turnos(n)
+    antes = copy.deepcopy(M)
+    modelo = Contado(compactar.UMBRAL + 1 if tokens is None else tokens, respuesta)
+    return antes, compactar.compactar(modelo, M, k=k), modelo
 
 
 @caso("por debajo del umbral, M vuelve tal cual y no se pide nada")
 def _(compactar):
-    M, modelo = con_turnos(5), Contado(compactar.UMBRAL, TEXTO)
+    M, modelo = con_turnos(5), Contado(compactar.UMBRAL, RESUMEN)
     if compactar.compactar(modelo, M) is not M:
-        raise Fallo("el mismo objeto M", "otra lista")
-    igual(modelo.pedidas, [], "por debajo del umbral no se pide ningún resumen")
+        raise Fallo("la misma lista M", "otra lista",
+                    f"tokens = {compactar.UMBRAL}, justo el umbral: no se compacta y se devuelve M")
+    igual(len(modelo.pedidas), 0, "peticiones de resumen por debajo del umbral")
 
 
-@caso("el resumen se pide con el inicio, los turnos viejos y la instrucción")
+@caso("el resumen se pide con el inicio, los turnos viejos y la instrucción, y con las herramientas")
 def _(compactar):
-    M, modelo = con_turnos(5), Contado(compactar.UMBRAL + 1, TEXTO)
-    compactar.compactar(modelo, M, k=2)
-    igual(modelo.pedidas, [M[:-3] + [("usuario", compactar.INSTRUCCION)]])
+    antes, _, modelo = compactada(compactar, 5, 2)
+    igual(len(modelo.pedidas), 1, "peticiones de resumen")
+    igual(modelo.pedidas[0], antes[:-3] + [("usuario", compactar.INSTRUCCION)],
+          "la petición del resumen: M hasta el corte y la instrucción")
+    igual(modelo.herramientas[0], compactar.HERRAMIENTAS,
+          "las herramientas de la petición del resumen: las de siempre, para que empiece como la "
+          "anterior y el servidor aproveche su caché")
 
 
 @caso("el inicio no se toca y los k turnos recientes quedan tal cual")
 def _(compactar):
-    M, modelo = con_turnos(5), Contado(compactar.UMBRAL + 1, TEXTO)
-    nuevo = compactar.compactar(modelo, M, k=2)
-    igual(nuevo[:2], M[:2], "el prompt de sistema y el pedido")
-    igual(nuevo[3:], M[-3:], "los turnos 4 y 5")
+    antes, nuevo, _ = compactada(compactar, 5, 2)
+    igual(len(nuevo), 6, "mensajes en la M nueva: 2 del inicio, 1 del resumen y 3 de los turnos 4 y 5")
+    igual(nuevo[:2], antes[:2], "el inicio: el prompt de sistema y el pedido")
     rol, nota = nuevo[2]
-    igual((rol, nota.endswith("He leído f1.py y f2.py.")), ("usuario", True), "la nota del resumen")
+    igual((rol, isinstance(nota, str) and nota.endswith(RESUMEN[0]["text"])), ("usuario", True),
+          "el mensaje del resumen: del usuario, y acabado en el texto del modelo")
+    igual(nuevo[3:], antes[-3:], "los turnos 4 y 5, palabra por palabra")
 
 
 @caso("ninguna llamada pierde su observación (salvo la del turno en curso)")
 def _(compactar):
-    nuevo = compactar.compactar(Contado(compactar.UMBRAL + 1, TEXTO), con_turnos(6), k=3)
-    bloques = [b for _, c in nuevo if isinstance(c, list) for b in c]
-    igual([b["id"] for b in bloques if b["type"] == "tool_use"], ["t4", "t5", "t6"])
-    igual([b["tool_use_id"] for b in bloques if b["type"] == "tool_result"], ["t4", "t5"])
+    _, nuevo, _ = compactada(compactar, 6, 3)
+    bloques = [bloque for _, contenido in nuevo if isinstance(contenido, list) for bloque in contenido]
+    igual([x["id"] for x in bloques if x["type"] == "tool_use"], ["t4", "t5", "t6"],
+          "ids de las llamadas que quedan en M")
+    igual([x["tool_use_id"] for x in bloques if x["type"] == "tool_result"], ["t4", "t5"],
+          "ids de las observaciones que quedan en M (la de t6 aún no ha llegado)")
 
 
-@caso("sin resumen (sólo llamadas) o sin turnos viejos, no se quita nada")
+@caso("si el modelo contesta sin texto (solo una llamada), no se quita nada")
 def _(compactar):
     M = con_turnos(5)
-    igual(compactar.compactar(Contado(compactar.UMBRAL + 1, [llamada(9)]), M), M)
+    modelo = Contado(compactar.UMBRAL + 1, [pide_leer(9)])
+    if compactar.compactar(modelo, M) is not M:
+        raise Fallo("la misma lista M", "otra lista",
+                    "sin resumen no hay nada que poner en lugar de los turnos viejos")
+
+
+@caso("sin ningún turno viejo entero, no se quita nada ni se pide resumen")
+def _(compactar):
     M = con_turnos(2)
-    igual(compactar.compactar(Contado(compactar.UMBRAL + 1, TEXTO), M, k=2), M)
+    modelo = Contado(compactar.UMBRAL + 1, RESUMEN)
+    if compactar.compactar(modelo, M, k=2) is not M:
+        raise Fallo("la misma lista M", "otra lista",
+                    "con 2 turnos y k = 2, todos son recientes: no hay nada que resumir")
+    igual(len(modelo.pedidas), 0, "peticiones de resumen sin turnos viejos")
 
 
 @caso("no modifica la M que le pasan")
 def _(compactar):
     M = con_turnos(5)
     antes = copy.deepcopy(M)
-    compactar.compactar(Contado(compactar.UMBRAL + 1, TEXTO), M)
-    igual(M, antes)
+    nuevo = compactar.compactar(Contado(compactar.UMBRAL + 1, RESUMEN), M)
+    if M != antes:
+        raise Fallo(f"la M que recibió, sin cambios ({len(antes)} mensajes)",
+                    f"una M cambiada ({len(M)} mensajes)",
+                    "modificaste M en su sitio" + (" y la devolviste" if nuevo is M else "")
+                    + ": construye una lista nueva con trozos de M y deja la que recibes como estaba")

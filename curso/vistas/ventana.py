@@ -1,9 +1,13 @@
 """La vista del presupuesto de la ventana: dos deslizadores, una barra apilada y el veredicto.
 
-Lección 02 (y la 03, para ver la misma petición antes y después de compactar). Es una vista
-fina: todo lo que calcula sale de `curso.ventana` (lógica pura, probada con pytest); aquí sólo
-se construyen los widgets y el HTML de la barra. Cada cambio de un deslizador vuelve a llamar a
-las funciones puras y a escribir dos trozos de HTML, nada más.
+Lección 02 (y la 03, que pone la misma petición antes y después de compactar). La vista no
+calcula nada: las cifras salen de `curso.ventana` (funciones puras, con sus tests); aquí solo se
+montan los widgets y el HTML de la barra. Mover un deslizador vuelve a llamar a esas funciones y
+reescribe dos trozos de HTML.
+
+La barra es lo que mira el servidor de ensayo: la entrada, pieza a pieza, y detrás el
+`max_tokens` de la respuesta (rayado). La raya continua es la ventana; la discontinua, el umbral
+de la compactación.
 
 Para una prueba en el navegador: el deslizador de la ventana lleva la clase CSS
 `ventana-ventana`, el de la petición `ventana-turno`, los botones de la política
@@ -28,7 +32,7 @@ COLORES = {  # un color por tipo de pieza, y lo que dice la leyenda
     "resumen": ("#b07aa1", "resumen"),
     "llamada": ("#f28e2b", "llamadas"),
     "observacion": ("#e15759", "observaciones"),
-    "reserva": ("#bab0ac", "reserva de la respuesta"),
+    "max_tokens": ("#bab0ac", "max_tokens (la respuesta)"),
 }
 ALTO = 26  # píxeles de cada barra
 
@@ -38,7 +42,7 @@ def _segmentos(piezas, escala):
     trozos, izquierda = [], 0
     for p in piezas:
         color = COLORES[p.tipo][0]
-        fondo = (color if p.tipo != "reserva" else
+        fondo = (color if p.tipo != "max_tokens" else
                  "repeating-linear-gradient(45deg,%s 0 6px,#ddd 6px 12px)" % color)
         trozos.append(
             '<div title="%s: %d tokens" style="position:absolute;top:0;bottom:0;left:%.3f%%;'
@@ -86,37 +90,38 @@ def _veredicto_html(texto, error=False):
             % (" error" if error else "", html.escape(texto)))
 
 
-def dibujar(piezas, ventana, turno, politica, escala, reserva=v.RESERVA,
+def dibujar(piezas, ventana, turno, politica, escala, max_tokens=v.MAX_TOKENS,
             resumen=v.RESUMEN_SUPUESTO):
     """(HTML de la barra, HTML del veredicto) para unos ajustes; un ajuste imposible da su mensaje."""
     try:
-        resultado = v.aplicar(piezas, ventana, turno, reserva, resumen)[politica]
-        texto = v.veredicto(piezas, ventana, turno, reserva, resumen)
+        resultado = v.aplicar(piezas, ventana, turno, max_tokens, resumen)[politica]
+        texto = v.veredicto(piezas, ventana, turno, max_tokens, resumen)
     except ValueError as e:
         return "", _veredicto_html("No se puede dibujar: %s." % e, error=True)
-    reserva_ = [v.pieza_de_reserva(reserva)]
+    respuesta = [v.pieza_de_la_respuesta(max_tokens)]
     entera = v.peticion_n(piezas, turno)
-    filas = [("Petición %d entera: %d tokens + %d de reserva = %d"
-              % (turno, resultado.original, reserva, resultado.original + reserva),
-              list(entera) + reserva_),
-             ("Con «%s»: %d tokens + %d de reserva = %d"
-              % (v.POLITICAS[politica][0], resultado.peticion, reserva, resultado.pide),
-              list(resultado.conserva) + reserva_)]
-    limite = v.umbral(ventana, reserva)
-    return barra_html(filas, ventana, escala, limite), _veredicto_html(texto)
+    filas = [("Petición %d entera: %d tokens + %d de max_tokens = %d"
+              % (turno, resultado.original, max_tokens, resultado.original + max_tokens),
+              list(entera) + respuesta),
+             ("Con «%s»: %d tokens + %d de max_tokens = %d"
+              % (v.POLITICAS[politica][0], resultado.peticion, max_tokens, resultado.pide),
+              list(resultado.conserva) + respuesta)]
+    return barra_html(filas, ventana, escala, v.umbral(ventana)), _veredicto_html(texto)
 
 
-def explorar_ventana(M, herramientas, fichero_de_proyecto, ventana=8192, turno=10,
-                     reserva=v.RESERVA, resumen=v.RESUMEN_SUPUESTO, politica="compacta"):
+def explorar_ventana(M, herramientas, fichero_de_proyecto, ventana=v.VENTANA, turno=None,
+                     max_tokens=v.MAX_TOKENS, resumen=v.RESUMEN_SUPUESTO, politica="compacta"):
     """El explorable de la lección 02: la petición `turno` de M frente a una ventana.
 
-    Devuelve un `VBox` con el deslizador de la ventana, el de la petición, la política que se
-    dibuja, la barra y el veredicto. El veredicto es el texto de `curso.ventana.veredicto`.
+    Sin `turno`, la última que se puede formar con M (la que ya no cabía, en `atasco`). Devuelve
+    un `VBox` con el deslizador de la ventana, el de la petición, la política que se dibuja, la
+    barra y el veredicto, que es el texto de `curso.ventana.veredicto`.
     """
     piezas = v.piezas_de(M, herramientas, fichero_de_proyecto)
     ultima = v.numero_de_peticiones(piezas)
     entero = lambda x: isinstance(x, int) and not isinstance(x, bool)  # noqa: E731
     inicial_v = ventana if entero(ventana) else 8192
+    turno = ultima if turno is None else turno
     inicial_t = turno if entero(turno) else ultima
     control_ventana = widgets.IntSlider(
         value=inicial_v, min=min(VENTANA_MINIMA, inicial_v), max=max(VENTANA_MAXIMA, inicial_v),
@@ -130,15 +135,15 @@ def explorar_ventana(M, herramientas, fichero_de_proyecto, ventana=8192, turno=1
         options=[(etiqueta, clave) for clave, (etiqueta, _) in v.POLITICAS.items()],
         value=politica if politica in v.POLITICAS else "compacta", description="Dibujar")
     control_politica.add_class("ventana-politica")
-    mas_larga = sum(p.tokens for p in v.peticion_n(piezas, ultima)) + max(reserva, 0)
+    mas_larga = sum(p.tokens for p in v.peticion_n(piezas, ultima)) + max(max_tokens, 0)
     escala = HOLGURA * max(control_ventana.max, mas_larga)
     barra, veredicto = widgets.HTML(), widgets.HTML()
     barra.add_class("ventana-barra")
     veredicto.add_class("ventana-veredicto")
 
     def pintar(ventana, turno, politica):
-        barra.value, veredicto.value = dibujar(piezas, ventana, turno, politica, escala, reserva,
-                                               resumen)
+        barra.value, veredicto.value = dibujar(piezas, ventana, turno, politica, escala,
+                                               max_tokens, resumen)
 
     def al_cambiar(_cambio):
         pintar(control_ventana.value, control_turno.value, control_politica.value)
@@ -151,8 +156,8 @@ def explorar_ventana(M, herramientas, fichero_de_proyecto, ventana=8192, turno=1
     return caja
 
 
-def mostrar_antes_y_despues(M_antes, M_despues, herramientas, fichero_de_proyecto, ventana=8192,
-                            reserva=v.RESERVA, primer_turno_despues=1):
+def mostrar_antes_y_despues(M_antes, M_despues, herramientas, fichero_de_proyecto, ventana=v.VENTANA,
+                            max_tokens=v.MAX_TOKENS, primer_turno_despues=1):
     """Lección 03: la misma petición antes y después de compactar, una barra encima de la otra.
 
     El texto de debajo es `curso.ventana.antes_y_despues`, una línea por barra.
@@ -160,14 +165,14 @@ def mostrar_antes_y_despues(M_antes, M_despues, herramientas, fichero_de_proyect
     antes = v.piezas_de(M_antes, herramientas, fichero_de_proyecto)
     despues = v.piezas_de(M_despues, herramientas, fichero_de_proyecto, primer_turno_despues)
     try:
-        texto = v.antes_y_despues(antes, despues, ventana, reserva)
+        texto = v.antes_y_despues(antes, despues, ventana, max_tokens)
     except ValueError as e:
         return widgets.VBox([widgets.HTML(_veredicto_html("No se puede dibujar: %s." % e, True))])
-    reserva_ = [v.pieza_de_reserva(reserva)]
+    respuesta = [v.pieza_de_la_respuesta(max_tokens)]
     lineas = texto.split("\n")
-    escala = HOLGURA * max(ventana, sum(p.tokens for p in antes) + reserva)
-    filas = [(lineas[0], list(antes) + reserva_), (lineas[1], list(despues) + reserva_)]
-    dibujo = widgets.HTML(barra_html(filas, ventana, escala, v.umbral(ventana, reserva)))
+    escala = HOLGURA * max(ventana, sum(p.tokens for p in antes) + max_tokens)
+    filas = [(lineas[0], list(antes) + respuesta), (lineas[1], list(despues) + respuesta)]
+    dibujo = widgets.HTML(barra_html(filas, ventana, escala, v.umbral(ventana)))
     caja = widgets.VBox([dibujo, widgets.HTML(_veredicto_html(texto))])
     caja.add_class("ventana-antes-y-despues")
     return caja

@@ -1,17 +1,19 @@
 """Punto de control 03: el contrato de la compactación.
 
-Cinco invariantes, cada uno con su test, y los cinco a la vez con hypothesis sobre M de formas al
-azar (cuántos turnos, cuántas llamadas por turno, un resumen anterior o no, tokens alrededor del
-umbral, k de 1 a 3, respuestas con texto o sin él):
+Los cinco invariantes de la lección, cada uno con su test, y los cinco a la vez con hypothesis
+sobre M de formas al azar (cuántos turnos, cuántas llamadas por turno, con un resumen anterior o
+sin él, tokens alrededor del umbral, k de 1 a 3, respuestas con texto o sin él):
 
 1. el inicio no se toca;
 2. los k turnos recientes quedan tal cual;
-3. ninguna llamada pierde su observación: el corte cae entre dos turnos;
+3. el corte cae entre dos turnos: ninguna llamada pierde su observación;
 4. sin resumen no se quita nada;
-5. por debajo del umbral, M vuelve tal cual (la misma lista, sin preguntar al modelo).
+5. M solo pierde mensajes al compactar, y solo turnos enteros a cambio de un mensaje: ninguna
+   observación se reescribe por dentro, y por debajo del umbral M vuelve tal cual (la misma
+   lista, sin preguntar al modelo).
 
-Cada comprobación tiene al lado una variante ingenua de `compactar` que la rompe, escrita aquí:
-es la prueba de que la comprobación puede fallar. Después, las entradas malas, `tokens`, el paso
+Junto a cada comprobación hay una variante ingenua de `compactar` que la rompe, escrita aquí:
+así se ve que la comprobación puede fallar. Después vienen las entradas malas, `tokens`, el paso
 nuevo del bucle, y la ejecución guionizada `compacta` entera, con la traza y con la orden.
 """
 import copy
@@ -37,7 +39,7 @@ from correr import Traza
 from curso.ensayo.motor import Ensayo
 from curso.ensayo.tokens import contar
 from curso.rutas import RECETARIO
-from entorno import HERRAMIENTAS, llamada, resultado, texto
+from entorno import HERRAMIENTAS, llamada, resultado, texto, texto_de
 from guionizado import ModeloGuionizado
 from permisos import usuario_guionizado
 
@@ -48,8 +50,8 @@ RESUMEN = "He leído f1.py y f2.py; f2.py tiene el error."
 
 
 class Contado:
-    """Un modelo que contó `n` tokens en la última petición (`en_cache` de ellos, de la caché),
-    contesta `respuesta` y apunta lo que le piden."""
+    """Un modelo de prueba cuyo `usage` dice `n` tokens de entrada (`en_cache` leídos de la
+    caché) y 0 de salida. Contesta siempre `respuesta` y guarda una copia de cada petición."""
 
     def __init__(self, n, respuesta=(texto(RESUMEN),), en_cache=0):
         self.usage = {"input_tokens": n - en_cache, "cache_read_input_tokens": en_cache, "output_tokens": 0}
@@ -61,7 +63,8 @@ class Contado:
 
 
 def con_turnos(n, llamadas=(1,), nota=False):
-    """M justo después de la respuesta del turno n: las llamadas de ese turno aún no tienen observación.
+    """Una M de n turnos tal como la ve compactar: acaba en la respuesta del turno n, cuyas llamadas
+    aún esperan sus observaciones.
 
     `llamadas[i % len(llamadas)]` son las llamadas del turno i + 1; con `nota`, M trae ya un resumen.
     """
@@ -110,6 +113,19 @@ def nada_quitado_sin_resumen(M, nuevo):
     return nuevo is M
 
 
+def solo_turnos_enteros_por_un_mensaje(M, nuevo):
+    """O es la misma M, o es M con un tramo justo detrás del pedido (un resumen anterior, si lo
+    había, y al menos un turno entero) cambiado por un solo mensaje de texto del usuario; todo lo
+    demás, igual mensaje a mensaje."""
+    if nuevo is M:
+        return True
+    p = inicio_de(M)
+    fuera = M[p:p + len(M) - len(nuevo) + 1]
+    return (len(fuera) >= 2 and nuevo[:p] == M[:p] and nuevo[p + 1:] == M[p + len(fuera):]
+            and nuevo[p][0] == "usuario" and isinstance(nuevo[p][1], str)
+            and any(rol == "asistente" for rol, _ in fuera) and fuera[-1][0] == "usuario")
+
+
 def tal_cual_bajo_el_umbral(M, nuevo, modelo):
     return nuevo is M and modelo.pedidas == []
 
@@ -141,13 +157,24 @@ def quita_sin_resumen(modelo, M, umbral=UMBRAL, k=RECIENTES):
     """Si el modelo no escribe nada, quita los turnos viejos igualmente."""
     p, c = inicio_de(M), corte(M, k)
     r = modelo(M[:c] + [("usuario", INSTRUCCION)], HERRAMIENTAS)
-    resumen = " ".join(b["text"] for b in r if b["type"] == "text").strip()
+    resumen = texto_de(r)
     return M[:p] + ([("usuario", NOTA + resumen)] if resumen else []) + M[c:]
 
 
 def compacta_siempre(modelo, M, umbral=UMBRAL, k=RECIENTES):
     """No mira el umbral."""
     return compactar(modelo, M, umbral=-1, k=k)
+
+
+def recorta_las_observaciones(modelo, M, umbral=UMBRAL, k=RECIENTES):
+    """Ahorra algo más: compacta, y deja cada observación que queda en sus primeros 10 caracteres."""
+    def recortada(mensaje):
+        rol, contenido = mensaje
+        if rol != "usuario" or not isinstance(contenido, list):
+            return mensaje
+        return rol, [dict(b, content=b["content"][:10]) if b.get("type") == "tool_result" else b
+                     for b in contenido]
+    return [recortada(m) for m in compactar(modelo, M, umbral, k)]
 
 
 # --- Los cinco invariantes ---------------------------------------------------------------------
@@ -181,9 +208,9 @@ def test_ninguna_llamada_pierde_su_observacion():
     M = con_turnos(5, llamadas=(1, 2, 3))
     nuevo = compactar(Contado(UMBRAL + 1), M)
     assert nuevo is not M and cada_llamada_con_su_observacion(nuevo)
-    todas = [b for _, c in nuevo if isinstance(c, list) for b in c]
-    assert [b["id"] for b in todas if b["type"] == "tool_use"] == ["t4_0", "t5_0", "t5_1"]
-    assert [b["tool_use_id"] for b in todas if b["type"] == "tool_result"] == ["t4_0"]  # t5 espera
+    todas = [bloque for _, contenido in nuevo if isinstance(contenido, list) for bloque in contenido]
+    assert [x["id"] for x in todas if x["type"] == "tool_use"] == ["t4_0", "t5_0", "t5_1"]
+    assert [x["tool_use_id"] for x in todas if x["type"] == "tool_result"] == ["t4_0"]  # t5 espera
 
 
 def test_cortar_en_cualquier_mensaje_no_pasa_la_comprobacion_de_las_observaciones():
@@ -220,6 +247,20 @@ def test_por_debajo_del_umbral_m_vuelve_tal_cual(n, en_cache):
 def test_compactar_siempre_no_pasa_la_comprobacion_del_umbral():
     M, modelo = con_turnos(6), Contado(UMBRAL)
     assert not tal_cual_bajo_el_umbral(M, compacta_siempre(modelo, M), modelo)
+
+
+def test_solo_se_cambian_turnos_enteros_por_un_mensaje():
+    for k in (1, 2, 3):
+        M = con_turnos(6, llamadas=(1, 2))
+        nuevo = compactar(Contado(UMBRAL + 1), M, k=k)
+        assert nuevo is not M and solo_turnos_enteros_por_un_mensaje(M, nuevo)
+
+
+def test_recortar_las_observaciones_no_pasa_la_comprobacion_de_los_turnos_enteros():
+    M = con_turnos(6)
+    nuevo = recorta_las_observaciones(Contado(UMBRAL + 1), M)
+    assert len(nuevo) == len(compactar(Contado(UMBRAL + 1), M))  # quita lo mismo...
+    assert not solo_turnos_enteros_por_un_mensaje(M, nuevo)  # ...pero reescribe lo que queda
 
 
 def test_el_umbral_cuenta_tambien_lo_que_esta_en_la_cache_y_la_salida():
@@ -274,9 +315,10 @@ def test_los_cinco_invariantes_con_m_al_azar(turnos, llamadas, nota, k, respuest
     assert el_inicio_intacto(M, nuevo)
     assert los_recientes_intactos(M, nuevo, k)
     assert cada_llamada_con_su_observacion(nuevo)
+    assert solo_turnos_enteros_por_un_mensaje(M, nuevo)
     if n <= UMBRAL:
         assert tal_cual_bajo_el_umbral(M, nuevo, modelo)
-    resumen = " ".join(b["text"] for b in respuesta if b["type"] == "text").strip()
+    resumen = texto_de(respuesta)
     if modelo.pedidas and not resumen:
         assert nada_quitado_sin_resumen(M, nuevo)
     if nuevo is not M:  # ha compactado: el inicio, el resumen y los k turnos, nada más
