@@ -68,7 +68,12 @@ def ejecutar(ruta, espacio):
             os.environ.pop(rutas.VARIABLE_ESPACIO, None)
         else:
             os.environ[rutas.VARIABLE_ESPACIO] = anterior
+    fuentes = [c.source for c in cuaderno.cells]
     with cerrojo(ruta):
+        # Si alguien cambió el cuaderno mientras corría, guardar pisaría su cambio.
+        if [c.source for c in nbformat.read(ruta, as_version=4).cells] != fuentes:
+            raise SystemExit(f"✘ {ruta.name} cambió mientras se ejecutaba: no se guarda. "
+                             "Vuelve a ejecutar la orden.")
         nbformat.write(cuaderno, ruta)
     return cuaderno
 
