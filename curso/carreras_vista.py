@@ -99,8 +99,46 @@ def comparacion(exploracion, correcta):
              f"«{exploracion.variante}» tiene {exploracion.correctos} de {total}")
     fallan = _que_falla(exploracion)
     if not fallan:
-        return texto + ": en este escenario no falla ningún intercalado."
+        return texto + (": en este escenario no falla ningún intercalado, y eso no la hace correcta "
+                        "(puede que este escenario no pase por donde se equivoca).")
     return texto + f"; el primero que falla es el n.º {fallan[0].numero}."
+
+
+def cruce(por_escenario):
+    """Una tabla de texto con cada variante frente a cada escenario, y qué escenarios la pillan.
+
+    `por_escenario` es {etiqueta: {variante: Exploracion}}, los mismos nombres de variante en
+    cada escenario. Cada celda dice cuántos intercalados salen correctos, «20/20», con una ✘
+    delante si alguno falla. La última columna nombra los escenarios que pillan a la variante:
+    aquellos en los que falla algún intercalado. Un «20/20» de una variante ingenua no la
+    absuelve: ese escenario no pasa por donde ella se equivoca.
+    """
+    etiquetas = list(por_escenario)
+    if not etiquetas:
+        raise ValueError("no hay ningún escenario que cruzar")
+    variantes = list(por_escenario[etiquetas[0]])
+    for etiqueta in etiquetas[1:]:
+        if list(por_escenario[etiqueta]) != variantes:
+            raise ValueError(f"el escenario «{etiqueta}» no tiene las mismas variantes que "
+                             f"«{etiquetas[0]}»")
+    celdas = {}
+    for etiqueta in etiquetas:
+        for variante, exploracion in por_escenario[etiqueta].items():
+            marca = "✘ " if exploracion.correctos < exploracion.total else ""
+            celdas[variante, etiqueta] = f"{marca}{exploracion.correctos}/{exploracion.total}"
+    filas = [["variante"] + etiquetas + ["la pillan"]]
+    for variante in variantes:
+        pillan = [e for e in etiquetas if celdas[variante, e].startswith("✘")]
+        filas.append([variante] + [celdas[variante, e] for e in etiquetas]
+                     + [", ".join(pillan) or "ninguno"])
+    anchos = [max(len(fila[i]) for fila in filas) for i in range(len(filas[0]))]
+    lineas = []
+    for fila in filas:
+        partes = ([fila[0].ljust(anchos[0])]
+                  + [celda.rjust(ancho) for celda, ancho in zip(fila[1:-1], anchos[1:-1])]
+                  + [fila[-1]])
+        lineas.append("   ".join(partes).rstrip())
+    return "\n".join(lineas)
 
 
 def panel(exploracion, i):

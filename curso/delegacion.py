@@ -8,11 +8,14 @@ ensayo, y apunta el `usage` de cada respuesta:
   entregas por el buzón e integra por evidencia. El padre es código del arnés: no llama al modelo.
 
 De cada una cuenta los turnos (las peticiones al modelo), los tokens de entrada (`input_tokens`
-más `cache_read_input_tokens`: lo que ocupa cada petición), los calculados (`input_tokens`: lo
-que no estaba en la caché), los de salida y los segundos modelados (`motor.segundos_modelados`,
-un modelo de una máquina modesta, no un reloj). Con dos hijos hay dos tiempos: en serie (uno
-detrás de otro, como en un servidor con una sola ranura) y en paralelo (el más lento de los dos,
-como con dos ranuras; integrar no cuesta tiempo de modelo). Todas las cifras son deterministas.
+más `cache_read_input_tokens`: lo que ocupa cada petición), la mayor de sus peticiones (lo que
+más se acerca a la ventana), los calculados (`input_tokens`: lo que no estaba en la caché), los
+de salida y los segundos modelados (`motor.segundos_modelados`, un modelo de una máquina modesta,
+no un reloj). Con dos hijos hay dos tiempos: en serie (uno detrás de otro, como en un servidor
+con una sola ranura) y en paralelo (el más lento de los dos, como con dos ranuras). Integrar no
+suma nada a ninguno de los dos: aquí es código del arnés, sin peticiones al modelo; un padre que
+integrara preguntando al modelo sumaría esa petición detrás de la rama más lenta. Todas las
+cifras son deterministas.
 
 El arnés (`subagentes`, `guionizado`) no es parte de `curso`: es el del alumno o el del punto de
 control 05. Quien llama lo pasa, o lo pone el primero en sys.path y se importa por su nombre.
@@ -28,7 +31,7 @@ INCIDENTE = RAIZ / "curso" / "datos" / "incidente"
 PADRE = "padre"
 GUION_EN_SOLITARIO = "solo"
 GUIONES_DE_LOS_HIJOS = {"logs": "hijo-logs", "config": "hijo-config"}
-COLUMNAS = ("turnos", "entrada", "calculados", "salida", "segundos")
+COLUMNAS = ("turnos", "entrada", "mayor", "calculados", "salida", "segundos")
 
 
 class Apuntador:
@@ -48,10 +51,13 @@ class Apuntador:
 
 
 def cifras(usos):
-    """Turnos, tokens (de entrada, calculados y de salida) y segundos modelados de unas respuestas."""
+    """Turnos, tokens (de entrada, la mayor petición, calculados y de salida) y segundos modelados
+    de unas respuestas. `mayor` es el tamaño de la petición más grande (0 si no hay ninguna)."""
+    tamanos = [u["input_tokens"] + u["cache_read_input_tokens"] for u in usos]
     return {
         "turnos": len(usos),
-        "entrada": sum(u["input_tokens"] + u["cache_read_input_tokens"] for u in usos),
+        "entrada": sum(tamanos),
+        "mayor": max(tamanos, default=0),
         "calculados": sum(u["input_tokens"] for u in usos),
         "salida": sum(u["output_tokens"] for u in usos),
         "segundos": round(sum(segundos_modelados(u["input_tokens"],

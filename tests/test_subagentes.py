@@ -7,7 +7,7 @@ verdad, en el proceso (`ModeloGuionizado`) y por HTTP (`ServidorEnsayo` y `Model
 Los módulos del arnés se llaman como los de los demás puntos de control (`bucle`, `entorno`...):
 el fixture `arnes` copia a una carpeta temporal los de la lección 05 y los de antes (de
 checkpoints/05_el_buzon/ si ya están allí; si no, de la carpeta provisional del autor; y lo que
-no cambia, de checkpoints/01_el_bucle/), la pone la primera en sys.path sólo mientras duran estos
+no cambia, de checkpoints/01_el_bucle/), la pone la primera en sys.path solo mientras duran estos
 tests y después quita esos módulos de sys.modules.
 """
 import hashlib
@@ -356,7 +356,7 @@ def test_integrar_se_queda_solo_con_lo_que_respalda_la_evidencia(arnes, sub, bd)
 
 @pytest.mark.parametrize("hallazgo,referencia,dice", [
     ("Escucha en el 5432: «puerto = 5432»", "config/db.toml:1", "no dice"),
-    ("Escucha en el 5432: «puerto = 5432»", "config/db.toml:999", "sólo tiene"),
+    ("Escucha en el 5432: «puerto = 5432»", "config/db.toml:999", "solo tiene"),
     ("Escucha en el 5432: «puerto = 5432»", "config/db.toml", "no dice la línea"),
     ("Escucha en el 5432: «puerto = 5432»", "../fuera.toml:1", "sale de la copia"),
     ("Escucha en el 5432: «puerto = 5432»", "config/otra.toml:6", "no existe"),
@@ -426,6 +426,7 @@ def test_comparar_delegacion_da_cifras_deterministas_que_cuadran_con_el_usage(ar
     hijos = delegado["hijos"]
     for columna in ("turnos", "entrada", "calculados", "salida"):
         assert delegado[columna] == sum(c[columna] for c in hijos.values())
+    assert delegado["mayor"] == max(c["mayor"] for c in hijos.values())
     assert delegado["segundos"] == pytest.approx(sum(c["segundos"] for c in hijos.values()), abs=0.02)
     assert delegado["segundos_en_paralelo"] == max(c["segundos"] for c in hijos.values())
     # El último usage de cada modelo, pasado por el modelo de tiempo, está en sus segundos.
@@ -435,8 +436,11 @@ def test_comparar_delegacion_da_cifras_deterministas_que_cuadran_con_el_usage(ar
                                     u["output_tokens"])
         fila = solo if guion == "solo" else hijos[{g: h for h, g in delegacion.GUIONES_DE_LOS_HIJOS.items()}[guion]]
         assert 0 < ultimo <= fila["segundos"]
+        # Sin compactar, cada petición lleva dentro la anterior: la mayor es la última.
+        assert fila["mayor"] == u["input_tokens"] + u["cache_read_input_tokens"]
     assert solo["descartados"] == 0 and delegado["descartados"] == 1
     for lado in (solo, delegado):
         assert "5433" in lado["conclusion"] and "5432" in lado["conclusion"]
     tabla = delegacion.tabla(una)
     assert f"{delegado['segundos_en_paralelo']:.2f}" in tabla and str(solo["entrada"]) in tabla
+    assert str(solo["mayor"]) in tabla.splitlines()[1] and "mayor" in tabla.splitlines()[0]

@@ -127,13 +127,49 @@ def test_la_comparacion_de_una_ingenua_que_aqui_no_falla_lo_dice(exploraciones):
     correcta = exploraciones[(CAIDA.nombre, "correcta")]
     cuenta = exploraciones[(CAIDA.nombre, "cuenta_mensajes")]
     assert all(not r.fallos for r in cuenta.registros)  # en la caída, contar mensajes no se nota
-    assert cv.comparacion(cuenta, correcta).endswith("no falla ningún intercalado.")
+    linea = cv.comparacion(cuenta, correcta)
+    assert "no falla ningún intercalado, y eso no la hace correcta" in linea
 
 
 def test_no_se_comparan_escenarios_distintos(exploraciones):
     with pytest.raises(ValueError, match="son escenarios distintos"):
         cv.comparacion(exploraciones[(CAIDA.nombre, "marca_primero")],
                        exploraciones[(RESUMENES.nombre, "correcta")])
+
+
+# --- El cruce de variantes y escenarios --------------------------------------------------------
+
+CRUZADAS = ("correcta", "marca_primero", "cuenta_mensajes")
+
+
+def test_el_cruce_dice_que_escenarios_pillan_a_cada_variante(exploraciones):
+    dos_hijos = escenarios_buzon.DOS_HIJOS
+    por_escenario = {
+        "dos hijos": {v: explorar(dos_hijos, v) for v in CRUZADAS},
+        "caída": {v: exploraciones[(CAIDA.nombre, v)] for v in CRUZADAS},
+    }
+    filas = [re.split(r" {3,}", linea) for linea in cv.cruce(por_escenario).splitlines()]
+    assert filas[0] == ["variante", "dos hijos", "caída", "la pillan"]
+    assert [fila[0] for fila in filas[1:]] == list(CRUZADAS)
+    for fila in filas[1:]:
+        variante, pillan = fila[0], []
+        for etiqueta, celda in zip(por_escenario, fila[1:-1]):
+            registros = por_escenario[etiqueta][variante].registros
+            buenos = sum(not r.fallos for r in registros)
+            falla = buenos < len(registros)
+            assert celda == f"{'✘ ' if falla else ''}{buenos}/{len(registros)}", (variante, etiqueta)
+            pillan += [etiqueta] if falla else []
+        assert fila[-1] == (", ".join(pillan) or "ninguno"), variante
+    # Cada ingenua de este cruce la pilla un escenario distinto: lo que el cruce está para decir.
+    assert filas[2][-1] == "caída" and filas[3][-1] == "dos hijos" and filas[1][-1] == "ninguno"
+
+
+def test_el_cruce_exige_las_mismas_variantes_en_cada_escenario(exploraciones):
+    with pytest.raises(ValueError, match="no tiene las mismas variantes"):
+        cv.cruce({"resúmenes": {"correcta": exploraciones[(RESUMENES.nombre, "correcta")]},
+                  "caída": {"marca_primero": exploraciones[(CAIDA.nombre, "marca_primero")]}})
+    with pytest.raises(ValueError, match="ningún escenario"):
+        cv.cruce({})
 
 
 # --- El panel de un intercalado -------------------------------------------------------------

@@ -62,7 +62,7 @@ def armar(contexto, inicio):
 
 
 def reconstruir(bd, ejecucion, inicio):
-    """La M que el bucle enviará en la ejecución `ejecucion`, sacada sólo de la base de datos.
+    """La M que el bucle enviará en la ejecución `ejecucion`, sacada solo de la base de datos.
 
     `inicio` es el de `agente.inicio` (el prompt de sistema y el pedido): no se guarda, porque
     no cambia. Sirve también para retomar una ejecución: `bucle(modelo, reconstruir(...), ...)`.

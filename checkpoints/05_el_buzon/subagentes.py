@@ -1,4 +1,4 @@
-"""Los subagentes: un padre reparte investigación de sólo lectura entre hijos e integra lo que entregan.
+"""Los subagentes: un padre reparte investigación de solo lectura entre hijos e integra lo que entregan.
 
 Lección 05. Un hijo es otra ejecución del bucle de la lección 01, con su objetivo, sus
 herramientas, sus recursos y su tope. No hereda la conversación del padre: empieza con un
@@ -7,14 +7,15 @@ encargo (el contrato que comprueba `buzon.validar_encargo`) y termina con una en
 
 - `encargo()` construye el contrato de un hijo; `encargos_del_incidente()` da los dos de la
   lección y `encargo_en_solitario()` el de un agente que lo investiga todo él solo.
-- `correr_hijo()` corre el bucle ESTRECHADO al encargo: el modelo sólo ve los esquemas de sus
-  acciones, el bucle trabaja sobre una vista del proyecto con sólo sus recursos y nada que
+- `correr_hijo()` corre el bucle ESTRECHADO al encargo: el modelo solo ve los esquemas de sus
+  acciones, el bucle trabaja sobre una vista del proyecto con solo sus recursos y nada que
   escriba o ejecute está permitido. Lee la entrega del texto final, sin caerse si no es JSON.
 - `repartir()` (fan-out): crea el padre esperando a sus hijos, corre cada hijo y entrega lo suyo
   por el buzón (`recibir` y `admitir`) a través de un transporte que puede entregar dos veces.
 - `integrar()` (fan-in): con el padre en cola, comprueba cada hallazgo contra los ficheros que
-  cita y se queda sólo con los que la evidencia respalda. Sin votar: que dos hijos digan lo
-  mismo no lo hace más cierto, y que lo diga un solo hijo no lo hace menos.
+  cita y se queda solo con los que la evidencia respalda. Sin votar: que dos hijos digan lo
+  mismo no lo hace más cierto, y que lo diga un solo hijo no lo hace menos. Integrar es código
+  del arnés (abrir ficheros, comparar citas): no le hace ninguna petición al modelo.
 """
 import functools
 import json
@@ -28,7 +29,7 @@ import herramientas
 from bucle import bucle
 from entorno import CATALOGO
 
-ACCIONES_DE_HIJO = list(buzon.ACCIONES_DELEGABLES)  # leer y buscar: un hijo sólo mira
+ACCIONES_DE_HIJO = list(buzon.ACCIONES_DELEGABLES)  # leer y buscar: un hijo solo mira
 TOPE_DE_PASOS = 6  # turnos de un hijo: al de los registros le bastan 3 y al de la configuración 4
 TOPE_EN_SOLITARIO = 10  # el agente que lo hace todo necesita 8
 PLAZO_S = 120  # está en el contrato; este bucle, síncrono y sin reloj, no lo vigila
@@ -73,10 +74,10 @@ def encargo_en_solitario():
 # --- El contexto del hijo: se construye desde el encargo ---------------------------------------
 
 SISTEMA_DE_HIJO = """Eres un subagente de investigación: otro agente, tu padre, te ha hecho un \
-encargo y espera tu entrega. Sólo puedes mirar: tus herramientas leen ficheros o buscan en ellos, \
-y sólo ves los recursos de tu encargo. No puedes cambiar nada ni ejecutar órdenes.
+encargo y espera tu entrega. Solo puedes mirar: tus herramientas leen ficheros o buscan en ellos, \
+y solo ves los recursos de tu encargo. No puedes cambiar nada ni ejecutar órdenes.
 
-Cuando termines, contesta sólo con un objeto JSON, sin nada alrededor, con tres listas de textos:
+Cuando termines, contesta solo con un objeto JSON, sin nada alrededor, con tres listas de textos:
 - "hallazgos": lo que has comprobado. Cada hallazgo cita entre « » el texto exacto del fichero \
 que lo respalda.
 - "referencias": una por hallazgo y en su mismo orden: «ruta:línea» del texto citado, p. ej. \
@@ -103,14 +104,14 @@ def inicio_de_hijo(encargo):
 # --- Estrechar: lo que el hijo ve, lo que puede mirar y lo que puede hacer ------------------------
 
 class ModeloEstrecho:
-    """Envuelve a un modelo: le ofrece sólo las herramientas de `acciones`, sacadas del CATALOGO.
+    """Envuelve a un modelo: le ofrece solo las herramientas de `acciones`, sacadas del CATALOGO.
 
     Lo que le pase el bucle (HERRAMIENTAS, las del agente del recetario) no cuenta: manda el
     encargo. Ofrecer no es permitir: un modelo puede pedir una herramienta que no se le ofreció.
     Lo que la niega es `atender`: sin usuario, editar y ejecutar no tienen permiso, y una
     herramienta inventada no existe. Las delegables, leer y buscar, no piden permiso porque
-    sólo miran, y miran una vista con sólo los recursos del encargo (ver `vista`): un encargo
-    que diera sólo una de las dos no impediría la otra, pero ninguna ve más de lo permitido.
+    solo miran, y miran una vista con solo los recursos del encargo (ver `vista`): un encargo
+    que diera solo una de las dos no impediría la otra, pero ninguna ve más de lo permitido.
     """
 
     def __init__(self, modelo, acciones):
@@ -127,7 +128,7 @@ class ModeloEstrecho:
 
 
 def vista(proyecto, recursos, carpeta):
-    """Copia en `carpeta` sólo los `recursos` del proyecto, con sus mismas rutas.
+    """Copia en `carpeta` solo los `recursos` del proyecto, con sus mismas rutas.
 
     Es la carpeta de trabajo del hijo: lo que no está en su encargo no existe para él, aunque lo
     pida. ValueError si un recurso sale del proyecto, no existe, o es una carpeta nombrada sin
@@ -181,7 +182,7 @@ def correr_hijo(modelo, encargo, proyecto, tope=None):
     """Corre un hijo sobre `proyecto` con el bucle de la lección 01, estrechado a su encargo.
 
     `tope` (por defecto el `tope_de_pasos` del encargo) no puede pasar del del encargo. El bucle
-    corre en una vista temporal con sólo los recursos del encargo, con el modelo envuelto en
+    corre en una vista temporal con solo los recursos del encargo, con el modelo envuelto en
     `ModeloEstrecho` y sin usuario: nadie le da permiso para escribir ni ejecutar, y el proyecto
     no se toca. Devuelve un dict: `motivo` ("fin" o "tope"), `texto` (el final, o None), `carga`
     (la entrega leída), `problema` (por qué la entrega no cumple el encargo, o None) y `M`.
@@ -286,7 +287,7 @@ def por_que_no(hallazgo, referencia, proyecto):
         return str(e)
     lineas, numero = herramientas.lineas(texto), int(partes["linea"])
     if numero > len(lineas):
-        return f"{partes['ruta']} sólo tiene {len(lineas)} líneas"
+        return f"{partes['ruta']} solo tiene {len(lineas)} líneas"
     linea = lineas[numero - 1]
     for cita in citas:
         if cita not in linea:
@@ -311,7 +312,7 @@ def verificar(carga, proyecto):
 
 
 def concluir(verificados):
-    """La conclusión, sacada sólo de lo comprobado: qué puerto citan las fuentes, y si coinciden."""
+    """La conclusión, sacada solo de lo comprobado: qué puerto citan las fuentes, y si coinciden."""
     puertos = {}  # puerto -> referencias que lo citan, en orden de aparición
     for fila in verificados:
         for cita in CITA.findall(fila["hallazgo"]):
@@ -330,7 +331,7 @@ def concluir(verificados):
 def integrar(bd, padre, proyecto):
     """Fan-in: integra las entregas admitidas de `padre` comprobando su evidencia en `proyecto`.
 
-    Sólo con el padre 'en_cola' (ValueError si no: aún falta algún hijo). Devuelve un dict con
+    Solo con el padre 'en_cola' (ValueError si no: aún falta algún hijo). Devuelve un dict con
     `verificados` y `descartados` (cada uno con su `entrega`), las `incertidumbres` de los
     hijos y la `conclusion`. No cambia el estado del padre: integrar otra vez da lo mismo.
     """

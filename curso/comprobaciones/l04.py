@@ -58,12 +58,18 @@ def conexion():
     return bd
 
 
+def estado_de(bd):
+    """Lo que un caso de 4.1 mira de la conexión, con sus nombres."""
+    return {"transacción abierta": bd.in_transaction,
+            "filas en t": bd.execute("SELECT COUNT(*) FROM t").fetchone()[0]}
+
+
 @caso("si el bloque termina bien, lo escrito queda (COMMIT)")
 def _(resumenes):
     bd = conexion()
     with resumenes.transaccion(bd):
         bd.execute("INSERT INTO t VALUES (1)")
-    igual((bd.in_transaction, bd.execute("SELECT COUNT(*) FROM t").fetchone()[0]), (False, 1))
+    igual(estado_de(bd), {"transacción abierta": False, "filas en t": 1})
 
 
 @caso("si el bloque lanza, se deshace todo y la excepción sigue su camino")
@@ -77,7 +83,7 @@ def _(resumenes):
         pass
     else:
         raise Fallo("que ValueError saliera del bloque", "nada")
-    igual((bd.in_transaction, bd.execute("SELECT COUNT(*) FROM t").fetchone()[0]), (False, 0))
+    igual(estado_de(bd), {"transacción abierta": False, "filas en t": 0})
 
 
 @caso("también se deshace ante KeyboardInterrupt (BaseException)")
@@ -89,7 +95,7 @@ def _(resumenes):
             raise KeyboardInterrupt
     except KeyboardInterrupt:
         pass
-    igual(bd.execute("SELECT COUNT(*) FROM t").fetchone()[0], 0)
+    igual(estado_de(bd), {"transacción abierta": False, "filas en t": 0})
 
 
 @caso("pide el turno de escritura al empezar (BEGIN IMMEDIATE): otro escritor tiene que esperar")
@@ -119,7 +125,7 @@ caso = ejercicio(
     ],
 )
 
-BUENO = [{"texto": "El usuario pidió sólo lectura.", "fuente": 1}, {"texto": "Leyó a.py.", "fuente": 3}]
+BUENO = [{"texto": "El usuario pidió solo lectura.", "fuente": 1}, {"texto": "Leyó a.py.", "fuente": 3}]
 
 
 @caso("un candidato bueno pasa, y la base no cambia")
@@ -146,7 +152,7 @@ def _(resumenes):
         lanza("ValueError", resumenes.validar_candidato, bd, "e", 3, malo)
 
 
-@caso("una fuente posterior al corte, o que sólo existe en otra ejecución, no vale")
+@caso("una fuente posterior al corte, o que solo existe en otra ejecución, no vale")
 def _(resumenes):
     _, bd = con_historial(n=4)
     lanza("ValueError", resumenes.validar_candidato, bd, "e", 3, [{"texto": "x", "fuente": 4}])
@@ -158,7 +164,7 @@ caso = ejercicio(
     "4.3", leccion=4, titulo="mover_puntero: compare-and-swap",
     nombre=None, modulo="resumenes",
     pistas=[
-        "Un solo UPDATE de ejecuciones que cambia resumen_activo a `nuevo`... pero sólo en la fila "
+        "Un solo UPDATE de ejecuciones que cambia resumen_activo a `nuevo`... pero solo en la fila "
         "de `ejecucion` cuyo resumen_activo sigue siendo `base`.",
         "Compara con `resumen_activo IS ?`, no con `=`: la primera vez la base es None (NULL), y "
         "NULL = NULL no es verdad en SQL.",
@@ -177,21 +183,22 @@ def con_dos_resumenes():
 
 
 def activo(bd):
-    return bd.execute("SELECT resumen_activo FROM ejecuciones WHERE id='e'").fetchone()[0]
+    """El resumen activo de «e», leído con SQL directo y con su nombre."""
+    return {"resumen activo": bd.execute("SELECT resumen_activo FROM ejecuciones WHERE id='e'").fetchone()[0]}
 
 
 @caso("si el puntero sigue en la base, pasa al nuevo")
 def _(resumenes):
     _, bd, uno, dos = con_dos_resumenes()
     resumenes.mover_puntero(bd, "e", dos, uno)
-    igual(activo(bd), uno)
+    igual(activo(bd), {"resumen activo": uno})
 
 
 @caso("si otro lo movió antes, BaseObsoleta, y el puntero no cambia")
 def _(resumenes):
     _, bd, uno, dos = con_dos_resumenes()
     lanza("BaseObsoleta", resumenes.mover_puntero, bd, "e", uno, uno)
-    igual(activo(bd), dos)
+    igual(activo(bd), {"resumen activo": dos})
 
 
 @caso("la primera vez, con base None, compara con IS (NULL) y mueve")
@@ -200,7 +207,7 @@ def _(resumenes):
     bd.execute("INSERT INTO resumenes(ejecucion, cobertura, cuerpo, anterior) VALUES ('e', 2, '[]', NULL)")
     (nuevo,) = bd.execute("SELECT MAX(id) FROM resumenes").fetchone()
     resumenes.mover_puntero(bd, "e", None, nuevo)
-    igual(activo(bd), nuevo)
+    igual(activo(bd), {"resumen activo": nuevo})
 
 
 # --- 4.4 -------------------------------------------------------------------------------------

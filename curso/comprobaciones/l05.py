@@ -1,18 +1,54 @@
-"""Lección 05: recibir, admitir y la condición que activa al padre."""
+"""Lección 05: recibir, admitir y la condición que activa al padre.
 
+Cada caso prepara su estado por el camino de verdad, con `recibir` y `admitir`: los del punto de
+control 05 para todo lo que no es el ejercicio que se comprueba, y la función del alumno para lo
+que sí. Así un caso escrito para un error concreto es el que lo pilla, y el fallo de un ejercicio
+no se cuela en la comprobación de otro.
+"""
+import sqlite3
+
+from curso import rutas
+from curso.carreras import cargar_modulo
 from curso.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
+from curso.escenarios.buzon import Caida, ConexionQueCae
+
+HALLAZGO = {"hallazgo": "la API conecta al 5433"}
 
 
-def base(buzon, hijos=("logs", "config")):
-    """Un buzón nuevo en un fichero de verdad, con el padre «p» esperando a `hijos`."""
+def referencia():
+    """El buzon.py del punto de control 05, cargado de nuevo: con él se prepara cada caso."""
+    return cargar_modulo(rutas.puntos_de_control()[5] / "buzon.py", "_buzon_de_referencia")
+
+
+def base(hijos=("logs", "config")):
+    """(referencia, bd, ruta): un buzón nuevo en un fichero de verdad, con el padre «p»
+    esperando a `hijos`, hecho con el buzon.py de referencia."""
+    ref = referencia()
     ruta = carpeta_temporal("ejercicio-5-") / "buzon.db"
-    bd = buzon.abrir_buzon(ruta)
-    buzon.crear_padre(bd, "p", list(hijos))
-    return bd
+    bd = ref.abrir_buzon(ruta)
+    ref.crear_padre(bd, "p", list(hijos))
+    return ref, bd, ruta
 
 
 def volcado(bd):
     return "\n".join(bd.iterdump())
+
+
+def padre(bd):
+    """El estado del padre «p», leído con SQL directo y con sus nombres."""
+    estado, version = bd.execute("SELECT estado, version FROM ejecuciones WHERE id='p'").fetchone()
+    return {"estado": estado, "versión": version}
+
+
+def trayectoria(bd):
+    """Los mensajes del padre «p»: [(seq, entrega), ...], leídos con SQL directo."""
+    return bd.execute("SELECT seq, entrega FROM mensajes WHERE padre='p' ORDER BY seq").fetchall()
+
+
+def entrega_en_el_buzon(bd, entrega):
+    """Cómo está `entrega` en el buzón, con sus nombres (o None si no está)."""
+    fila = bd.execute("SELECT disposicion, seq_admitida FROM buzon WHERE entrega=?", (entrega,)).fetchone()
+    return None if fila is None else {"disposición": fila[0], "seq_admitida": fila[1]}
 
 
 def lanza(excepcion, funcion, *args):
@@ -42,15 +78,15 @@ caso = ejercicio(
 
 @caso("la primera vez «recibida»; la misma entrega otra vez, «duplicada»")
 def _(buzon):
-    bd = base(buzon)
-    igual(buzon.recibir(bd, "p", "logs", "e1", {"hallazgo": "5433"}), "recibida")
-    igual(buzon.recibir(bd, "p", "logs", "e1", {"hallazgo": "5433"}), "duplicada")
+    _, bd, _ = base()
+    igual(buzon.recibir(bd, "p", "logs", "e1", HALLAZGO), "recibida", "la primera vez")
+    igual(buzon.recibir(bd, "p", "logs", "e1", HALLAZGO), "duplicada", "la segunda vez, idéntica")
 
 
 @caso("la misma identidad con otros datos es un ValueError, y no cambia nada")
 def _(buzon):
-    bd = base(buzon)
-    buzon.recibir(bd, "p", "logs", "e1", {"hallazgo": "5433"})
+    _, bd, _ = base()
+    buzon.recibir(bd, "p", "logs", "e1", HALLAZGO)
     antes = volcado(bd)
     lanza(ValueError, buzon.recibir, bd, "p", "logs", "e1", {"hallazgo": "otro"})
     igual(volcado(bd) == antes, True, "la base de datos cambió tras un rechazo")
@@ -58,7 +94,7 @@ def _(buzon):
 
 @caso("un hijo que el padre no espera es un PermissionError, y no cambia nada")
 def _(buzon):
-    bd = base(buzon)
+    _, bd, _ = base()
     antes = volcado(bd)
     lanza(PermissionError, buzon.recibir, bd, "p", "intruso", "e9", {"hallazgo": "x"})
     igual(volcado(bd) == antes, True, "la base de datos cambió tras un rechazo")
@@ -66,10 +102,11 @@ def _(buzon):
 
 @caso("recibir no admite: la entrega queda «recibida» y el padre, esperando")
 def _(buzon):
-    bd = base(buzon)
-    buzon.recibir(bd, "p", "logs", "e1", {"hallazgo": "5433"})
-    igual(bd.execute("SELECT disposicion FROM buzon WHERE entrega='e1'").fetchone()[0], "recibida")
-    igual(buzon.estado(bd, "p")[0], "esperando")
+    _, bd, _ = base(hijos=("logs",))
+    buzon.recibir(bd, "p", "logs", "e1", HALLAZGO)
+    igual({"entrega e1": entrega_en_el_buzon(bd, "e1"), "padre": padre(bd), "trayectoria": trayectoria(bd)},
+          {"entrega e1": {"disposición": "recibida", "seq_admitida": None},
+           "padre": {"estado": "esperando", "versión": 0}, "trayectoria": []})
 
 
 # --- 5.2 -------------------------------------------------------------------------------------
@@ -88,38 +125,85 @@ caso = ejercicio(
 )
 
 
+def admitir_del_alumno(buzon, ref):
+    """El `admitir` del alumno, con la activación de referencia: aquí se comprueba admitir, y
+    `activar_si_estan_todos` tiene su propio ejercicio (el 5.3)."""
+    buzon.activar_si_estan_todos = ref.activar_si_estan_todos
+    return buzon.admitir
+
+
 @caso("admitir añade el mensaje con seq 1 y marca la entrega como admitida")
 def _(buzon):
-    bd = base(buzon)
-    buzon.recibir(bd, "p", "logs", "e1", {"hallazgo": "5433"})
-    igual(buzon.admitir(bd, "e1"), "admitida")
-    igual([(seq, entrega) for seq, entrega, _ in buzon.mensajes(bd, "p")], [(1, "e1")])
-    igual(bd.execute("SELECT disposicion, seq_admitida FROM buzon WHERE entrega='e1'").fetchone(),
-          ("admitida", 1))
+    ref, bd, _ = base()
+    admitir = admitir_del_alumno(buzon, ref)
+    ref.recibir(bd, "p", "logs", "e1", HALLAZGO)
+    igual(admitir(bd, "e1"), "admitida", "lo que devuelve admitir")
+    igual({"trayectoria": trayectoria(bd), "entrega e1": entrega_en_el_buzon(bd, "e1")},
+          {"trayectoria": [(1, "e1")], "entrega e1": {"disposición": "admitida", "seq_admitida": 1}},
+          "la trayectoria es [(seq, entrega), ...]")
 
 
 @caso("admitir dos veces es inofensivo: un solo mensaje")
 def _(buzon):
-    bd = base(buzon)
-    buzon.recibir(bd, "p", "logs", "e1", {"hallazgo": "5433"})
-    buzon.admitir(bd, "e1")
-    igual(buzon.admitir(bd, "e1"), "admitida")
-    igual(len(buzon.mensajes(bd, "p")), 1)
+    ref, bd, _ = base()
+    admitir = admitir_del_alumno(buzon, ref)
+    ref.recibir(bd, "p", "logs", "e1", HALLAZGO)
+    admitir(bd, "e1")
+    igual(admitir(bd, "e1"), "admitida", "lo que devuelve la segunda vez")
+    igual(len(trayectoria(bd)), 1, "mensajes en la trayectoria del padre")
 
 
-@caso("a un padre terminado, la entrega llega «tardia»: se guarda y el padre no cambia")
+@caso("con la entrega del último hijo, el padre pasa a la cola en esa misma admisión")
 def _(buzon):
-    bd = base(buzon)
-    buzon.recibir(bd, "p", "logs", "e1", {"hallazgo": "5433"})
-    buzon.terminar(bd, "p", "cancelada")
-    antes = buzon.estado(bd, "p")
-    igual(buzon.admitir(bd, "e1"), "tardia")
-    igual((buzon.estado(bd, "p"), buzon.mensajes(bd, "p")), (antes, []))
+    ref, bd, _ = base()
+    admitir = admitir_del_alumno(buzon, ref)
+    ref.recibir(bd, "p", "logs", "e1", HALLAZGO)
+    admitir(bd, "e1")
+    igual(padre(bd), {"estado": "esperando", "versión": 0}, "el padre, con solo logs admitido")
+    ref.recibir(bd, "p", "config", "e2", HALLAZGO)
+    admitir(bd, "e2")
+    igual(padre(bd), {"estado": "en_cola", "versión": 1}, "el padre, con los dos hijos admitidos")
+
+
+@caso("a un padre terminado, la entrega llega «tardía»: se guarda y el padre no cambia")
+def _(buzon):
+    ref, bd, _ = base()
+    admitir = admitir_del_alumno(buzon, ref)
+    ref.recibir(bd, "p", "logs", "e1", HALLAZGO)
+    ref.terminar(bd, "p", "cancelada")
+    antes = padre(bd)
+    igual(admitir(bd, "e1"), "tardia", "lo que devuelve admitir")
+    igual({"padre": padre(bd), "trayectoria": trayectoria(bd),
+           "disposición de e1": entrega_en_el_buzon(bd, "e1")["disposición"]},
+          {"padre": antes, "trayectoria": [], "disposición de e1": "tardia"})
+
+
+@caso("si el proceso cae entre sus dos escrituras, no queda nada y la entrega sigue «recibida»")
+def _(buzon):
+    ref, bd, ruta = base()
+    admitir = admitir_del_alumno(buzon, ref)
+    ref.recibir(bd, "p", "logs", "e1", HALLAZGO)
+    try:
+        admitir(ConexionQueCae(bd), "e1")
+    except Caida:
+        pass
+    else:
+        raise Fallo("dos escrituras: añadir el mensaje y marcar la entrega",
+                    "admitir terminó sin hacer las dos")
+    bd.close()  # el proceso muere: ni COMMIT ni ROLLBACK
+    otra = sqlite3.connect(ruta, isolation_level=None)
+    try:
+        igual({"trayectoria": trayectoria(otra), "entrega e1": entrega_en_el_buzon(otra, "e1")},
+              {"trayectoria": [], "entrega e1": {"disposición": "recibida", "seq_admitida": None}},
+              "lo que queda en la base tras la caída")
+    finally:
+        otra.close()
 
 
 @caso("una entrega que no está en el buzón es un ValueError")
 def _(buzon):
-    lanza(ValueError, buzon.admitir, base(buzon), "no-existe")
+    ref, bd, _ = base()
+    lanza(ValueError, admitir_del_alumno(buzon, ref), bd, "no-existe")
 
 
 # --- 5.3 -------------------------------------------------------------------------------------
@@ -127,54 +211,74 @@ caso = ejercicio(
     "5.3", leccion=5, titulo="activar_si_estan_todos: NOT EXISTS, no una cuenta",
     nombre=None, modulo="buzon",
     pistas=[
-        "Es un solo UPDATE de ejecuciones: estado = 'en_cola' y version = version + 1, sólo para "
-        "el padre `padre` y sólo si su estado es 'esperando' (así se activa una vez).",
+        "Es un solo UPDATE de ejecuciones: estado = 'en_cola' y version = version + 1, solo para "
+        "el padre `padre` y solo si su estado es 'esperando' (así se activa una vez).",
         "La condición: que NO EXISTA ningún hijo esperado (hijos_esperados) para el que NO EXISTA "
         "una entrega suya en el buzón con disposicion = 'admitida'. Dos NOT EXISTS anidados.",
-        "No cuentes mensajes: dos entregas admitidas del mismo hijo no son una de cada hijo.",
+        "No cuentes mensajes: dos entregas admitidas del mismo hijo no son una de cada hijo. Y "
+        "una entrega recibida y sin admitir no cuenta: mira la disposición.",
     ],
 )
 
 
-def admitida_a_mano(bd, entrega, hijo, seq):
-    """Una entrega admitida escrita directamente, sin pasar por recibir ni admitir."""
-    bd.execute("INSERT INTO buzon(entrega, padre, hijo, carga, disposicion, seq_admitida) "
-               "VALUES (?, 'p', ?, '{}', 'admitida', ?)", (entrega, hijo, seq))
+def con_activar_del_alumno(buzon):
+    """(ref, bd): el buzón de referencia con la activación del alumno en su sitio. El `admitir`
+    de referencia la llama en su transacción, como la llamará el tuyo."""
+    ref, bd, _ = base()
+    ref.activar_si_estan_todos = buzon.activar_si_estan_todos
+    return ref, bd
+
+
+def entrega(ref, bd, hijo, entrega):
+    """Una entrega de `hijo` para «p», recibida y admitida."""
+    ref.recibir(bd, "p", hijo, entrega, HALLAZGO)
+    return ref.admitir(bd, entrega)
 
 
 @caso("con un solo hijo admitido, el padre sigue esperando")
 def _(buzon):
-    bd = base(buzon)
-    admitida_a_mano(bd, "e1", "logs", 1)
+    ref, bd = con_activar_del_alumno(buzon)
+    entrega(ref, bd, "logs", "e1")
     buzon.activar_si_estan_todos(bd, "p")
-    igual(buzon.estado(bd, "p"), ("esperando", 0))
+    igual(padre(bd), {"estado": "esperando", "versión": 0}, "el padre, con solo logs admitido")
+
+
+@caso("una entrega recibida y sin admitir no cuenta")
+def _(buzon):
+    ref, bd = con_activar_del_alumno(buzon)
+    entrega(ref, bd, "logs", "e1")
+    ref.recibir(bd, "p", "config", "e2", HALLAZGO)  # recibida, pero nadie la ha admitido
+    buzon.activar_si_estan_todos(bd, "p")
+    igual(padre(bd), {"estado": "esperando", "versión": 0},
+          "el padre, con logs admitido y config solo recibido")
 
 
 @caso("dos entregas admitidas del mismo hijo no activan al padre")
 def _(buzon):
-    bd = base(buzon)
-    admitida_a_mano(bd, "e1", "logs", 1)
-    admitida_a_mano(bd, "e2", "logs", 2)
+    ref, bd = con_activar_del_alumno(buzon)
+    entrega(ref, bd, "logs", "e1")
+    entrega(ref, bd, "logs", "e2")  # un resultado y su corrección: dos mensajes, un solo hijo
     buzon.activar_si_estan_todos(bd, "p")
-    igual(buzon.estado(bd, "p"), ("esperando", 0))
+    igual(padre(bd), {"estado": "esperando", "versión": 0},
+          "el padre, con dos entregas de logs y ninguna de config")
 
 
 @caso("con los dos hijos admitidos, pasa a la cola una sola vez (versión + 1)")
 def _(buzon):
-    bd = base(buzon)
-    admitida_a_mano(bd, "e1", "logs", 1)
-    admitida_a_mano(bd, "e2", "config", 2)
-    buzon.activar_si_estan_todos(bd, "p")
-    buzon.activar_si_estan_todos(bd, "p")
-    igual(buzon.estado(bd, "p"), ("en_cola", 1))
+    ref, bd = con_activar_del_alumno(buzon)
+    entrega(ref, bd, "logs", "e1")
+    entrega(ref, bd, "config", "e2")
+    buzon.activar_si_estan_todos(bd, "p")  # otra vez: ya no está esperando
+    igual(padre(bd), {"estado": "en_cola", "versión": 1},
+          "el padre, tras admitir a los dos y activar otra vez")
 
 
 @caso("un padre terminado no se activa")
 def _(buzon):
-    bd = base(buzon)
-    buzon.terminar(bd, "p", "fallida")
-    antes = buzon.estado(bd, "p")
-    admitida_a_mano(bd, "e1", "logs", 1)
-    admitida_a_mano(bd, "e2", "config", 2)
+    ref, bd = con_activar_del_alumno(buzon)
+    entrega(ref, bd, "logs", "e1")
+    entrega(ref, bd, "config", "e2")
+    ref.terminar(bd, "p", "fallida")
+    antes = padre(bd)
     buzon.activar_si_estan_todos(bd, "p")
-    igual(buzon.estado(bd, "p"), antes)
+    igual(padre(bd), antes, "el padre terminado, tras activar otra vez")

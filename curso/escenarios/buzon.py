@@ -44,7 +44,7 @@ def _encargo(objetivo, recursos, acciones, tope, plazo):
 
 
 ENCARGOS = {
-    "logs": _encargo("Localizar el primer fallo de conexión de api a db.",
+    "logs": _encargo("Encontrar en los registros cuándo deja la API de poder hablar con db.",
                      ["logs/api@v9", "logs/db@v4"], ["leer", "buscar"], 8, 120),
     "config": _encargo("Averiguar en qué puerto escucha db según la configuración.",
                        ["config/"], ["leer"], 6, "2025-03-01T12:00:00+01:00"),

@@ -1,7 +1,8 @@
 """El escenario de la lección 04: dos resumidores y un mensaje que llega mientras preparan.
 
-El resumen activo cubre hasta el mensaje 2. Dos trabajadores lo leen: A prepara un resumen
-hasta 4 y B otro hasta 3. Mientras tanto llega el mensaje 5. Tres actores:
+Al empezar, el historial tiene cuatro mensajes y el resumen activo llega hasta el 2. Los dos
+resumidores parten de ese activo: A quiere cubrir hasta el 4; B, solo hasta el 3. Entre tanto,
+un tercer actor anota el mensaje 5. Cada uno tiene sus pasos, en este orden:
 
     A:        lee la base → prepara hasta 4 → instala
     B:        lee la base → prepara hasta 3 → instala
@@ -25,14 +26,14 @@ from curso.rutas import PUNTOS
 MODULO = PUNTOS / "04_resumenes_en_sqlite" / "resumenes.py"
 EJECUCION = "r-1"
 ORIGINALES = (
-    (1, "La ejecución es de solo lectura."),
-    (2, "Empieza la investigación de red."),
-    (3, "La API resuelve el nombre db."),
-    (4, "Falta comprobar el puerto configurado."),
+    (1, "Regla del usuario: no se cambia ningún fichero."),
+    (2, "El agente lee config/db.toml."),
+    (3, "Observación: puerto = 5432."),
+    (4, "El agente busca 5433 en logs/."),
 )
 LLEGADA = (5, "El usuario pide revisar TLS.")
 COBERTURA_INICIAL = 2
-RESUMEN_INICIAL = [{"texto": "Solo lectura", "fuente": 1}]
+RESUMEN_INICIAL = [{"texto": "No se cambia ningún fichero.", "fuente": 1}]
 CORTES = {"A": 4, "B": 3}
 
 

@@ -12,7 +12,7 @@ from buzon import (abrir_buzon, admitir, crear_padre, estado, mensajes, pendient
 
 PADRE = "padre"
 ENCARGO_LOGS = {
-    "objetivo": "Localizar el primer fallo de conexión de api a db.",
+    "objetivo": "Encontrar en los registros cuándo deja la API de poder hablar con db.",
     "recursos": ["logs/api@v9", "logs/db@v4"],
     "acciones": ["leer", "buscar"],
     "entregable": {"hallazgos": [], "referencias": [], "incertidumbres": []},

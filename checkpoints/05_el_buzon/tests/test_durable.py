@@ -197,8 +197,9 @@ def corta_en_turnos_enteros(ejecucion):
         if rol != "usuario" or not contenido or any(b.get("type") != "tool_result" for b in contenido):
             return False
         bloques = [b for seq, (_, c) in h.items() if seq <= cobertura and isinstance(c, list) for b in c]
-        llamadas = sorted(b["id"] for b in bloques if b["type"] == "tool_use")
-        if llamadas != sorted(b["tool_use_id"] for b in bloques if b["type"] == "tool_result"):
+        pedidas = sorted(bloque["id"] for bloque in bloques if bloque["type"] == "tool_use")
+        respondidas = sorted(bloque["tool_use_id"] for bloque in bloques if bloque["type"] == "tool_result")
+        if pedidas != respondidas:
             return False
     return True
 
@@ -355,7 +356,7 @@ def test_la_nota_de_un_resumen_sin_afirmacion_en_su_cobertura_lo_muestra_entero(
 # --- Con M hechas a mano ------------------------------------------------------------------------
 
 class Contado:
-    """Un modelo que contó `n` tokens, contesta `respuesta` y apunta lo que le piden.
+    """Un modelo de mentira: su `usage` dice `n` tokens, contesta `respuesta` y apunta lo que le piden.
 
     `mientras` se llama mientras «escribe» la respuesta: ahí puede actuar otro proceso.
     """
@@ -372,7 +373,7 @@ class Contado:
 
 
 def con_turnos(n):
-    """M justo después de la respuesta del turno n (una llamada por turno)."""
+    """La M que hay cuando acaba de llegar la respuesta n: n turnos de una llamada cada uno."""
     M = list(INICIO)
     for t in range(1, n + 1):
         M.append(("asistente", [texto("Turno %d." % t), llamada("t%d" % t, "leer", ruta="f%d.py" % t)]))
