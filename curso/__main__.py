@@ -1,7 +1,7 @@
 """La línea de órdenes del curso: `python -m curso ORDEN`.
 
 La presenta la lección 00 (`doctor`, `comparar`, `restaurar`); el resto de lecciones añade
-`servidor` y `medir`, y los instructores usan `generar` y `probar`. Cada orden importa su
+`servidor`, `medir` y `postgres` (la 07), y los instructores usan `generar` y `probar`. Cada orden importa su
 módulo sólo cuando se usa, así que `python -m curso --ayuda` es rápido y funciona aunque falte
 alguna pieza opcional.
 
@@ -147,13 +147,18 @@ def orden_ejecutar(args, resto):
     return ERROR_DE_USO if main is None else main(args.n, sincronizar_puntos=args.sincronizar)
 
 
+def orden_postgres(args, resto):
+    main = _funcion("curso.postgres", "main", "postgres")
+    return ERROR_DE_USO if main is None else main(resto)
+
+
 def orden_probar(args, resto):
     main = _funcion("curso.probar", "main", "probar")
     return ERROR_DE_USO if main is None else main(resto)
 
 
 # Las órdenes que pasan sus argumentos tal cual a otro analizador.
-PASAN_ARGUMENTOS = {"servidor", "probar"}
+PASAN_ARGUMENTOS = {"servidor", "probar", "postgres"}
 QUE_MEDIR = ["servidor", "resumenes", "buzon", "ventana"]
 
 
@@ -211,6 +216,13 @@ def analizador():
                        help=f"qué medir: {', '.join(QUE_MEDIR)}")
     medir.set_defaults(hacer=orden_medir)
 
+    postgres = ordenes.add_parser("postgres", help="arranca un PostgreSQL de usar y tirar (lección 07)",
+                                  description="Arranca un PostgreSQL nuevo en una carpeta temporal, "
+                                              "dice su cadena de conexión (para CURSO_POSTGRES) y, "
+                                              "con Ctrl-C, lo para y lo borra.")
+    postgres.add_argument("--puerto", metavar="P", type=int, help="el puerto de 127.0.0.1 (si no, uno libre)")
+    postgres.set_defaults(hacer=orden_postgres)
+
     ejecutar = ordenes.add_parser("ejecutar", help="ejecuta cuadernos resueltos y guarda sus salidas",
                                   description="Para quien escribe el curso: ejecuta "
                                               "solutions/NN_*.ipynb como lo haría nbval, guarda "
@@ -234,7 +246,7 @@ def main(argv=None):
     raiz = analizador()
     args, sobrantes = raiz.parse_known_args(argv)
     if args.orden is None:
-        raiz.error("falta la orden: doctor, comparar, restaurar, generar, ejecutar, servidor, medir o probar")
+        raiz.error("falta la orden: doctor, comparar, restaurar, generar, ejecutar, servidor, postgres, medir o probar")
     if sobrantes and args.orden not in PASAN_ARGUMENTOS:
         raiz.error(f"argumentos que no reconozco: {' '.join(sobrantes)}")
     # Las órdenes que pasan sus argumentos reciben lo escrito tras su nombre, tal cual.

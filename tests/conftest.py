@@ -1,5 +1,8 @@
-"""Fixtures que comparten los tests del curso: un JupyterLab y un Chromium para toda la sesión."""
+"""Fixtures que comparten los tests del curso: un JupyterLab y un Chromium para toda la sesión, y
+PostgreSQL (`postgres`, `esquema_postgres`: ver curso/pruebas_postgres.py)."""
 import pytest
+
+from curso.pruebas_postgres import esquema_postgres, postgres  # noqa: F401  (fixtures)
 
 
 # --- Los tests del navegador: un JupyterLab y un Chromium para toda la sesión --------------------
