@@ -4,7 +4,8 @@ Corre, cada parte en su propio proceso de pytest y con un espacio de trabajo tem
 
 1. los tests del curso (`tests/`);
 2. los tests de cada punto de control (`checkpoints/NN_*/tests/`), uno a uno, porque sus módulos
-   se llaman igual (`bucle`, `entorno`...);
+   se llaman igual (`bucle`, `entorno`...); una copia idéntica de un test que prueba módulos
+   idénticos corre una sola vez, en el punto de control más alto (`curso/repetidos.py`);
 3. los cuadernos resueltos con `--nbval` (se comparan las salidas);
 4. los cuadernos del alumno con `--nbval-lax` (sólo que corran sin errores).
 
@@ -25,7 +26,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from curso import rutas
+from curso import repetidos, rutas
 
 PARTES_A_LA_VEZ = 2  # la máquina de referencia del curso tiene dos núcleos
 
@@ -43,11 +44,21 @@ def partes():
              ("cuadernos resueltos (--nbval)",
               ["--nbval", "--nbval-sanitize-with", "nbval_sanitizar.cfg", "solutions"]),
              ("cuadernos del alumno (--nbval-lax)", ["--nbval-lax", "notebooks"])]
-    for numero, carpeta in sorted(rutas.puntos_de_control().items(), reverse=True):
-        if (carpeta / "tests").is_dir():
-            lista.append((f"punto de control {numero:02d}",
-                          [str(carpeta.relative_to(rutas.RAIZ) / "tests"), *SIN_NBVAL]))
+    corren, _ = repetidos.tests_que_corren(rutas.puntos_de_control())
+    for numero, tests in sorted(corren.items(), reverse=True):
+        lista.append((f"punto de control {numero:02d}",
+                      [*(str(t.relative_to(rutas.RAIZ)) for t in tests), *SIN_NBVAL]))
     return lista
+
+
+def aviso_de_repetidos():
+    """La línea que dice cuántos ficheros de tests de los puntos de control no se repiten."""
+    corren, saltados = repetidos.tests_que_corren(rutas.puntos_de_control())
+    n_corren = sum(map(len, corren.values()))
+    n_saltados = sum(map(len, saltados.values()))
+    return (f"Tests de los puntos de control: {n_corren} ficheros corren; {n_saltados} son copias "
+            "idénticas, con los mismos módulos, de una prueba que ya corre en un punto de control "
+            "posterior, y no se repiten.")
 
 
 def cuenta(salida, clave):
@@ -110,6 +121,7 @@ def main(argv=None):
     a_la_vez = max(1, min(PARTES_A_LA_VEZ, os.cpu_count() or 1))
     inicio = time.monotonic()
     lista = partes()
+    print(aviso_de_repetidos())
     print(f"{len(lista)} partes, {a_la_vez} a la vez:", flush=True)
     with ThreadPoolExecutor(max_workers=a_la_vez) as grupo:
         hechas = list(grupo.map(lambda parte: correr(*parte, extra), lista))
