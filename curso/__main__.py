@@ -1,7 +1,8 @@
 """La línea de órdenes del curso: `python -m curso ORDEN`.
 
 La presenta la lección 00 (`doctor`, `comparar`, `restaurar`); el resto de lecciones añade
-`servidor`, `medir` y `postgres` (la 07), y los instructores usan `generar` y `probar`. Cada orden importa su
+`servidor`, `medir` y `postgres` (la 07); `comprobar N` mira tu espacio por lo que hace; y los
+instructores usan `generar`, `probar` y `calificar`. Cada orden importa su
 módulo sólo cuando se usa, así que `python -m curso --ayuda` es rápido y funciona aunque falte
 alguna pieza opcional.
 
@@ -127,6 +128,28 @@ def orden_restaurar(args, resto):
     return restaurar(args.n)
 
 
+def orden_comprobar(args, resto):
+    from curso.calificar import comprobar
+    return comprobar(args.n, espacio=args.espacio, limite=args.limite)
+
+
+def orden_calificar(args, resto):
+    from curso.calificar import calificar
+    return calificar(args.carpeta, salida=args.salida, limite=args.limite, lecciones=args.lecciones,
+                     a_la_vez=args.a_la_vez)
+
+
+def _positivo(tipo):
+    """Un tipo de argparse para números mayores que cero (segundos, procesos)."""
+    def convertir(texto):
+        valor = tipo(texto)
+        if not valor > 0:
+            raise argparse.ArgumentTypeError(f"tiene que ser mayor que cero (llegó {texto})")
+        return valor
+    convertir.__name__ = tipo.__name__
+    return convertir
+
+
 def orden_generar(args, resto):
     main = _funcion("curso.generar", "main", "generar")
     return ERROR_DE_USO if main is None else main(comprobar=args.comprobar)
@@ -194,6 +217,36 @@ def analizador():
     restaurar.add_argument("n", metavar="N", help="el número del punto de control, p. ej. 02")
     restaurar.set_defaults(hacer=orden_restaurar)
 
+    comprobar = ordenes.add_parser("comprobar", help="corre los tests del punto de control N contra tu espacio",
+                                   description="Corre los tests del punto de control N contra los "
+                                               "módulos de tu espacio (no contra los del punto de "
+                                               "control), en otro proceso y con tiempo máximo, y "
+                                               "dice una línea por módulo: ✔, o ✘ con el primer "
+                                               "test que falla. Sale con 0 si todo pasa y 1 si no.")
+    comprobar.add_argument("n", metavar="N", help="el número del punto de control, p. ej. 03")
+    comprobar.add_argument("--espacio", metavar="CARPETA",
+                           help="comprueba esta carpeta en vez de tu espacio (mi_agente/)")
+    comprobar.add_argument("--limite", metavar="S", type=_positivo(float),
+                           help="segundos como mucho para los tests (300 si no se dice)")
+    comprobar.set_defaults(hacer=orden_comprobar)
+
+    calificar = ordenes.add_parser("calificar", help="comprueba el espacio de cada alumno de una carpeta",
+                                   description="Para quien da el curso: cada subcarpeta de CARPETA "
+                                               "es el espacio de un alumno; corre «comprobar» de "
+                                               "cada lección con cada uno y escribe "
+                                               "calificaciones.csv y calificaciones.html (una fila "
+                                               "por alumno, una columna por lección).")
+    calificar.add_argument("carpeta", metavar="CARPETA", help="la carpeta con un espacio por alumno")
+    calificar.add_argument("--salida", metavar="CARPETA",
+                           help="dónde escribir la tabla (en CARPETA si no se dice)")
+    calificar.add_argument("--limite", metavar="S", type=_positivo(float),
+                           help="segundos como mucho por alumno y lección (300 si no se dice)")
+    calificar.add_argument("--lecciones", metavar="N", type=int, nargs="+",
+                           help="solo estas lecciones (todas las que tienen tests si no se dice)")
+    calificar.add_argument("--a-la-vez", metavar="P", type=_positivo(int), default=1,
+                           help="cuántas comprobaciones a la vez (1 si no se dice)")
+    calificar.set_defaults(hacer=orden_calificar)
+
     generar = ordenes.add_parser("generar", help="genera notebooks/ a partir de solutions/",
                                  description="Escribe los cuadernos del alumno a partir de las "
                                              "soluciones, con los ejercicios vaciados.")
@@ -246,7 +299,7 @@ def main(argv=None):
     raiz = analizador()
     args, sobrantes = raiz.parse_known_args(argv)
     if args.orden is None:
-        raiz.error("falta la orden: doctor, comparar, restaurar, generar, ejecutar, servidor, postgres, medir o probar")
+        raiz.error("falta la orden: doctor, comparar, restaurar, comprobar, calificar, generar, ejecutar, servidor, postgres, medir o probar")
     if sobrantes and args.orden not in PASAN_ARGUMENTOS:
         raiz.error(f"argumentos que no reconozco: {' '.join(sobrantes)}")
     # Las órdenes que pasan sus argumentos reciben lo escrito tras su nombre, tal cual.

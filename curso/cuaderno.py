@@ -1,4 +1,5 @@
-"""Lo que usa cada cuaderno: la magia `%%modulo`, `comprobar`, `pista`, `solucion` y `preparar`.
+"""Lo que usa cada cuaderno: la magia `%%modulo`, `comprobar`, `pista`, `solucion` y `preparar`
+(y `comparar` y `comprobar_espacio`, que miran tu espacio entero contra un punto de control).
 
 La primera celda de cada lección es
 
@@ -262,3 +263,11 @@ def load_ipython_extension(ip):
 def comparar(n):
     """Compara tu espacio con el punto de control `n` (como `python -m curso comparar n`)."""
     puntos.comparar(n)
+
+
+def comprobar_espacio(n, limite=None):
+    """Corre los tests del punto de control `n` contra tu espacio, en otro proceso, y dice una línea
+    por módulo (como `python -m curso comprobar n`). `comprobar("1.3")` mira un ejercicio; esta,
+    todos tus módulos a la vez por lo que hacen."""
+    from curso import calificar
+    calificar.comprobar(n, limite=limite)

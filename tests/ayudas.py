@@ -49,3 +49,12 @@ def anidado(niveles):
     for _ in range(niveles):
         valor = [valor]
     return valor
+
+
+def vivo(pid):
+    """Si el proceso `pid` sigue en marcha (un zombi ya no cuenta: solo espera a que lo recojan)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as f:
+            return "\nState:\tZ" not in f.read()
+    except FileNotFoundError:
+        return False
