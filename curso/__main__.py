@@ -120,7 +120,7 @@ def orden_doctor(args, resto):
 
 def orden_comparar(args, resto):
     from curso.puntos import comparar
-    return comparar(args.n)
+    return comparar(args.n, con_soluciones=args.con_soluciones)
 
 
 def orden_restaurar(args, resto):
@@ -208,6 +208,9 @@ def analizador():
                                               "del punto de control N (un diff por fichero). Sale "
                                               "con 0 si coinciden y 1 si no.")
     comparar.add_argument("n", metavar="N", help="el número del punto de control, p. ej. 03")
+    comparar.add_argument("--con-soluciones", action="store_true",
+                          help="enseña también el diff de los ficheros con ejercicios pendientes "
+                               "(que es su solución)")
     comparar.set_defaults(hacer=orden_comparar)
 
     restaurar = ordenes.add_parser("restaurar", help="pone en tu espacio el punto de control N",

@@ -260,9 +260,10 @@ def load_ipython_extension(ip):
     _instalar_buscador()
 
 
-def comparar(n):
-    """Compara tu espacio con el punto de control `n` (como `python -m curso comparar n`)."""
-    puntos.comparar(n)
+def comparar(n, con_soluciones=False):
+    """Compara tu espacio con el punto de control `n` (como `python -m curso comparar n`); los
+    ejercicios pendientes se nombran, y su solución solo se enseña con `con_soluciones=True`."""
+    puntos.comparar(n, con_soluciones=con_soluciones)
 
 
 def comprobar_espacio(n, limite=None):

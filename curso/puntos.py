@@ -27,6 +27,7 @@ import contextlib
 import difflib
 import fcntl
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -34,7 +35,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from curso import rutas
+from curso import ejercicios, rutas
+from curso.generar import ejercicio_del_aviso
+
+# Cómo aparece el esbozo de un ejercicio en el código: el texto de su NotImplementedError.
+AVISO_EN_EL_CODIGO = re.compile(r'raise NotImplementedError\(["\'](Ejercicio [0-9.]+ pendiente:)')
 
 # Códigos de salida, los de `diff`: 0 iguales, 1 distintos, 2 problema con los argumentos.
 COINCIDEN = 0
@@ -226,9 +231,20 @@ def diff_de(ruta, antes, despues, numero):
 # ---------------------------------------------------------------- comparar (la orden)
 
 
-def comparar(n):
+def esbozos_en(texto):
+    """Los ejercicios cuyo esbozo sigue en `texto` (el de un fichero de tu espacio), en orden."""
+    if not isinstance(texto, str):
+        return []
+    return ejercicios.ordenados({ejercicio_del_aviso(m) for m in AVISO_EN_EL_CODIGO.findall(texto)})
+
+
+def comparar(n, con_soluciones=False):
     """Compara tu espacio con el punto de control `n` y lo imprime. 0 si coinciden, 1 si no,
-    2 si `n` no es un punto de control."""
+    2 si `n` no es un punto de control.
+
+    Un fichero con el esbozo de un ejercicio pendiente no se enseña como diff (sería enseñar la
+    solución sin que la pidas): se dice qué ejercicios faltan y cómo ver su solución. Con
+    `con_soluciones`, se enseña el diff de todos."""
     try:
         numero, carpeta = punto_de_control(n)
     except PuntoDeControlDesconocido as error:
@@ -253,9 +269,20 @@ def comparar(n):
         print(f"  ({'; '.join(significados)})")
 
     for fila in filas:
-        if fila.estado == CAMBIADO:
-            print()
-            print(diff_de(fila.ruta, punto[fila.ruta], tuyo[fila.ruta], numero), end="")
+        if fila.estado != CAMBIADO:
+            continue
+        print()
+        pendientes = esbozos_en(tuyo[fila.ruta])
+        if pendientes and not con_soluciones:
+            # El diff de un esbozo frente al punto de control es la solución entera: no se
+            # enseña sin pedirla.
+            como_verla = " o ".join(f'solucion("{i}")' for i in pendientes)
+            print(f"{fila.ruta}: {ejercicios.siguen_pendientes(pendientes)} (su esbozo está en tu "
+                  f"fichero). El diff enseñaría la solución, así que no lo muestro.\n"
+                  f"  Para verla: {como_verla} en el cuaderno, o "
+                  f"python -m curso comparar {numero:02d} --con-soluciones.")
+            continue
+        print(diff_de(fila.ruta, punto[fila.ruta], tuyo[fila.ruta], numero), end="")
 
     distintos = [fila for fila in filas if fila.estado != IGUAL]
     print()

@@ -249,6 +249,34 @@ def test_comparar_informa_de_cada_diferencia(curso_falso, capsys):
     assert str(curso_falso) not in salida  # ni la ruta de tu espacio, que cambia de una máquina a otra
 
 
+def test_comparar_no_ensena_la_solucion_de_un_ejercicio_pendiente_sin_pedirla(curso_falso, capsys):
+    """Al final de una lección, un ejercicio saltado deja su esbozo: comparar lo nombra y dice
+    cómo ver la solución, pero no la imprime (su diff sería la solución entera)."""
+    puntos.restaurar(1)
+    esbozo = ("def bucle():\n    # Tu código aquí (ejercicio 1.3).\n"
+              "    raise NotImplementedError(\"Ejercicio 1.3 pendiente: completa bucle() en su celda, "
+              "ejecútala y comprueba con comprobar(\\\"1.3\\\").\")\n")
+    (curso_falso / "bucle.py").write_text(esbozo, encoding="utf-8")
+    capsys.readouterr()
+
+    assert puntos.comparar(1) == 1
+    salida = capsys.readouterr().out
+    assert "return 'uno'" not in salida  # la línea de la solución no aparece
+    assert "bucle.py: El ejercicio 1.3 sigue pendiente" in salida
+    assert 'solucion("1.3")' in salida and "comparar 01 --con-soluciones" in salida
+
+    # Pedida, sí: el diff de siempre, con la solución.
+    assert puntos.comparar(1, con_soluciones=True) == 1
+    assert "-    return 'uno'" in capsys.readouterr().out
+
+
+def test_los_esbozos_de_un_fichero_salen_en_orden_y_sin_repetir():
+    texto = "".join(f'    raise NotImplementedError("Ejercicio {n} pendiente: ...")\n'
+                    for n in ("3.3", "3.10", "3.2", "3.3"))
+    assert puntos.esbozos_en(texto) == ["3.2", "3.3", "3.10"]
+    assert puntos.esbozos_en("raise NotImplementedError('otra cosa')\n") == []
+
+
 def palabras_documentadas(texto):
     """Las palabras de «una línea por fichero (igual, cambiado, falta, sobra)» en un texto."""
     encontrado = re.search(r"una línea por fichero \(([^)]*)\)", texto)
