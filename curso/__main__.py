@@ -3,7 +3,7 @@
 La presenta la lección 00 (`doctor`, `comparar`, `restaurar`); el resto de lecciones añade
 `servidor`, `medir` y `postgres` (la 07); `comprobar N` mira tu espacio por lo que hace; y los
 instructores usan `generar`, `probar` y `calificar`. Cada orden importa su
-módulo sólo cuando se usa, así que `python -m curso --ayuda` es rápido y funciona aunque falte
+módulo solo cuando se usa, así que `python -m curso --ayuda` es rápido y funciona aunque falte
 alguna pieza opcional.
 
 Argumentos que no valen: un mensaje en español y el código de salida 2.
@@ -93,7 +93,7 @@ def _funcion(modulo, nombre, orden):
     try:
         objeto = importlib.import_module(modulo)
     except ModuleNotFoundError as error:
-        # Sólo si lo que falta es el propio módulo; un fallo dentro de él se deja ver entero.
+        # Solo si lo que falta es el propio módulo; un fallo dentro de él se deja ver entero.
         if error.name is None or not modulo.startswith(error.name):
             raise
         objeto = None
@@ -254,7 +254,7 @@ def analizador():
                                  description="Escribe los cuadernos del alumno a partir de las "
                                              "soluciones, con los ejercicios vaciados.")
     generar.add_argument("--comprobar", action="store_true",
-                         help="no escribe nada: sólo comprueba que notebooks/ está al día")
+                         help="no escribe nada: solo comprueba que notebooks/ está al día")
     generar.set_defaults(hacer=orden_generar)
 
     servidor = ordenes.add_parser("servidor", help="arranca el servidor de ensayo en 127.0.0.1",

@@ -1,7 +1,7 @@
 """El doctor del entorno: comprueba que tu máquina tiene lo que el curso necesita.
 
 Lo usa la lección 00 y se ejecuta también con `python -m curso doctor`. Imprime una línea por
-comprobación, con ✔ (bien), ✘ (falta algo obligatorio, y qué hacer) o · (opcional o sólo
+comprobación, con ✔ (bien), ✘ (falta algo obligatorio, y qué hacer) o · (opcional o solo
 informativo). El informe se puede pegar tal cual en una incidencia: no lleva horas ni rutas
 temporales, y las rutas del repositorio van relativas a él.
 
@@ -160,7 +160,7 @@ def _carpetas_de_extensiones():
             warnings.simplefilter("ignore")
             from jupyter_core.paths import jupyter_path
             carpetas += [Path(c) for c in jupyter_path("labextensions")]
-    except Exception:  # noqa: BLE001 — sin jupyter_core sólo miramos sys.prefix
+    except Exception:  # noqa: BLE001 — sin jupyter_core solo miramos sys.prefix
         pass
     return carpetas
 
@@ -191,7 +191,7 @@ def revisar_chromium(ruta=CHROMIUM):
     """Chromium para el test del navegador: opcional para seguir el curso."""
     if Path(ruta).is_file():
         return Revision("Chromium", True, str(ruta), obligatoria=False)
-    return Revision("Chromium", False, f"no está en {ruta}; sólo lo necesita el test del navegador",
+    return Revision("Chromium", False, f"no está en {ruta}; solo lo necesita el test del navegador",
                     "apt-get install chromium", obligatoria=False)
 
 
@@ -245,7 +245,7 @@ def informe(revisiones):
 
 
 def main(breve=False):
-    """Comprueba el entorno e imprime el informe (sólo el veredicto si `breve`). Devuelve el
+    """Comprueba el entorno e imprime el informe (solo el veredicto si `breve`). Devuelve el
     código de salida: 0 si está todo lo obligatorio, 1 si no."""
     revisiones = revisar()
     texto = informe(revisiones)

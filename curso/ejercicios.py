@@ -210,7 +210,7 @@ def cargar_fichero(ruta, nombre):
 
 @contextmanager
 def con_limite(segundos):
-    """Corta con TimeoutError un bloque que tarda más de `segundos` (sólo en el hilo principal)."""
+    """Corta con TimeoutError un bloque que tarda más de `segundos` (solo en el hilo principal)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

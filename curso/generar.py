@@ -9,7 +9,7 @@ Una sola fuente por lección: el cuaderno de `solutions/` lleva las soluciones e
 (la convención de nbgrader y otter, en castellano), siempre dentro del cuerpo de una función. La
 celda dice qué ejercicio es en sus metadatos (`{"curso": {"ejercicio": "1.2"}}`), o, si tiene más
 de uno, el de cada función (`{"curso": {"ejercicios": {"compactar": "3.1", "corte": "3.3"}}}`). `generar`
-cambia cada región por un esbozo que no falla al definirse, sólo al llamarse, y borra las salidas:
+cambia cada región por un esbozo que no falla al definirse, solo al llamarse, y borra las salidas:
 
     # Tu código aquí (ejercicio 1.2).
     raise NotImplementedError("Ejercicio 1.2 pendiente: ...")
@@ -115,7 +115,7 @@ def texto_del_alumno(ruta_resuelto):
 
 
 def main(comprobar=False):
-    """Escribe (o, con `comprobar`, sólo compara) cada notebooks/NN_*.ipynb. Devuelve 0 o 1."""
+    """Escribe (o, con `comprobar`, solo compara) cada notebooks/NN_*.ipynb. Devuelve 0 o 1."""
     resueltos = sorted(rutas.SOLUCIONES.glob("[0-9][0-9]_*.ipynb"))
     if not resueltos:
         print("No hay cuadernos en solutions/.", file=sys.stderr)

@@ -7,7 +7,7 @@ Corre, cada parte en su propio proceso de pytest y con un espacio de trabajo tem
    se llaman igual (`bucle`, `entorno`...); una copia idéntica de un test que prueba módulos
    idénticos corre una sola vez, en el punto de control más alto (`curso/repetidos.py`);
 3. los cuadernos resueltos con `--nbval` (se comparan las salidas);
-4. los cuadernos del alumno con `--nbval-lax` (sólo que corran sin errores).
+4. los cuadernos del alumno con `--nbval-lax` (solo que corran sin errores).
 
 Las partes corren de dos en dos; al final, la salida de cada una, una línea por parte y el
 total. Devuelve 0 solo si todo pasa.

@@ -214,7 +214,7 @@ def peticion_n(piezas, n):
     _entero(n, "el número de la petición")
     ultima = numero_de_peticiones(piezas)
     if not 1 <= n <= ultima:
-        raise ValueError("la petición %d no existe: con este M van de la 1 (sólo el inicio) a la %d"
+        raise ValueError("la petición %d no existe: con este M van de la 1 (solo el inicio) a la %d"
                          % (n, ultima))
     dentro = set(_turnos(piezas)[:n - 1])
     return tuple(p for p in piezas if p.turno is None or p.turno in dentro)

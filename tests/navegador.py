@@ -53,12 +53,12 @@ ARTEFACTOS = RAIZ / "artefactos" / "navegador"
 
 # Opciones de Chromium: sin espacio aislado (corre como root en CI), sin GPU, y sin las conexiones
 # que hace por su cuenta (actualizaciones, sincronización, QUIC): la red de la máquina está cerrada
-# y sólo hablamos con 127.0.0.1.
+# y solo hablamos con 127.0.0.1.
 OPCIONES_CHROMIUM = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 
 # Esperas generosas: la máquina de CI tiene dos núcleos y puede estar ocupada. No son aserciones
-# de tiempo: sólo el límite a partir del cual el test se da por colgado y lo dice.
+# de tiempo: solo el límite a partir del cual el test se da por colgado y lo dice.
 ESPERA_SERVIDOR = 90  # segundos hasta que JupyterLab contesta /api/status
 ESPERA_NUCLEO = 90  # segundos hasta que el cuaderno está abierto y su núcleo, desocupado
 ESPERA_EJECUCION = 120  # segundos para «Run All Cells»
@@ -168,7 +168,7 @@ def _parar(proceso):
 def servidor_jupyter(carpeta, *, espera=ESPERA_SERVIDOR):
     """Arranca JupyterLab sirviendo `carpeta` y devuelve (url, proceso); lo para al salir.
 
-    Escucha sólo en 127.0.0.1, en un puerto libre, sin token ni contraseña. Su configuración, sus
+    Escucha solo en 127.0.0.1, en un puerto libre, sin token ni contraseña. Su configuración, sus
     ajustes de usuario, su carpeta de ejecución y el espacio de trabajo de sus núcleos
     (CURSO_ESPACIO) son temporales: el servidor no ve ni toca los del usuario. Las extensiones
     instaladas en el entorno de Python (la de los widgets entre ellas) siguen a la vista.

@@ -22,7 +22,7 @@ CUADERNO_DE_PRUEBA = RAIZ / "tests" / "datos" / "cuaderno_de_prueba_widgets.ipyn
 CUADERNO_VENTANA = RAIZ / "solutions" / "02_la_ventana.ipynb"
 
 # Lo bastante para que un widget que sí escucha hubiera contestado (contesta en décimas de
-# segundo) y poco para no alargar el test: sólo se usa donde el texto NO debe cambiar.
+# segundo) y poco para no alargar el test: solo se usa donde el texto NO debe cambiar.
 ESPERA_CORTA = 3
 
 # El explorable de la ventana (curso/vistas/ventana.py): las clases CSS de sus piezas.
@@ -87,7 +87,7 @@ def test_en_ci_sin_chromium_el_test_falla_en_vez_de_saltarse(monkeypatch):
         exigir_navegador()
 
 
-# --- El arnés del test, con el cuaderno de prueba ----------------------------------------------
+# --- El harness del test, con el cuaderno de prueba ----------------------------------------------
 
 def test_el_navegador_ve_un_widget_y_lo_mueve(cuaderno_de_prueba):
     pagina = cuaderno_de_prueba

@@ -148,7 +148,7 @@ def test_truncar_conserva_el_final_y_quita_desde_el_prompt_de_sistema(piezas):
 # --- lo descarta el harness -------------------------------------------------------------------------
 
 def _comprobar_descarte(peticion, r):
-    """Quita turnos enteros, los más viejos, nunca el inicio, y sólo los que hacen falta."""
+    """Quita turnos enteros, los más viejos, nunca el inicio, y solo los que hacen falta."""
     quitados = _turnos(r.quita)
     assert quitados == _turnos(peticion)[:len(quitados)]  # los más viejos, seguidos
     assert list(r.quita) == [p for p in peticion if p.turno in quitados]  # enteros
@@ -200,7 +200,7 @@ def test_descartar_quita_turnos_enteros_los_mas_viejos_y_nunca_el_inicio(piezas)
 # --- el harness compacta ---------------------------------------------------------------------------
 
 def _comprobar_compactacion(peticion, r, k=v.RECIENTES, para_el_turno=v.PARA_EL_TURNO):
-    """Salta sólo por encima del umbral; entonces deja el inicio y los k turnos recientes tal cual,
+    """Salta solo por encima del umbral; entonces deja el inicio y los k turnos recientes tal cual,
     con un solo resumen en medio, y quita exactamente los turnos viejos."""
     assert r.umbral == r.ventana - r.reserva - para_el_turno
     assert r.salta == (_suma(peticion) > r.umbral)

@@ -7,7 +7,7 @@ dicen que conecta con db:5433 y la configuración de la base dice que escucha en
   logs/api.log y entrega tres hallazgos, cada uno con su cita y su referencia
   (`logs/api.log:7` y «connect to db:5433 failed: connection refused»).
 - `hijo-config`: un hijo con la configuración (config/). Lee config/db.toml, intenta ejecutar
-  `ss -ltn` aunque no se le ofrece esa herramienta (un modelo pequeño lo hace: el arnés se la
+  `ss -ltn` aunque no se le ofrece esa herramienta (un modelo pequeño lo hace: el harness se la
   niega), busca «puerto» y entrega dos hallazgos. El segundo está MAL A PROPÓSITO: confunde dos
   líneas vecinas de config/db.toml y cita «max_conexiones = 20» en la línea de
   `max_conexiones = 100` (el 20 es de `conexiones_reservadas`, la línea siguiente). La
@@ -17,7 +17,7 @@ dicen que conecta con db:5433 y la configuración de la base dice que escucha en
   «¿compensa delegar?».
 
 Todos terminan con un texto que es la entrega en JSON: hallazgos, referencias (una por hallazgo,
-en su orden) e incertidumbres. Como todo guion, sólo miran la petición: el turno es el número de
+en su orden) e incertidumbres. Como todo guion, solo miran la petición: el turno es el número de
 mensajes del asistente, y lo que citan (números de línea y fragmentos) sale de las observaciones
 que el propio modelo recibió antes, no de leer los ficheros por su cuenta.
 """

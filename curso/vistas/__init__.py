@@ -1,5 +1,5 @@
 """Las vistas del curso: widgets finos (ipywidgets) sobre la lógica pura de `curso/`.
 
-Cada vista sólo dibuja: lo que calcula está en un módulo sin widgets, probado con pytest
+Cada vista solo dibuja: lo que calcula está en un módulo sin widgets, probado con pytest
 (`curso/ventana.py` para la de la ventana, que estrena la lección 02).
 """

@@ -1,7 +1,7 @@
 """Pone la carpeta de este punto de control la primera en sys.path.
 
 Así los tests importan los módulos del alumno por su nombre (`import resumenes`), igual que
-los importa el arnés, y no una versión de otro punto de control.
+los importa el harness, y no una versión de otro punto de control.
 """
 import sys
 from pathlib import Path

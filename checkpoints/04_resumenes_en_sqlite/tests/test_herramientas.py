@@ -94,7 +94,7 @@ def test_un_enlace_que_apunta_fuera_tambien_da_error(copia):
 
 
 def test_una_comprobacion_ingenua_de_rutas_deja_salir(copia, monkeypatch):
-    """La variante ingenua (sólo rechazar rutas absolutas) lee ../x: la comprobación de arriba
+    """La variante ingenua (solo rechazar rutas absolutas) lee ../x: la comprobación de arriba
     la detectaría."""
     def dentro_ingenua(entorno, ruta):
         if os.path.isabs(ruta):
@@ -244,7 +244,7 @@ def test_un_hijo_en_segundo_plano_no_bloquea_y_no_se_queda(copia, monkeypatch, m
 
 
 def test_una_salida_de_100_mb_no_ocupa_100_mb(copia):
-    """La salida se lee a trozos y sólo se guarda lo que se va a devolver."""
+    """La salida se lee a trozos y solo se guarda lo que se va a devolver."""
     total = 100 * 2**20
     orden = f"{sys.executable} -c \"import sys; [sys.stdout.write('x' * 2**20) for _ in range(100)]\""
     tracemalloc.start()

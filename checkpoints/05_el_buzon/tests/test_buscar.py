@@ -1,4 +1,4 @@
-"""Punto de control 05: `buscar`, la herramienta de sólo lectura de los hijos.
+"""Punto de control 05: `buscar`, la herramienta de solo lectura de los hijos.
 
 Lo que un patrón o una ruta del modelo no pueden hacer: colgar al harness (un patrón que da
 vueltas sin fin), tumbar a `atender` (un patrón que `re` no puede compilar, un bucle de enlaces)
