@@ -11,6 +11,12 @@ La primera celda de cada lección es
 hubiera, si era distinta), lo importa y deja sus nombres en el cuaderno. Así el alumno termina cada
 lección con ficheros de verdad, como el punto de control, y `python -m curso comparar N` los compara.
 
+`%%modulo agente --cambia` es para una lección que cambia un módulo que ya existe: la celda lleva
+solo lo que cambia (una función entera, un import, una constante) y el fichero se compone con la
+versión anterior, la de tu espacio (ver `curso/componer.py`). Dice qué ha cambiado; con `--diff`,
+además, enseña el diff, plegado. Si ese módulo tiene un ejercicio pendiente (la lección usa su
+versión de referencia), el cambio va sobre la referencia, y tu versión queda en .copias/.
+
 Si un ejercicio queda pendiente o en rojo, `comprobar` lo dice y la lección sigue con la versión
 de referencia de ese módulo (la del punto de control de la lección), sin tocar el fichero del
 alumno: un buscador de módulos (`_Referencias`) sirve esa versión a cualquier `import` del módulo.
@@ -19,16 +25,20 @@ Si los casos de un ejercicio llegan al esbozo de otro (el bucle del 1.3 llama a 
 sigue siendo el esbozo del 1.2), lo pendiente es ese otro: `comprobar` lo dice, usa la versión de
 referencia de su módulo, como haría `comprobar` con él, y comprueba de nuevo.
 """
+import html
 import importlib
 import importlib.abc
 import importlib.util
 import sys
 import time
 import types
+from pathlib import Path
 
-from curso import ejercicios, generar, puntos, rutas
+from curso import componer, ejercicios, generar, puntos, rutas
 
 CARPETA_DE_COPIAS = ".copias"  # dentro del espacio; comparar y restaurar no la miran
+OPCIONES = ("--cambia", "--diff")  # las de %%modulo, detrás del nombre
+_leccion = None  # la que empezó preparar(N): --cambia parte de su punto de control anterior
 
 
 class _Referencias(importlib.abc.MetaPathFinder):
@@ -99,15 +109,57 @@ def escribir_modulo(nombre, fuente):
     return ruta, copia
 
 
+def _anterior(nombre):
+    """(texto, de dónde sale) de la versión sobre la que compone --cambia, o None si no hay."""
+    referencia = REFERENCIAS.rutas.get(nombre)
+    if referencia is not None:
+        return (Path(referencia).read_text(encoding="utf-8"),
+                f"la versión de referencia ({Path(referencia).parent.name}: tu {nombre}.py tiene un "
+                "ejercicio pendiente)")
+    ruta = rutas.espacio() / f"{nombre}.py"
+    if ruta.exists():
+        return ruta.read_text(encoding="utf-8"), "tu versión anterior"
+    carpeta = rutas.puntos_de_control().get(_leccion - 1) if _leccion else None
+    if carpeta is not None and (carpeta / f"{nombre}.py").exists():
+        return (carpeta / f"{nombre}.py").read_text(encoding="utf-8"), f"la del punto de control {_leccion - 1:02d}"
+    return None
+
+
+def _mostrar_diff(diff, nombre):
+    """El diff, plegado en un <details> (y en texto, para quien no vea HTML)."""
+    from IPython.display import display
+    display({"text/plain": diff,
+             "text/html": f"<details><summary>diff de {nombre}.py</summary><pre>{html.escape(diff)}</pre></details>"},
+            raw=True)
+
+
 def modulo(linea, celda):
-    """%%modulo NOMBRE: escribe la celda en NOMBRE.py del espacio, lo importa y publica sus nombres."""
-    nombre = linea.strip()
+    """%%modulo NOMBRE [--cambia [--diff]]: escribe la celda (o, con --cambia, la versión anterior
+    con el cambio de la celda) en NOMBRE.py del espacio, lo importa y publica sus nombres."""
+    nombre, *opciones = linea.split() or [""]
     if not nombre.isidentifier():
         print(f"✘ %%modulo necesita el nombre del módulo, p. ej. «%%modulo bucle» (llegó «{nombre}»).")
         return
+    raras = [o for o in opciones if o not in OPCIONES]
+    if raras or ("--diff" in opciones and "--cambia" not in opciones):
+        print(f"✘ %%modulo {nombre}: las opciones son --cambia y, con ella, --diff (llegó «{' '.join(opciones)}»).")
+        return
     _instalar_buscador()
+    hecho = None
+    if "--cambia" in opciones:
+        anterior = _anterior(nombre)
+        if anterior is None:
+            print(f"✘ No encuentro {nombre}.py en tu espacio, y --cambia necesita su versión anterior: "
+                  "ejecuta la primera celda de la lección (la de preparar). No se ha escrito nada.")
+            return
+        try:
+            hecho = componer.componer(anterior[0], sin_marcas(celda), nombre)
+        except componer.ErrorAlComponer as e:
+            print(f"✘ {e} No se ha escrito nada: {nombre}.py sigue como estaba.")
+            return
+        celda = hecho.texto
     ruta, copia = escribir_modulo(nombre, celda)
-    REFERENCIAS.rutas.pop(nombre, None)  # el alumno trae su versión: se acabó la de referencia
+    desde_la_referencia = REFERENCIAS.rutas.pop(nombre, None) is not None  # se acabó la referencia
     _olvidar()
     try:
         nuevo = importlib.import_module(nombre)
@@ -115,6 +167,14 @@ def modulo(linea, celda):
         print(f"✘ {ruta.name} está escrito, pero no se puede importar: {ejercicios.describir(exc)}")
         return
     nombres = _publicar(nuevo)
+    if hecho is not None:
+        print(f"✎ {ruta.name} escrito en tu espacio: {anterior[1]}, con el cambio de esta celda")
+        print("\n".join("  " + linea for linea in hecho.resumen()))
+        if copia is not None and desde_la_referencia:
+            print(f"  (tu versión, con el ejercicio pendiente, está copiada en {CARPETA_DE_COPIAS}/)")
+        if "--diff" in opciones:
+            _mostrar_diff(componer.diferencias(anterior[0], hecho.texto, nombre), nombre)
+        return
     print(f"✎ {ruta.name} escrito en tu espacio: define {', '.join(nombres) or 'nada'}")
     if copia is not None:
         print(f"  (la versión que había en tu espacio, distinta, está copiada en {CARPETA_DE_COPIAS}/)")
@@ -218,6 +278,8 @@ def preparar(leccion):
     algún ejercicio de una lección anterior sigue pendiente o en rojo, la lección usa la versión
     de ese módulo del punto de control anterior, y lo dice. Tu fichero no se toca.
     """
+    global _leccion
+    _leccion = leccion
     _instalar_buscador()
     puntos.preparar(leccion)
     _olvidar()
