@@ -38,8 +38,8 @@ from agente import agente
 from api import MAX_TOKENS, peticion
 from entorno import HERRAMIENTAS
 from guionizado import ModeloGuionizado
-from permisos import usuario_guionizado
 from curso.ensayo.motor import Ensayo, ErrorPeticion, trocear_peticion
+from curso.ensayo.recetario import usuario_guionizado
 
 usos = []
 

@@ -1,7 +1,7 @@
 """La compactación durable (lección 04) frente a la de memoria (lección 03), en la ejecución `compacta`.
 
 Corre `agente` del punto de control 04 dos veces con `ModeloGuionizado("compacta")`,
-`usuario_guionizado` y tope 10: una con `compactar` (M sólo en memoria) y otra con
+`usuario_guionizado` y tope 10: una con `compactar` (M solo en memoria) y otra con
 `CompactacionDurable` sobre un fichero SQLite de verdad, que se cierra y se vuelve a abrir
 después de cada turno. Comprueba que se instalan tres resúmenes con la cobertura creciente, que
 cada petición que envió el bucle se reconstruye desde el fichero reabierto, y que las peticiones
@@ -9,7 +9,7 @@ son las mismas que con la compactación en memoria (el mismo corte, el mismo res
 usage): el almacén cambia dónde vive M, no lo que ve el modelo.
 
 Los módulos del punto de control se llaman como los de los demás (`agente`, `bucle`...): el
-fixture `punto` pone su carpeta la primera en sys.path sólo mientras duran estos tests y después
+fixture `punto` pone su carpeta la primera en sys.path solo mientras duran estos tests y después
 los quita de sys.modules.
 """
 import copy
@@ -22,6 +22,7 @@ import tempfile
 import pytest
 from ayudas import modulos_del_punto
 
+from curso.ensayo.recetario import usuario_guionizado
 from curso.rutas import RECETARIO
 
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
@@ -71,7 +72,7 @@ def correr(punto, carpeta, compactador):
     antes, tempfile.tempdir = tempfile.tempdir, str(carpeta)  # las copias del agente, en carpeta
     try:
         motivo, _, M, _ = punto["agente"].agente(modelo, PEDIDO, RECETARIO, 10,
-                                                 punto["permisos"].usuario_guionizado, compactar=paso)
+                                                 usuario_guionizado, compactar=paso)
     finally:
         tempfile.tempdir = antes
     return {"motivo": motivo, "M": M, "peticiones": modelo.peticiones, "salidas": salidas}

@@ -1,8 +1,9 @@
 """`%%modulo NOMBRE --cambia`: el módulo anterior más las piezas de la celda (curso/componer.py).
 
 Los casos pequeños fijan cada regla (sustituir en su sitio, añadir detrás de lo que precede en la
-celda, decoradores y comentarios, imports, docstring); los de la magia, que un error no escribe
-nada.
+celda, decoradores y comentarios, imports, docstring); los de los cuadernos comprueban que cada
+celda --cambia de solutions/ compone, sobre el punto de control anterior, exactamente el suyo, y
+que volver a ejecutarla no cambia nada. Los de la magia, que un error no escribe nada.
 """
 import textwrap
 
@@ -174,6 +175,40 @@ def test_el_diff_dice_antes_y_ahora():
     diff = componer.diferencias(ANTES, hecho.texto, "m")
     assert diff.startswith("--- m.py (antes)\n+++ m.py (ahora)\n")
     assert "-    return 1\n+    return 0\n" in diff
+
+
+# --- Las celdas --cambia de los cuadernos ----------------------------------------------------------
+
+def celdas_que_cambian():
+    """(lección, nombre, cuerpo de la celda sin marcas, id) de cada celda %%modulo ... --cambia."""
+    for ruta in sorted(rutas.SOLUCIONES.glob("[0-9][0-9]_*.ipynb")):
+        for celda in nbformat.read(ruta, as_version=4).cells:
+            primera, _, resto = celda.source.partition("\n")
+            if celda.cell_type == "code" and primera.startswith("%%modulo") and "--cambia" in primera.split():
+                yield rutas.numero_de_leccion(ruta.name), primera.split()[1], cuaderno.sin_marcas(resto), celda.id
+
+
+CELDAS = list(celdas_que_cambian())
+
+
+def test_hay_celdas_que_cambian_en_la_leccion_03():
+    assert {(n, m) for n, m, _, _ in CELDAS} >= {(3, "bucle"), (3, "agente"), (3, "correr")}
+
+
+@pytest.mark.parametrize("leccion, nombre, celda, id", CELDAS, ids=[f"{c[0]:02d} {c[1]} {c[3]}" for c in CELDAS])
+def test_una_celda_que_cambia_compone_su_punto_de_control_sobre_el_anterior(leccion, nombre, celda, id):
+    """El punto de control anterior más la celda es, byte a byte, el de la lección."""
+    puntos = rutas.puntos_de_control()
+    anterior = (puntos[leccion - 1] / f"{nombre}.py").read_text(encoding="utf-8")
+    final = (puntos[leccion] / f"{nombre}.py").read_text(encoding="utf-8")
+    assert componer.componer(anterior, celda, nombre).texto == final
+
+
+@pytest.mark.parametrize("leccion, nombre, celda, id", CELDAS, ids=[f"{c[0]:02d} {c[1]} {c[3]}" for c in CELDAS])
+def test_volver_a_ejecutar_una_celda_que_cambia_no_cambia_el_punto_de_control(leccion, nombre, celda, id):
+    """Sobre el módulo del punto de control de su lección, que ya la lleva, la celda no cambia nada."""
+    final = (rutas.puntos_de_control()[leccion] / f"{nombre}.py").read_text(encoding="utf-8")
+    assert componer.componer(final, celda, nombre).texto == final
 
 
 # --- La magia -------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ los tres fallos de los resúmenes. El guion solo depende de la petición: las do
 las mismas M.
 
 Los módulos del punto de control se llaman como los de los demás (`agente`, `bucle`...): el
-fixture `punto` pone su carpeta en sys.path sólo mientras duran estos tests y después los quita
+fixture `punto` pone su carpeta en sys.path solo mientras duran estos tests y después los quita
 de sys.modules.
 """
 import ast
@@ -23,6 +23,7 @@ import pytest
 from ayudas import modulos_del_punto
 
 from curso.ensayo import recetario as guiones_del_recetario
+from curso.ensayo.recetario import usuario_guionizado
 from curso.ensayo.servidor import ServidorEnsayo
 from curso.ensayo.tokens import contar
 from curso.rutas import RAIZ, RECETARIO
@@ -69,7 +70,7 @@ def correr(punto, modelo, carpeta, tope=10):
     antes, tempfile.tempdir = tempfile.tempdir, str(carpeta)  # las copias del agente, en carpeta
     try:
         motivo, texto, M, copia = punto["agente"].agente(
-            apuntando, PEDIDO, RECETARIO, tope, punto["permisos"].usuario_guionizado,
+            apuntando, PEDIDO, RECETARIO, tope, usuario_guionizado,
             compactar=punto["compactar"].compactar, conservar=True)  # la copia, en carpeta
     finally:
         tempfile.tempdir = antes
@@ -145,7 +146,7 @@ def test_ninguna_peticion_pasa_de_la_punta_grabada_y_sin_compactar_si(punto, eje
     sin = Apuntando(punto["guionizado"].ModeloGuionizado("atasco"), None)
     antes, tempfile.tempdir = tempfile.tempdir, str(tmp_path)
     try:
-        punto["agente"].agente(sin, PEDIDO, RECETARIO, 10, punto["permisos"].usuario_guionizado)
+        punto["agente"].agente(sin, PEDIDO, RECETARIO, 10, usuario_guionizado)
     finally:
         tempfile.tempdir = antes
     assert max(entrada(p) for p in sin.peticiones) > mayor + 2000
@@ -249,7 +250,7 @@ def test_el_ultimo_resumen_dice_que_modifico_compra_py_y_no_se_modifico_nada(eje
     assert editados and all(b["input"]["antiguo"] not in originales[b["input"]["ruta"]] for b in editados)
 
 
-# --- El guion sólo depende de la petición -----------------------------------------------------------
+# --- El guion solo depende de la petición -----------------------------------------------------------
 
 def test_las_dos_ejecuciones_dan_las_mismas_m(ejecuciones):
     local, http = ejecuciones["local"], ejecuciones["http"]

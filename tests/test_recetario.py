@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from curso.ensayo.recetario import usuario_guionizado
 from curso.ensayo.tokens import contar
 from curso.rutas import RECETARIO
 
@@ -46,7 +47,7 @@ def arreglos():
 
 
 def copiar(destino):
-    """Una copia de recetario/ dentro de `destino`; los tests sólo tocan la copia."""
+    """Una copia de recetario/ dentro de `destino`; los tests solo tocan la copia."""
     return Path(shutil.copytree(RECETARIO, destino / "recetario"))
 
 
@@ -180,3 +181,29 @@ def test_la_salida_de_los_tests_es_la_de_la_traza(tmp_path):
     minimo, maximo = SALIDA_DE_LOS_TESTS
     tokens = contar(salida)
     assert minimo <= tokens <= maximo, "la salida de los tests: %d tokens\n%s" % (tokens, salida)
+
+
+# --- El usuario de los cuadernos ---------------------------------------------------------------
+
+@pytest.mark.parametrize("nombre, entrada", [
+    ("ejecutar", {"comando": "python3 -m unittest"}),
+    ("editar", {"ruta": "recetario.py", "antiguo": "a", "nuevo": "b"}),
+    ("editar", {"ruta": "compra.py", "antiguo": "a", "nuevo": "b"}),
+])
+def test_el_usuario_guionizado_dice_que_si_a_los_tests_y_a_los_dos_modulos(nombre, entrada):
+    assert usuario_guionizado(nombre, entrada) is True
+
+
+@pytest.mark.parametrize("nombre, entrada", [
+    ("ejecutar", {"comando": "rm -rf ."}),
+    ("ejecutar", {"comando": "python3 -m unittest; rm -rf ."}),
+    ("ejecutar", {"comando": "python3 -m unittest && curl http://ejemplo.com"}),
+    ("ejecutar", {"comando": "python3 test_recetario.py"}),
+    ("editar", {"ruta": "test_recetario.py", "antiguo": "a", "nuevo": "b"}),
+    ("editar", {"ruta": "recetas.txt", "antiguo": "a", "nuevo": "b"}),
+    ("editar", {"ruta": "../recetario.py", "antiguo": "a", "nuevo": "b"}),
+    ("editar", {"ruta": "AGENTE.md", "antiguo": "a", "nuevo": "b"}),
+    ("borrar", {"ruta": "compra.py"}),
+])
+def test_el_usuario_guionizado_dice_que_no_a_lo_demas(nombre, entrada):
+    assert usuario_guionizado(nombre, entrada) is False

@@ -76,7 +76,7 @@ def preguntar(nombre, entrada):
 def main(argv=None):
     from agente import agente
     from api import ModeloAPI
-    from permisos import usuario_guionizado
+    from curso.ensayo.recetario import usuario_guionizado
 
     p = argparse.ArgumentParser(prog="python correr.py", description="Corre el agente sobre una copia de un proyecto.")
     p.add_argument("proyecto", help="la carpeta del proyecto, p. ej. ../recetario")

@@ -1,4 +1,4 @@
-"""Las tres herramientas del agente: leer, editar y ejecutar, siempre dentro de la copia de trabajo.
+"""Las herramientas del agente, siempre dentro de la copia de trabajo: leer, editar y ejecutar.
 
 Lección 01. Cada una recibe la carpeta de la copia (`entorno`) y lo que pidió el modelo, y
 devuelve el texto de la observación. Si algo no se puede hacer, lanza `ErrorDeHerramienta` con un

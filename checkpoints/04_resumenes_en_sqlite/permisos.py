@@ -7,7 +7,7 @@ permiso denegado o una herramienta que falla vuelven como observación con `is_e
 import herramientas
 from entorno import HERRAMIENTAS, resultado
 
-SIN_PERMISO = {"leer"}  # las que sólo miran: no cambian nada fuera del modelo
+SIN_PERMISO = {"leer"}  # las que solo miran: no cambian nada fuera del modelo
 
 
 def permitido(nombre, entrada, usuario):
@@ -20,15 +20,6 @@ def permitido(nombre, entrada, usuario):
     if usuario is None:
         return False
     return usuario(nombre, entrada) is True
-
-
-def usuario_guionizado(nombre, entrada):
-    """El usuario de los cuadernos: sí a los tests y a editar recetario.py y compra.py; no a lo demás."""
-    if nombre == "ejecutar":
-        return entrada.get("comando") == "python3 -m unittest"
-    if nombre == "editar":
-        return entrada.get("ruta") in ("recetario.py", "compra.py")
-    return False
 
 
 def problema_de_argumentos(esquema, entrada):

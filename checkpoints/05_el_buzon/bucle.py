@@ -1,8 +1,8 @@
-"""El bucle del agente: el modelo pide, el harness atiende, y lo que pasó vuelve al modelo.
+"""El bucle del agente: pedir al modelo, ejecutar lo que pida, devolverle lo que pasó, y otra vez.
 
-Lección 01. M es la conversación, una lista de `(rol, contenido)` que empieza por el inicio (el
-prompt de sistema y el pedido). Cada turno le añade la respuesta del modelo y, si esa respuesta
-pidió herramientas, un mensaje del usuario con la observación de cada llamada.
+Lección 01. M es la lista de mensajes, `(rol, contenido)`: empieza con el inicio (el prompt de
+sistema y el pedido) y solo crece: cada turno añade la respuesta del modelo y, si pidió algo, un
+mensaje del usuario con una observación por llamada.
 
 Lección 03. Con `compactar`, M también puede encoger: en cada turno, con la respuesta ya en M y
 sus llamadas sin atender, `compactar` puede cambiar turnos viejos enteros por un resumen. Sin
@@ -14,10 +14,8 @@ from permisos import atender
 
 def bucle(modelo, inicio, entorno, tope, usuario=None,  # usuario: quien contesta a los permisos
           compactar=None):  # lección 03: hace sitio en M entre la respuesta y sus observaciones
-    """Turnos hasta que el modelo conteste sin pedir nada ("fin") o hasta `tope` ("tope").
-
-    Devuelve (motivo, el texto final o None, M).
-    """
+    """Pide, atiende y vuelve a pedir hasta que el modelo no pida nada ("fin") o se llegue a
+    `tope` turnos ("tope"). Devuelve el motivo, el texto final (None si no lo hay) y M."""
     M = list(inicio)
     for _ in range(tope):
         respuesta = modelo(M, HERRAMIENTAS)

@@ -5,15 +5,15 @@ modelo; ella imprime, antes de pasar la petición, las observaciones que acaban 
 (→), y después el número de turno, los tokens de entrada que contó el servidor y un renglón por
 bloque de la respuesta (←). La respuesta sigue su camino sin cambios.
 
-Lección 03. La orden compacta M (salvo con `--sin-compactar`). En la traza, la petición que
-pide el resumen sale como `resumen` y no suma un turno: el modelo no ha dado ningún paso.
-
 Desde la carpeta de tu espacio de trabajo:
 
     python correr.py ../recetario --si-a-lo-del-guion "Los tests fallan. Arregla lo que haga falta para que pasen."
 
 Si no hay ANTHROPIC_BASE_URL, la orden arranca el servidor de ensayo del curso en su propio
 proceso. Al terminar dice dónde ha quedado la copia de trabajo, por si quieres mirarla.
+
+Lección 03. La orden compacta M (salvo con `--sin-compactar`). En la traza, la petición que
+pide el resumen sale como `resumen` y no suma un turno: el modelo no ha dado ningún paso.
 """
 import argparse
 import json
@@ -46,7 +46,7 @@ def linea(bloque):
 
 
 class Traza:
-    """Pasa cada petición a `modelo` sin tocarla e imprime el turno (o el resumen): qué entró y qué volvió."""
+    """Pasa cada petición a `modelo` tal cual e imprime el turno (o el resumen): lo que entró y lo que volvió."""
 
     def __init__(self, modelo):
         self.modelo = modelo
@@ -82,7 +82,7 @@ def preguntar(nombre, entrada):
 def main(argv=None):
     from agente import agente
     from api import ModeloAPI
-    from permisos import usuario_guionizado
+    from curso.ensayo.recetario import usuario_guionizado
 
     p = argparse.ArgumentParser(prog="python correr.py", description="Corre el agente sobre una copia de un proyecto.")
     p.add_argument("proyecto", help="la carpeta del proyecto, p. ej. ../recetario")

@@ -13,9 +13,12 @@ Reproducen sobre `recetario/` lo que se vio con un modelo local pequeño de verd
   una cita de una función `veces` que no existe escrita a partir del resumen, y un resumen que
   dice «he modificado compra.py» sin que se haya modificado nada.
 
-Como todo guion, sólo miran la petición: el turno sale de los mensajes del asistente que trae y
+Como todo guion, solo miran la petición: el turno sale de los mensajes del asistente que trae y
 de los ids de sus llamadas (ver `turno_de`), y lo que citan sale de la lectura de recetario.py
 que el propio modelo hizo antes.
+
+Con los guiones va `usuario_guionizado`, el que contesta a los permisos en esas ejecuciones: es
+parte del escenario del recetario, no del harness.
 """
 import re
 
@@ -23,6 +26,18 @@ from curso.ensayo.guiones import (bloques, contenido_de_resultado, guion, id_lla
                                   resultados, texto, texto_de, turnos_asistente, ultimo_usuario)
 
 TESTS = "python3 -m unittest"
+MODULOS_QUE_SE_ARREGLAN = ("recetario.py", "compra.py")  # donde están los tres errores
+
+
+def usuario_guionizado(nombre, entrada):
+    """El usuario de los cuadernos con el recetario: sí a ejecutar sus tests y a editar sus dos
+    módulos; no a lo demás. Es del guion, no del harness: el harness solo sabe que hay un usuario
+    (`permisos.atender(llamada, entorno, usuario)`); `correr.py --si-a-lo-del-guion` usa este."""
+    if nombre == "ejecutar":
+        return entrada.get("comando") == TESTS
+    if nombre == "editar":
+        return entrada.get("ruta") in MODULOS_QUE_SE_ARREGLAN
+    return False
 
 # Los tres arreglos de `arregla`, citados tal cual de recetario/ (el test de tests/ guarda los suyos).
 ARREGLOS = [
@@ -261,7 +276,7 @@ def compacta(peticion):
 
     Con el umbral de 4096 y dos turnos recientes, la compactación salta después de los turnos 5,
     7 y 10, ni antes ni después: los tamaños de los resúmenes y de los textos están calibrados
-    para eso y para quedar cerca de las cifras de curso/datos/traza_real.json. Sólo mira la
+    para eso y para quedar cerca de las cifras de curso/datos/traza_real.json. Solo mira la
     petición: la del resumen se reconoce por su último mensaje (`es_resumen`), y el resumen que
     toca, por lo que ha intentado editar en lo que trae (nada, recetario.py o compra.py); en las
     demás, el turno sale de `turno_de`, que sigue contando bien después de compactar.

@@ -14,11 +14,11 @@ import pytest
 
 from agente import agente, inicio
 from api import ErrorVentana, ModeloAPI
+from curso.ensayo.recetario import usuario_guionizado
 from curso.ensayo.servidor import ServidorEnsayo
 from curso.rutas import RECETARIO
 from entorno import HERRAMIENTAS
 from guionizado import ModeloGuionizado
-from permisos import usuario_guionizado
 
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
 

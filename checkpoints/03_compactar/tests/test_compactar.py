@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from curso.ensayo.recetario import usuario_guionizado
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,6 @@ from curso.ensayo.tokens import contar
 from curso.rutas import RECETARIO
 from entorno import HERRAMIENTAS, llamada, resultado, texto, texto_de
 from guionizado import ModeloGuionizado
-from permisos import usuario_guionizado
 
 PUNTO = Path(__file__).resolve().parent.parent  # la carpeta del punto de control
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
@@ -133,14 +133,14 @@ def tal_cual_bajo_el_umbral(M, nuevo, modelo):
 # --- Las variantes ingenuas: cada una rompe una comprobación -------------------------------------
 
 def resume_tambien_el_pedido(modelo, M, umbral=UMBRAL, k=RECIENTES):
-    """Ahorra más: el pedido entra en el resumen, y sólo queda el prompt de sistema."""
+    """Ahorra más: el pedido entra en el resumen, y solo queda el prompt de sistema."""
     c = corte(M, k)
     r = modelo(M[:c] + [("usuario", INSTRUCCION)], HERRAMIENTAS)
     return M[:1] + [("usuario", NOTA + r[0]["text"])] + M[c:]
 
 
 def se_queda_con_un_turno(modelo, M, umbral=UMBRAL, k=RECIENTES):
-    """Se queda sólo con la respuesta en curso, sea k lo que sea."""
+    """Se queda solo con la respuesta en curso, sea k lo que sea."""
     p, c = inicio_de(M), len(M) - 1
     r = modelo(M[:c] + [("usuario", INSTRUCCION)], HERRAMIENTAS)
     return M[:p] + [("usuario", NOTA + r[0]["text"])] + M[c:]
@@ -220,7 +220,7 @@ def test_cortar_en_cualquier_mensaje_no_pasa_la_comprobacion_de_las_observacione
 
 
 @pytest.mark.parametrize("respuesta", [
-    [llamada("r1", "leer", ruta="f1.py")],  # sólo llamadas, que el harness no ejecuta
+    [llamada("r1", "leer", ruta="f1.py")],  # solo llamadas, que el harness no ejecuta
     [texto("   "), llamada("r1", "leer", ruta="f1.py")],  # texto en blanco
     [],
 ])

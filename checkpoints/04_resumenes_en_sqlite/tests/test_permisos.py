@@ -1,8 +1,9 @@
 """Punto de control 01: `atender` convierte cualquier llamada del modelo en su observación.
 
 Nada de lo que pida el modelo tumba el bucle: cada caso malo vuelve como un `tool_result` con
-el mismo `tool_use_id`, `is_error: true` y un mensaje en castellano que dice qué hacer. Y el
-usuario de los cuadernos sólo deja ejecutar los tests y editar los dos módulos del recetario.
+el mismo `tool_use_id`, `is_error: true` y un mensaje en castellano que dice qué hacer. Y lo
+que el usuario niega no se hace (el de los cuadernos, `usuario_guionizado`, es del guion del
+recetario: sus tests están en tests/test_recetario.py).
 """
 import shutil
 import tempfile
@@ -15,8 +16,9 @@ from hypothesis import strategies as st
 import entorno
 import herramientas
 import permisos
+from curso.ensayo.recetario import usuario_guionizado
 from entorno import llamada
-from permisos import atender, usuario_guionizado
+from permisos import atender
 
 # Todas las herramientas que `atender` sabe atender: desde la lección 05, también buscar.
 CATALOGO = getattr(entorno, "CATALOGO", entorno.HERRAMIENTAS)
@@ -223,30 +225,6 @@ def test_toda_llamada_mala_a_cualquier_herramienta_vuelve_como_error(copia_del_m
 
 
 # --- El usuario de los cuadernos ---------------------------------------------------------------
-
-@pytest.mark.parametrize("nombre, entrada", [
-    ("ejecutar", {"comando": "python3 -m unittest"}),
-    ("editar", {"ruta": "recetario.py", "antiguo": "a", "nuevo": "b"}),
-    ("editar", {"ruta": "compra.py", "antiguo": "a", "nuevo": "b"}),
-])
-def test_el_usuario_guionizado_dice_que_si_a_los_tests_y_a_los_dos_modulos(nombre, entrada):
-    assert usuario_guionizado(nombre, entrada) is True
-
-
-@pytest.mark.parametrize("nombre, entrada", [
-    ("ejecutar", {"comando": "rm -rf ."}),
-    ("ejecutar", {"comando": "python3 -m unittest; rm -rf ."}),
-    ("ejecutar", {"comando": "python3 -m unittest && curl http://ejemplo.com"}),
-    ("ejecutar", {"comando": "python3 test_recetario.py"}),
-    ("editar", {"ruta": "test_recetario.py", "antiguo": "a", "nuevo": "b"}),
-    ("editar", {"ruta": "recetas.txt", "antiguo": "a", "nuevo": "b"}),
-    ("editar", {"ruta": "../recetario.py", "antiguo": "a", "nuevo": "b"}),
-    ("editar", {"ruta": "AGENTE.md", "antiguo": "a", "nuevo": "b"}),
-    ("borrar", {"ruta": "compra.py"}),
-])
-def test_el_usuario_guionizado_dice_que_no_a_lo_demas(nombre, entrada):
-    assert usuario_guionizado(nombre, entrada) is False
-
 
 def test_el_usuario_guionizado_decide_lo_que_atender_hace(tmp_path):
     """Con el usuario guionizado, editar recetas.txt vuelve como permiso denegado."""

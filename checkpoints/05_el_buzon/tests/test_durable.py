@@ -6,7 +6,7 @@ Cuatro invariantes, cada uno con su comprobación, que se mira en la ejecución 
 1. el historial guarda cada mensaje que el bucle añadió a M, y no se borra nada;
 2. el corte cae en un turno entero: la cobertura de cada resumen es un mensaje de
    observaciones, y cada llamada hasta ella tiene su observación antes del corte;
-3. el puntero sólo se mueve desde la base que se leyó (compare-and-swap): las versiones forman
+3. el puntero solo se mueve desde la base que se leyó (compare-and-swap): las versiones forman
    una sola cadena y ninguna queda suelta;
 4. cerrar la base de datos y abrirla otra vez da la M que el bucle va a enviar, y es la misma
    que daría `compactar` en memoria.
@@ -27,11 +27,11 @@ import resumenes
 from agente import agente
 from api import ErrorDelModelo
 from compactar import INSTRUCCION, NOTA, RECIENTES, UMBRAL, compactar, inicio_de
+from curso.ensayo.recetario import usuario_guionizado
 from curso.rutas import RECETARIO
 from durable import CompactacionDurable, guardar, lo_que_dice, reconstruir
 from entorno import llamada, resultado, texto
 from guionizado import ModeloGuionizado
-from permisos import usuario_guionizado
 from resumenes import abrir, activo, instalar
 
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
@@ -147,7 +147,7 @@ class Reabriendo:
 
 
 def uno_nuevo_cada_turno(ruta):
-    """Cada turno, un CompactacionDurable nuevo sobre el fichero recién abierto: sólo queda lo del disco."""
+    """Cada turno, un CompactacionDurable nuevo sobre el fichero recién abierto: solo queda lo del disco."""
     def compactador(modelo, M):
         bd = abrir(ruta)
         try:
@@ -159,7 +159,7 @@ def uno_nuevo_cada_turno(ruta):
 
 @pytest.fixture(scope="module")
 def en_memoria(tmp_path_factory):
-    """La referencia: la misma ejecución con `compactar`, que deja M sólo en memoria."""
+    """La referencia: la misma ejecución con `compactar`, que deja M solo en memoria."""
     return correr(tmp_path_factory.mktemp("memoria"), compactar)
 
 
