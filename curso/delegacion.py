@@ -5,7 +5,7 @@ ensayo, y apunta el `usage` de cada respuesta:
 
 - un agente solo (`guion:solo`) que lo lee y lo busca todo él mismo;
 - un padre que reparte entre dos hijos (`guion:hijo-logs` y `guion:hijo-config`), recibe sus
-  entregas por el buzón e integra por evidencia. El padre es código del arnés: no llama al modelo.
+  entregas por el buzón e integra por evidencia. El padre es código del harness: no llama al modelo.
 
 De cada una cuenta los turnos (las peticiones al modelo), los tokens de entrada (`input_tokens`
 más `cache_read_input_tokens`: lo que ocupa cada petición), la mayor de sus peticiones (lo que
@@ -13,21 +13,21 @@ más se acerca a la ventana), los calculados (`input_tokens`: lo que no estaba e
 de salida y los segundos modelados (`motor.segundos_modelados`, un modelo de una máquina modesta,
 no un reloj). Con dos hijos hay dos tiempos: en serie (uno detrás de otro, como en un servidor
 con una sola ranura) y en paralelo (el más lento de los dos, como con dos ranuras). Integrar no
-suma nada a ninguno de los dos: aquí es código del arnés, sin peticiones al modelo; un padre que
+suma nada a ninguno de los dos: aquí es código del harness, sin peticiones al modelo; un padre que
 integrara preguntando al modelo sumaría esa petición detrás de la rama más lenta. Todas las
 cifras son deterministas.
 
-El arnés (`subagentes`, `guionizado`) no es parte de `curso`: es el del alumno o el del punto de
-control 05. Quien llama lo pasa, o lo pone el primero en sys.path y se importa por su nombre.
+El harness (`subagentes`, `encargos`, `guionizado`) no es parte de `curso`: es el del alumno o el
+del punto de control 05. Quien llama lo pasa, o lo pone el primero en sys.path y se importa por
+su nombre. Los encargos y la conclusión son los del incidente (`curso.incidente`).
 """
 import importlib
 import tempfile
 from pathlib import Path
 
 from curso.ensayo.motor import segundos_modelados
-from curso.rutas import RAIZ
+from curso.incidente import INCIDENTE, concluir, encargo_en_solitario, encargos_del_incidente
 
-INCIDENTE = RAIZ / "curso" / "datos" / "incidente"
 PADRE = "padre"
 GUION_EN_SOLITARIO = "solo"
 GUIONES_DE_LOS_HIJOS = {"logs": "hijo-logs", "config": "hijo-config"}
@@ -66,10 +66,11 @@ def cifras(usos):
     }
 
 
-def comparar_delegacion(subagentes=None, nuevo_modelo=None, carpeta=None, proyecto=INCIDENTE):
+def comparar_delegacion(subagentes=None, nuevo_modelo=None, carpeta=None, proyecto=INCIDENTE, encargos=None):
     """Las cifras del agente solo y las del padre con dos hijos, sobre `proyecto`.
 
-    `subagentes` es el módulo del arnés (por defecto, `import subagentes`); `nuevo_modelo(guion)`
+    `subagentes` y `encargos` son módulos del harness (por defecto, `import subagentes` e
+    `import encargos`); `nuevo_modelo(guion)`
     da un modelo nuevo para el guion `guion` (por defecto `guionizado.ModeloGuionizado`; con
     HTTP, p. ej. `lambda g: ModeloAPI("guion:" + g, url=...)`). Cada ejecución estrena modelo,
     y con él su caché. El buzón del padre es un fichero SQLite en `carpeta` (por defecto, una
@@ -85,16 +86,16 @@ def comparar_delegacion(subagentes=None, nuevo_modelo=None, carpeta=None, proyec
         nuevo_modelo = importlib.import_module("guionizado").ModeloGuionizado
 
     solo = Apuntador(nuevo_modelo(GUION_EN_SOLITARIO))
-    corrida = subagentes.correr_hijo(solo, subagentes.encargo_en_solitario(), proyecto)
+    corrida = subagentes.correr_hijo(solo, encargo_en_solitario(encargos), proyecto)
     verificados, descartados = subagentes.verificar(corrida["carga"], proyecto)
     resultado_solo = dict(cifras(solo.usos), verificados=len(verificados), descartados=len(descartados),
-                          conclusion=subagentes.concluir(verificados))
+                          conclusion=concluir(verificados))
 
     hijos = {hijo: Apuntador(nuevo_modelo(guion)) for hijo, guion in GUIONES_DE_LOS_HIJOS.items()}
     with tempfile.TemporaryDirectory(prefix="delegacion-", dir=carpeta) as temporal:
         bd = subagentes.buzon.abrir_buzon(Path(temporal) / "buzon.db")
         try:
-            subagentes.repartir(bd, PADRE, subagentes.encargos_del_incidente(), hijos, proyecto)
+            subagentes.repartir(bd, PADRE, encargos_del_incidente(encargos), hijos, proyecto)
             integrado = subagentes.integrar(bd, PADRE, proyecto)
         finally:
             bd.close()
@@ -104,7 +105,7 @@ def comparar_delegacion(subagentes=None, nuevo_modelo=None, carpeta=None, proyec
                               segundos_en_paralelo=max(c["segundos"] for c in por_hijo.values()),
                               verificados=len(integrado["verificados"]),
                               descartados=len(integrado["descartados"]),
-                              conclusion=integrado["conclusion"])
+                              conclusion=concluir(integrado["verificados"]))
     return {"solo": resultado_solo, "delegado": resultado_delegado}
 
 

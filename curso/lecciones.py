@@ -12,5 +12,6 @@ LECCIONES = {
     3: {"cuaderno": "03_compactar", "ficheros": ["compactar.py", "bucle.py", "agente.py", "correr.py"]},
     4: {"cuaderno": "04_resumenes_en_sqlite", "ficheros": ["resumenes.py", "durable.py"]},
     5: {"cuaderno": "05_el_buzon",
-        "ficheros": ["entorno.py", "herramientas.py", "permisos.py", "buzon.py", "subagentes.py"]},
+        "ficheros": ["entorno.py", "herramientas.py", "permisos.py", "exigencias.py", "encargos.py",
+                     "padres.py", "buzon.py", "hijos.py", "subagentes.py"]},
 }

@@ -1,10 +1,11 @@
 """Ayudas de los tests del curso que no son fixtures."""
 import importlib
 import re
+import shutil
 import sys
 from contextlib import contextmanager
 
-from curso import rutas
+from curso import ejercicios, rutas
 
 
 @contextmanager
@@ -58,3 +59,35 @@ def vivo(pid):
             return "\nState:\tZ" not in f.read()
     except FileNotFoundError:
         return False
+
+
+def evaluar_con_otra_version(id, modulo, funcion, carpeta):
+    """Comprueba el ejercicio `id` con los módulos del punto de control de su lección y, al final de
+    `modulo`.py, `funcion` (que sustituye a la suya por definirse después), en `carpeta`/espacio.
+    Devuelve (casos que fallan, casos pendientes, el informe)."""
+    espacio = carpeta / "espacio"
+    e = ejercicios.buscar(id)
+    shutil.copytree(rutas.puntos_de_control()[e.leccion], espacio,
+                    ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    fichero = espacio / f"{modulo}.py"
+    fichero.write_text(fichero.read_text(encoding="utf-8") + "\n" + funcion, encoding="utf-8")
+    try:
+        resultado = ejercicios.evaluar(id, espacio=espacio)
+    finally:
+        ejercicios.olvidar_modulos(espacio)
+    assert not resultado.problema, resultado.problema
+    fallan = {l.caso for l in resultado.lineas if l.estado in ("fallo", "error")}
+    pendientes = {l.caso for l in resultado.lineas if l.estado == "pendiente"}
+    return fallan, pendientes, ejercicios.informe(resultado)
+
+
+def casos_que_nombran(id, trozos):
+    """Los nombres de los casos del ejercicio `id` que contienen cada trozo (uno por trozo, exactamente)."""
+    nombres = [c.descripcion for c in ejercicios.buscar(id).casos]
+    elegidos = set()
+    for trozo in trozos:
+        con_el_trozo = [n for n in nombres if trozo in n]
+        assert len(con_el_trozo) == 1, f"«{trozo}» tiene que nombrar un solo caso de {id}: {con_el_trozo}"
+        elegidos |= set(con_el_trozo)
+    return elegidos
+

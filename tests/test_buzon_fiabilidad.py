@@ -3,7 +3,7 @@ las mismas entregas y procesos que mueren con SIGKILL a mitad de `admitir`.
 
 El módulo se carga por su ruta con un nombre privado (los puntos de control tienen módulos que
 se llaman igual). Los procesos hijos son intérpretes de verdad que ejecutan `HIJO` (abajo) con la
-carpeta del punto de control primera en sys.path, como la usaría el arnés.
+carpeta del punto de control primera en sys.path, como la usaría el harness.
 """
 import json
 import math
@@ -25,6 +25,8 @@ from curso.rutas import PUNTOS
 
 CARPETA = PUNTOS / "05_el_buzon"
 B = cargar_modulo(CARPETA / "buzon.py", "_buzon_05_fiabilidad")
+ENCARGOS = cargar_modulo(CARPETA / "encargos.py", "_encargos_05_fiabilidad")
+EXIGENCIAS = cargar_modulo(CARPETA / "exigencias.py", "_exigencias_05_fiabilidad")
 
 PROCESOS_EN_CARRERA = 8
 RONDAS_DE_CARRERA = 3
@@ -81,7 +83,7 @@ SUSTITUTO_SUELTO = st.sampled_from(["e-\ud800", "\udfff", "a\udc80b"])  # no se 
 # Enteros de más de 4300 cifras (ni repr() ni json.dumps los escriben) y valores anidados hasta
 # miles de veces (agotan la pila de repr() y de json.dumps), o que se contienen a sí mismos.
 ENORMES = st.builds(lambda cifras, signo: signo * (10**cifras + 7), st.integers(4301, 6000), st.sampled_from([1, -1]))
-ANIDADOS = st.builds(anidado, st.integers(B.PROFUNDIDAD_MAXIMA_DE_JSON, 5000))
+ANIDADOS = st.builds(anidado, st.integers(EXIGENCIAS.PROFUNDIDAD_MAXIMA_DE_JSON, 5000))
 
 
 def circular():
@@ -188,8 +190,8 @@ def test_toda_llamada_mal_formada_se_rechaza_sin_cambiar_nada(bd_fija, datos):
 def encargos_mal_formados():
     """El encargo de config con exactamente un fallo en sus números: el plazo o el tope."""
     return st.one_of(
-        st.one_of(st.just(10**400), ENORMES, st.integers(max_value=0), st.integers(B.PLAZO_MAXIMO_S + 1),
-                  st.floats().filter(lambda x: not 0 < x <= B.PLAZO_MAXIMO_S), st.booleans(), st.none(),
+        st.one_of(st.just(10**400), ENORMES, st.integers(max_value=0), st.integers(ENCARGOS.PLAZO_MAXIMO_S + 1),
+                  st.floats().filter(lambda x: not 0 < x <= ENCARGOS.PLAZO_MAXIMO_S), st.booleans(), st.none(),
                   ANIDADOS).map(lambda plazo: {**ENCARGO_CONFIG, "plazo": plazo}),
         st.one_of(ENORMES, st.integers(max_value=0), st.floats(), st.booleans(), st.none(), ANIDADOS)
         .map(lambda tope: {**ENCARGO_CONFIG, "tope_de_pasos": tope}),

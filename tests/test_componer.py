@@ -191,8 +191,9 @@ def celdas_que_cambian():
 CELDAS = list(celdas_que_cambian())
 
 
-def test_hay_celdas_que_cambian_en_la_leccion_03():
-    assert {(n, m) for n, m, _, _ in CELDAS} >= {(3, "bucle"), (3, "agente"), (3, "correr")}
+def test_hay_celdas_que_cambian_en_las_lecciones_03_y_05():
+    assert {(n, m) for n, m, _, _ in CELDAS} >= {(3, "bucle"), (3, "agente"), (3, "correr"),
+                                                   (5, "entorno"), (5, "herramientas"), (5, "permisos")}
 
 
 @pytest.mark.parametrize("leccion, nombre, celda, id", CELDAS, ids=[f"{c[0]:02d} {c[1]} {c[3]}" for c in CELDAS])

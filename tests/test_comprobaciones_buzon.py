@@ -5,15 +5,14 @@ al final del buzon.py del punto de control 05), se corre la comprobación de su 
 exige que fallen exactamente los casos escritos para ese error: ni otro en su lugar (el caso
 equivocado, con una expectativa que apunta al revés), ni ninguno si el error pasara sin verse.
 """
-import shutil
 import tempfile
 
 import pytest
+from ayudas import casos_que_nombran, evaluar_con_otra_version
 
-from curso import ejercicios, rutas
+from curso import ejercicios
 
-REGISTRO = ejercicios.cargar_registro()
-PUNTO_05 = rutas.puntos_de_control()[5]
+ejercicios.cargar_registro()
 
 # --- Las versiones buenas, escritas aquí; cada error sale de cambiar un trozo ---------------------
 
@@ -147,34 +146,6 @@ ERRORES = [
 ]
 
 
-def evaluar_con(id, funcion, tmp_path):
-    """Comprueba el ejercicio `id` con el buzon.py del punto de control 05 más `funcion`, que
-    sustituye (por definirse después) a la suya. Devuelve (fallan, pendientes): los casos."""
-    espacio = tmp_path / "espacio"
-    shutil.copytree(PUNTO_05, espacio, ignore=shutil.ignore_patterns("tests", "__pycache__"))
-    buzon = espacio / "buzon.py"
-    buzon.write_text(buzon.read_text(encoding="utf-8") + "\n" + funcion, encoding="utf-8")
-    try:
-        resultado = ejercicios.evaluar(id, espacio=espacio)
-    finally:
-        ejercicios.olvidar_modulos(espacio)
-    assert not resultado.problema, resultado.problema
-    fallan = {l.caso for l in resultado.lineas if l.estado in ("fallo", "error")}
-    pendientes = {l.caso for l in resultado.lineas if l.estado == "pendiente"}
-    return fallan, pendientes, ejercicios.informe(resultado)
-
-
-def casos(id, trozos):
-    """Los nombres de los casos de `id` que contienen cada trozo (uno por trozo, exactamente)."""
-    nombres = [c.descripcion for c in REGISTRO[id].casos]
-    elegidos = set()
-    for trozo in trozos:
-        con_el_trozo = [n for n in nombres if trozo in n]
-        assert len(con_el_trozo) == 1, f"«{trozo}» tiene que nombrar un solo caso de {id}: {con_el_trozo}"
-        elegidos |= set(con_el_trozo)
-    return elegidos
-
-
 @pytest.fixture(autouse=True)
 def temporales_aqui(tmp_path, monkeypatch):
     """Lo que las comprobaciones creen en la carpeta temporal va a la de este test."""
@@ -186,13 +157,13 @@ def temporales_aqui(tmp_path, monkeypatch):
 @pytest.mark.parametrize("id, funcion", [("5.1", RECIBIR), ("5.2", ADMITIR), ("5.3", ACTIVAR)],
                          ids=["5.1", "5.2", "5.3"])
 def test_las_versiones_buenas_de_aqui_pasan_su_comprobacion(id, funcion, tmp_path):
-    fallan, pendientes, informe = evaluar_con(id, funcion, tmp_path)
+    fallan, pendientes, informe = evaluar_con_otra_version(id, "buzon", funcion, tmp_path)
     assert not fallan and not pendientes, informe
 
 
 @pytest.mark.parametrize("id, error, funcion, trozos", ERRORES, ids=[f"{e[0]} {e[1]}" for e in ERRORES])
 def test_cada_error_lo_pilla_el_caso_escrito_para_el(id, error, funcion, trozos, tmp_path):
-    fallan, pendientes, informe = evaluar_con(id, funcion, tmp_path)
+    fallan, pendientes, informe = evaluar_con_otra_version(id, "buzon", funcion, tmp_path)
     assert not pendientes, informe
-    assert fallan == casos(id, trozos), f"{error}:\n{informe}"
+    assert fallan == casos_que_nombran(id, trozos), f"{error}:\n{informe}"
 

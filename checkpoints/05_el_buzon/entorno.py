@@ -3,11 +3,11 @@
 Lección 01. Un mensaje del modelo es una lista de bloques: texto, o llamadas a herramientas
 (`tool_use`). El harness contesta a cada llamada con un bloque `tool_result`, su observación.
 
-Lección 05. Una cuarta herramienta, `buscar`, que sólo mira: la usan los hijos que investigan
-(ver subagentes.py). Entra en el CATALOGO, lo que el harness sabe atender, pero no en
-HERRAMIENTAS, lo que el bucle ofrece por defecto: cada esquema ofrecido ocupa tokens en cada
-petición (unos 200 el de buscar), y el agente del recetario sigue viendo y gastando lo mismo
-que en las lecciones 01 a 04. A un hijo se le ofrece lo de su encargo, sacado del catálogo.
+Lección 05. Una cuarta herramienta, `buscar`, que solo mira: la usan los hijos que investigan
+(ver hijos.py). Entra en el CATALOGO, lo que el harness sabe atender, pero no en HERRAMIENTAS, lo
+que el bucle ofrece por defecto: cada esquema ofrecido ocupa tokens en cada petición, y el agente
+del recetario sigue viendo y gastando lo mismo que en las lecciones 01 a 04. A un hijo se le
+ofrece lo de su encargo, sacado del catálogo.
 """
 
 HERRAMIENTAS = [

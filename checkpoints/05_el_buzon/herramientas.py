@@ -1,11 +1,11 @@
-"""Las herramientas del agente: leer, editar, ejecutar y buscar, siempre dentro de la copia de trabajo.
+"""Las herramientas del agente, siempre dentro de la copia de trabajo: leer, editar y ejecutar.
 
 Lección 01. Cada una recibe la carpeta de la copia (`entorno`) y lo que pidió el modelo, y
 devuelve el texto de la observación. Si algo no se puede hacer, lanza `ErrorDeHerramienta` con un
 mensaje que el modelo pueda usar para corregirse: la observación llevará `is_error: true`.
 
-Lección 05. `buscar`: las líneas que coinciden con una expresión regular, con su fichero y su
-número de línea, que es lo que un hijo cita como evidencia (`logs/api.log:7`).
+Lección 05. Una cuarta, `buscar`: las líneas que coinciden con una expresión regular, con su
+fichero y su número de línea, que es lo que un hijo cita como evidencia (`logs/api.log:7`).
 """
 import errno
 import json
@@ -22,6 +22,7 @@ LIMITE_SALIDA = 6000  # caracteres de salida de una orden; lo que pase se corta 
 ESPERA_ORDEN = 60  # segundos que puede durar una orden antes de cortarla
 TROZO = 8192  # caracteres que se leen de una vez de la salida de una orden
 ESPERA_TUBERIA = 1  # segundos para acabar de leer la salida una vez muerto el grupo de la orden
+
 LIMITE_COINCIDENCIAS = 40  # líneas que devuelve buscar; de las demás solo se dice cuántas son
 LARGO_DE_COINCIDENCIA = 200  # caracteres de cada línea encontrada: un registro puede tener líneas enormes
 ESPERA_BUSQUEDA = 10  # segundos que puede tardar buscar: hay patrones que no acaban nunca

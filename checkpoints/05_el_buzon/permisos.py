@@ -4,13 +4,13 @@ Lección 01. `atender` convierte una llamada del modelo en su observación. Nada
 modelo tumba el bucle: una herramienta que no existe, unos argumentos que faltan o sobran, un
 permiso denegado o una herramienta que falla vuelven como observación con `is_error: true`.
 
-Lección 05: `atender` conoce todo el CATALOGO, también `buscar`, que no pide permiso: sólo
+Lección 05. `atender` conoce todo el CATALOGO, también `buscar`, que no pide permiso: solo
 mira, como `leer`.
 """
 import herramientas
 from entorno import CATALOGO, resultado
 
-SIN_PERMISO = {"leer", "buscar"}  # las que sólo miran: no cambian nada fuera del modelo
+SIN_PERMISO = {"leer", "buscar"}  # las que solo miran: no cambian nada fuera del modelo
 
 
 def permitido(nombre, entrada, usuario):
@@ -23,15 +23,6 @@ def permitido(nombre, entrada, usuario):
     if usuario is None:
         return False
     return usuario(nombre, entrada) is True
-
-
-def usuario_guionizado(nombre, entrada):
-    """El usuario de los cuadernos: sí a los tests y a editar recetario.py y compra.py; no a lo demás."""
-    if nombre == "ejecutar":
-        return entrada.get("comando") == "python3 -m unittest"
-    if nombre == "editar":
-        return entrada.get("ruta") in ("recetario.py", "compra.py")
-    return False
 
 
 def problema_de_argumentos(esquema, entrada):

@@ -1,4 +1,4 @@
-"""Lección 05: recibir, admitir y la condición que activa al padre.
+"""Lección 05: recibir, admitir, la condición que activa al padre, e integrar por evidencia.
 
 Cada caso prepara su estado por el camino de verdad, con `recibir` y `admitir`: los del punto de
 control 05 para todo lo que no es el ejercicio que se comprueba, y la función del alumno para lo
@@ -11,6 +11,7 @@ from curso import rutas
 from curso.carreras import cargar_modulo
 from curso.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
 from curso.escenarios.buzon import Caida, ConexionQueCae
+from curso.incidente import INCIDENTE
 
 HALLAZGO = {"hallazgo": "la API conecta al 5433"}
 
@@ -282,3 +283,129 @@ def _(buzon):
     antes = padre(bd)
     buzon.activar_si_estan_todos(bd, "p")
     igual(padre(bd), antes, "el padre terminado, tras activar otra vez")
+
+
+# --- 5.4 -------------------------------------------------------------------------------------
+caso = ejercicio(
+    "5.4", leccion=5, titulo="por_que_no y verificar: integrar comprobando la evidencia",
+    nombre=None, modulo="subagentes",
+    pistas=[
+        "Primero lo que no hace falta abrir: las citas del hallazgo (CITA.findall) y la referencia "
+        "(REFERENCIA.fullmatch, con su ruta y su línea). Sin cita, sin referencia o sin línea, "
+        "devuelve un texto que diga por qué.",
+        "Abre el fichero como lo abre leer: herramientas.contenido(proyecto, ruta) no sale del "
+        "proyecto, y si no puede lanza ErrorDeHerramienta (su mensaje es un buen motivo). "
+        "herramientas.lineas(texto) da sus líneas: la n es lineas[n - 1], si hay tantas.",
+        "Cada cita tiene que estar en ESA línea, no en otra del fichero. En verificar, el hallazgo "
+        "i va con la referencia i (None si hay menos referencias), y cada descartado lleva su motivo.",
+    ],
+)
+
+CIERTO = "La base escucha en el 5432: «puerto = 5432»"  # config/db.toml:6 lo dice
+OTRO_CIERTO = "La base admite cien conexiones: «max_conexiones = 100»"  # config/db.toml:7
+
+
+def descartado(subagentes, hallazgo, referencia, proyecto=INCIDENTE):
+    """El motivo que da `por_que_no`: tiene que ser un texto, no None ni una excepción."""
+    motivo = subagentes.por_que_no(hallazgo, referencia, proyecto)
+    igual(isinstance(motivo, str) and bool(motivo.strip()), True,
+          f"por_que_no({hallazgo!r}, {referencia!r}) devolvió {motivo!r}: tenía que decir por qué no")
+
+
+@caso("un hallazgo cuyas citas están en su línea se da por bueno (None)")
+def _(subagentes):
+    igual(subagentes.por_que_no(CIERTO, "config/db.toml:6", INCIDENTE), None, "config/db.toml:6")
+    dos = "La API no llega: «connect to db:5433» «connection refused»"
+    igual(subagentes.por_que_no(dos, "logs/api.log:7", INCIDENTE), None, "dos citas, las dos en logs/api.log:7")
+
+
+@caso("sin cita entre « » no hay nada que comprobar: se descarta")
+def _(subagentes):
+    descartado(subagentes, "La base escucha en el 5432.", "config/db.toml:6")
+
+
+@caso("sin referencia, se descarta")
+def _(subagentes):
+    descartado(subagentes, CIERTO, None)
+
+
+@caso("una referencia sin número de línea se descarta")
+def _(subagentes):
+    descartado(subagentes, CIERTO, "config/db.toml")
+
+
+@caso("la cita tiene que estar en la línea citada, no en otra del fichero")
+def _(subagentes):
+    descartado(subagentes, OTRO_CIERTO, "config/db.toml:6")
+
+
+@caso("con dos citas cuentan las dos, no solo la primera")
+def _(subagentes):
+    descartado(subagentes, "«puerto = 5432» y «max_conexiones = 20»", "config/db.toml:6")
+
+
+@caso("una línea que el fichero no tiene se descarta, sin romper nada")
+def _(subagentes):
+    descartado(subagentes, CIERTO, "config/db.toml:999")
+
+
+@caso("la línea 0 no existe: no es la última del fichero")
+def _(subagentes):
+    descartado(subagentes, "Guarda las copias una semana: «conservar_dias = 7»", "config/db.toml:0")
+
+
+@caso("una referencia que sale del proyecto no se lee")
+def _(subagentes):
+    carpeta = carpeta_temporal("ejercicio-5-")
+    (carpeta / "proyecto").mkdir()
+    (carpeta / "proyecto" / "notas.txt").write_text("nada\n", encoding="utf-8")
+    (carpeta / "fuera.txt").write_text("secreto = 1\n", encoding="utf-8")
+    descartado(subagentes, "Hay un secreto: «secreto = 1»", "../fuera.txt:1", carpeta / "proyecto")
+
+
+@caso("un fichero que no está en el proyecto se descarta, sin romper nada")
+def _(subagentes):
+    descartado(subagentes, CIERTO, "config/otra.toml:6")
+
+
+def verificar(subagentes, hallazgos, referencias):
+    """El `verificar` del alumno sobre esa entrega, con el `por_que_no` de referencia mientras
+    corre: así un fallo de uno no se cuela en los casos del otro."""
+    suyo = subagentes.por_que_no
+    subagentes.por_que_no = cargar_modulo(rutas.puntos_de_control()[5] / "subagentes.py",
+                                          "_subagentes_de_referencia").por_que_no
+    try:
+        return subagentes.verificar({"hallazgos": hallazgos, "referencias": referencias,
+                                     "incertidumbres": []}, INCIDENTE)
+    finally:
+        subagentes.por_que_no = suyo
+
+
+@caso("verificar: cada hallazgo va con la referencia de su mismo orden")
+def _(subagentes):
+    verificados, _ = verificar(subagentes, [CIERTO, OTRO_CIERTO], ["config/db.toml:6", "config/db.toml:7"])
+    igual([f["referencia"] for f in verificados], ["config/db.toml:6", "config/db.toml:7"],
+          "las referencias de los verificados")
+
+
+@caso("verificar: con las referencias cambiadas de orden, ninguno se da por bueno")
+def _(subagentes):
+    verificados, descartados = verificar(subagentes, [CIERTO, OTRO_CIERTO], ["config/db.toml:7", "config/db.toml:6"])
+    igual({"verificados": len(verificados), "descartados": len(descartados)},
+          {"verificados": 0, "descartados": 2})
+
+
+@caso("verificar: un hallazgo sin su referencia se descarta con su motivo, sin romper nada")
+def _(subagentes):
+    verificados, descartados = verificar(subagentes, [CIERTO, OTRO_CIERTO], ["config/db.toml:6"])
+    igual(verificados, [{"hallazgo": CIERTO, "referencia": "config/db.toml:6"}], "los verificados")
+    igual([(f["hallazgo"], f["referencia"]) for f in descartados], [(OTRO_CIERTO, None)], "los descartados")
+    igual(bool(str(descartados[0].get("motivo") or "").strip()), True, "el descartado lleva su motivo")
+
+
+@caso("verificar: sin votar, lo que se repite no por eso es cierto")
+def _(subagentes):
+    falso = "La base escucha en el 5433: «puerto = 5433»"
+    verificados, _ = verificar(subagentes, [falso, falso, CIERTO], ["config/db.toml:6"] * 3)
+    igual([f["hallazgo"] for f in verificados], [CIERTO], "los verificados")
+

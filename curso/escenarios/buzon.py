@@ -415,11 +415,13 @@ MENSAJES_SIN_UNIQUE = """CREATE TABLE IF NOT EXISTS mensajes (
 
 def abrir_buzon_sin_unique(modulo, ruta):
     """INGENUA: crea `mensajes` sin UNIQUE antes que nada; el resto del esquema, el de buzon.py
-    (su CREATE TABLE IF NOT EXISTS ya no toca la tabla que existe)."""
-    bd = modulo.abrir(ruta)
-    with modulo.transaccion(bd):
+    (su CREATE TABLE IF NOT EXISTS ya no toca la tabla que existe). SQLite deja crear una tabla
+    cuyas claves foráneas apuntan a tablas que aún no existen: se miran al escribir en ella."""
+    bd = sqlite3.connect(ruta, isolation_level=None)
+    try:
         bd.execute(MENSAJES_SIN_UNIQUE)
-    bd.close()
+    finally:
+        bd.close()
     return modulo.abrir_buzon(ruta)
 
 
