@@ -1,8 +1,8 @@
 """El incidente de la lección 05, del lado del padre: sus encargos y lo que se concluye de él.
 
 El proyecto es curso/datos/incidente/: una API que no llega a su base de datos. Lo que aquí hay
-es de ese problema, no del arnés: qué se le encarga a cada hijo (y al agente que lo investiga
-todo solo) y la conclusión que se saca de los hallazgos comprobados, que mira puertos. El arnés
+es de ese problema, no del harness: qué se le encarga a cada hijo (y al agente que lo investiga
+todo solo) y la conclusión que se saca de los hallazgos comprobados, que mira puertos. El harness
 (`encargos.py`, `subagentes.py`) sirve igual para cualquier otro problema.
 
 Los guiones con que contesta el servidor de ensayo (el lado del modelo) están en

@@ -25,7 +25,7 @@ TERMINALES = ("completada", "fallida", "cancelada")   # de aquí ya no se sale
 ESTADOS = (ESPERANDO, EN_COLA, EN_MARCHA) + TERMINALES
 
 # Un coordinador no delega sin límite: cuántos hijos puede esperar un padre es un control del
-# arnés, no algo que decida el modelo. En la lección bastan dos.
+# harness, no algo que decida el modelo. En la lección bastan dos.
 MAXIMO_DE_HIJOS = 8
 
 # --- El esquema ------------------------------------------------------------------------------

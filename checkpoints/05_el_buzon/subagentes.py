@@ -7,8 +7,8 @@ Lección 05. Cada hijo corre con `hijos.correr_hijo`, estrechado a su encargo. D
 - `integrar()` (fan-in): con el padre en cola, comprueba cada hallazgo contra los ficheros que
   cita (`verificar`, `por_que_no`) y se queda solo con los que la evidencia respalda. Sin
   votar: que dos hijos digan lo mismo no lo hace más cierto, y que lo diga un solo hijo no lo
-  hace menos. Integrar es código del arnés (abrir ficheros, comparar citas): no le hace ninguna
-  petición al modelo. Qué se concluye de lo comprobado ya depende del problema, no del arnés.
+  hace menos. Integrar es código del harness (abrir ficheros, comparar citas): no le hace ninguna
+  petición al modelo. Qué se concluye de lo comprobado ya depende del problema, no del harness.
 """
 import functools
 import re

@@ -71,7 +71,7 @@ def observaciones(M):
 
 
 def linea(ruta_relativa, numero):
-    """La línea `numero` (desde 1) de un fichero del incidente, leída aquí, sin el arnés."""
+    """La línea `numero` (desde 1) de un fichero del incidente, leída aquí, sin el harness."""
     return (INCIDENTE / ruta_relativa).read_text(encoding="utf-8").split("\n")[numero - 1]
 
 
@@ -95,7 +95,7 @@ def test_a_los_hijos_solo_se_les_ofrece_leer_y_buscar():
 
 
 def test_una_llamada_prohibida_vuelve_como_observacion_de_error():
-    # En el guion: hijo-config pide ejecutar, que ni se le ofrece; el arnés se lo niega.
+    # En el guion: hijo-config pide ejecutar, que ni se le ofrece; el harness se lo niega.
     corrida = correr_hijo(ModeloGuionizado("hijo-config"), encargos_del_incidente()["config"], INCIDENTE)
     ejecuta = [(ll, r) for ll, r in observaciones(corrida["M"]) if ll["name"] == "ejecutar"]
     assert len(ejecuta) == 1 and ejecuta[0][1].get("is_error") and "permiso" in ejecuta[0][1]["content"]
@@ -225,7 +225,7 @@ def test_integrar_se_queda_solo_con_lo_que_respalda_la_evidencia(bd):
     integrado = integrar(bd, PADRE, INCIDENTE)
     entregados = [h for _, _, carga in buzon.mensajes(bd, PADRE) for h in carga["hallazgos"]]
     assert len(integrado["verificados"]) + len(integrado["descartados"]) == len(entregados)
-    for fila in integrado["verificados"]:  # comprobado aquí, leyendo el fichero sin el arnés
+    for fila in integrado["verificados"]:  # comprobado aquí, leyendo el fichero sin el harness
         ruta, numero = fila["referencia"].rsplit(":", 1)
         for cita in re.findall(r"«([^«»]+)»", fila["hallazgo"]):
             assert cita in linea(ruta, int(numero))
