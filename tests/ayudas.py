@@ -91,3 +91,10 @@ def casos_que_nombran(id, trozos):
         elegidos |= set(con_el_trozo)
     return elegidos
 
+
+def cambiar(texto, *cambios):
+    """`texto` con cada (viejo, nuevo) cambiado; cada viejo tiene que estar exactamente una vez."""
+    for viejo, nuevo in cambios:
+        assert texto.count(viejo) == 1, f"no encuentro una sola vez {viejo!r}"
+        texto = texto.replace(viejo, nuevo)
+    return texto

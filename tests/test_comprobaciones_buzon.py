@@ -8,7 +8,7 @@ equivocado, con una expectativa que apunta al revés), ni ninguno si el error pa
 import tempfile
 
 import pytest
-from ayudas import casos_que_nombran, evaluar_con_otra_version
+from ayudas import cambiar, casos_que_nombran, evaluar_con_otra_version
 
 from curso import ejercicios
 
@@ -76,14 +76,6 @@ INSERTAR = '''        bd.execute("INSERT INTO mensajes(padre, seq, entrega, carg
 MARCAR = '''        bd.execute("UPDATE buzon SET disposicion='admitida', seq_admitida=? WHERE entrega=?",'''
 ACTIVA = "        activar_si_estan_todos(bd, padre)\n"
 OTRA_TRANSACCION = "    with transaccion(bd):\n"
-
-
-def cambiar(texto, *cambios):
-    """`texto` con cada (viejo, nuevo) cambiado; cada viejo tiene que estar exactamente una vez."""
-    for viejo, nuevo in cambios:
-        assert texto.count(viejo) == 1, f"no encuentro una sola vez {viejo!r}"
-        texto = texto.replace(viejo, nuevo)
-    return texto
 
 
 CUENTA_MENSAJES = '''

@@ -9,7 +9,7 @@ import ast
 import tempfile
 
 import pytest
-from ayudas import casos_que_nombran, evaluar_con_otra_version
+from ayudas import cambiar, casos_que_nombran, evaluar_con_otra_version
 
 from curso import ejercicios, rutas
 
@@ -35,14 +35,6 @@ CUANTAS = '''    if numero > len(lineas):
         return f"{partes['ruta']} solo tiene {len(lineas)} líneas"
 '''
 SU_REFERENCIA = "        referencia = referencias[i] if i < len(referencias) else None\n"
-
-
-def cambiar(texto, *cambios):
-    """`texto` con cada (viejo, nuevo) cambiado; cada viejo tiene que estar exactamente una vez."""
-    for viejo, nuevo in cambios:
-        assert texto.count(viejo) == 1, f"no encuentro una sola vez {viejo!r}"
-        texto = texto.replace(viejo, nuevo)
-    return texto
 
 
 VOTANDO = cambiar(VERIFICAR, ("        if motivo is None:",
