@@ -2,7 +2,7 @@
 import nbformat
 import pytest
 
-from curso import generar, rutas
+from curso import generar, repetidos, rutas
 from curso.lecciones import LECCIONES
 
 RESUELTOS = sorted(rutas.SOLUCIONES.glob("[0-9][0-9]_*.ipynb"))
@@ -48,3 +48,38 @@ def test_el_cuaderno_resuelto_termina_con_el_espacio_igual_al_punto_de_control(r
     ultima = celdas[comparaciones[-1]]
     texto = "".join(o.get("text", "") for o in ultima.outputs)
     assert f"Tu espacio coincide con el punto de control {numero:02d}" in texto, texto
+
+
+def test_un_punto_de_control_no_pierde_tests_del_anterior():
+    """Las carpetas tests/ también cuentan: lo que probaba el punto N-1 lo sigue probando el N."""
+    puntos = rutas.puntos_de_control()
+    for numero in sorted(LECCIONES)[1:]:
+        antes = {p.name for p in (puntos[numero - 1] / "tests").glob("test_*.py")}
+        despues = {p.name for p in (puntos[numero] / "tests").glob("test_*.py")}
+        assert antes <= despues, f"el punto de control {numero:02d} pierde {sorted(antes - despues)}"
+
+
+def test_cada_modulo_de_un_punto_de_control_tiene_un_test_suyo_que_lo_usa():
+    """Un módulo está cubierto si algún test de la carpeta tests/ del mismo punto de control lo
+    importa, lo carga por su nombre o ejecuta su fichero."""
+    for numero in sorted(LECCIONES):
+        carpeta = rutas.puntos_de_control()[numero]
+        usados = set()
+        for test in (carpeta / "tests").glob("test_*.py"):
+            usados |= repetidos.nombres_usados(test.read_text(encoding="utf-8"))
+        sin_test = sorted(p.name for p in carpeta.glob("*.py") if p.stem not in usados)
+        assert not sin_test, f"el punto de control {numero:02d} no tiene tests de {sin_test}"
+
+
+def test_las_copias_de_un_fichero_de_tests_son_identicas_donde_su_modulo_lo_es():
+    """Entre puntos de control seguidos, un test cambia solo si la lección cambia algo de lo que
+    depende: si no, sería una prueba distinta del mismo código."""
+    puntos = rutas.puntos_de_control()
+    for numero in sorted(LECCIONES)[1:]:
+        for test in sorted((puntos[numero] / "tests").glob("test_*.py")):
+            anterior = puntos[numero - 1] / "tests" / test.name
+            if not anterior.exists() or anterior.read_bytes() == test.read_bytes():
+                continue
+            deps = {p.name for p in repetidos.dependencias(test, puntos[numero]) if p.parent == puntos[numero]}
+            assert deps & set(LECCIONES[numero]["ficheros"]), (
+                f"{test.name} cambia en el punto de control {numero:02d} sin que cambie nada de lo que prueba")
