@@ -25,6 +25,7 @@ import threading
 from curso.ensayo import guiones
 from curso.ensayo import incidente as _guiones_del_incidente  # noqa: F401 (los registra)
 from curso.ensayo import recetario as _guiones_del_recetario  # noqa: F401 (los registra)
+from curso.ensayo import todo_junto as _guiones_de_la_leccion_06  # noqa: F401 (los registra)
 from curso.ensayo.tokens import PATRON, contar, trocear, trocear_hasta
 
 VENTANA_POR_DEFECTO = 8192  # la ventana del curso: la de `llama-server -c 8192`

@@ -34,6 +34,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from curso.ensayo.fallos import Corte, con_fallos, leer_plan
 from curso.ensayo.motor import VENTANA_POR_DEFECTO, Ensayo, ErrorPeticion
 
 ANFITRION = "127.0.0.1"  # solo la propia máquina: el curso no sale a la red
@@ -96,6 +97,9 @@ class _Manejador(BaseHTTPRequestHandler):
             else:
                 respuesta, segundos = ensayo.responder_con_tiempo(peticion)
                 self._responder(200, respuesta, {CABECERA_SEGUNDOS: "%.2f" % segundos})
+        except Corte:  # un plan de fallos (lección 06): la conexión se cierra sin contestar
+            self.close_connection = True
+            return
         except ErrorPeticion as e:
             self._responder(e.estado, e.cuerpo())
         except Exception as e:  # un fallo del propio servidor: 500 con mensaje, nunca una traza
@@ -290,10 +294,11 @@ class ServidorEnsayo:
             ...  # peticiones a servidor.url
 
     o `servidor = ServidorEnsayo().arrancar()` y, al final, `servidor.parar()`.
+    `fallos`: fallos a propósito, como «529,429,corte» (ver curso/ensayo/fallos.py).
     """
 
-    def __init__(self, puerto=0, ventana=VENTANA_POR_DEFECTO, espera=ESPERA_DE_UNA_CONEXION):
-        self.ensayo = Ensayo(ventana)
+    def __init__(self, puerto=0, ventana=VENTANA_POR_DEFECTO, espera=ESPERA_DE_UNA_CONEXION, fallos=None):
+        self.ensayo = con_fallos(Ensayo(ventana), fallos)
         self._http = _ServidorHTTP((ANFITRION, puerto), self.ensayo, espera)
         self.puerto = self._http.server_address[1]
         self.url = "http://%s:%d" % (ANFITRION, self.puerto)
@@ -390,14 +395,25 @@ def _argumentos():
     argumentos.add_argument("--ventana", type=_entero_entre(1, 10 ** 9, "la ventana"),
                             default=VENTANA_POR_DEFECTO,
                             help="la ventana en tokens (por defecto %d)" % VENTANA_POR_DEFECTO)
+    argumentos.add_argument("--fallos", type=_plan_de_fallos, default=None,
+                            help="fallos a propósito para cada petición distinta, en orden, p. ej. "
+                                 "529,429,corte (ver curso/ensayo/fallos.py)")
     return argumentos
+
+
+def _plan_de_fallos(texto):
+    try:
+        leer_plan(texto)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return texto
 
 
 def main(argv=None):
     """`python -m curso servidor`: atiende hasta Ctrl-C. Devuelve el código de salida."""
     opciones = _argumentos().parse_args(argv)
     try:
-        servidor = ServidorEnsayo(opciones.puerto, opciones.ventana)
+        servidor = ServidorEnsayo(opciones.puerto, opciones.ventana, fallos=opciones.fallos)
     except OSError as e:
         print("No puedo abrir el puerto %d de %s: %s.\n¿Hay otro servidor escuchando? Para ese, "
               "o elige otro puerto con --puerto." % (opciones.puerto, ANFITRION, e.strerror or e))
