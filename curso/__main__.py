@@ -182,7 +182,7 @@ def orden_probar(args, resto):
 
 # Las órdenes que pasan sus argumentos tal cual a otro analizador.
 PASAN_ARGUMENTOS = {"servidor", "probar", "postgres"}
-QUE_MEDIR = ["servidor", "resumenes", "buzon", "ventana"]
+QUE_MEDIR = ["servidor", "resumenes", "buzon", "ventana", "todo"]
 
 
 def analizador():

@@ -1,6 +1,6 @@
 """El mapa del curso: cada lección, su cuaderno y los ficheros que añade o cambia en el harness.
 
-Lo usan `preparar`, los tests de coherencia (dos puntos de control seguidos sólo difieren en los
+Lo usan `preparar`, los tests de coherencia (dos puntos de control seguidos solo difieren en los
 ficheros que declara la lección) y el README.
 """
 LECCIONES = {
@@ -14,4 +14,7 @@ LECCIONES = {
     5: {"cuaderno": "05_el_buzon",
         "ficheros": ["entorno.py", "herramientas.py", "permisos.py", "exigencias.py", "encargos.py",
                      "padres.py", "buzon.py", "hijos.py", "subagentes.py"]},
+    6: {"cuaderno": "06_todo_junto",
+        "ficheros": ["pasos.py", "registro.py", "efectos.py", "agentes.py", "reintentos.py", "reanudar.py",
+                     "todo_junto.py"]},
 }

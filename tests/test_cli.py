@@ -82,7 +82,7 @@ def test_un_punto_de_control_invalido_no_toca_nada(espacio, argumentos):
         assert f"{numero:02d}  {carpeta.name[3:]}" in r.stderr
 
 
-@pytest.mark.parametrize("argumentos", [["comparar"], ["restaurar", "1", "2"], ["medir", "todo"],
+@pytest.mark.parametrize("argumentos", [["comparar"], ["restaurar", "1", "2"], ["medir", "nada"],
                                         ["comparar", "1", "--rapido"]])
 def test_argumentos_que_no_valen_salen_con_2_sin_tocar_nada(espacio, argumentos):
     antes = foto(espacio.parent)

@@ -1,0 +1,304 @@
+"""Lección 06: una edición como mucho una vez (6.1), dónde está cada agente al reanudar (6.2) y
+los reintentos (6.3).
+
+Cada caso prepara su estado con los módulos del punto de control 06 (registro, durable...) y una
+base SQLite de verdad. Las caídas se reproducen dejando la base y la copia de trabajo como las
+deja un proceso que muere en ese punto: una intención sin resultado, con el fichero editado o
+sin editar.
+"""
+import random
+
+from curso import rutas
+from curso.carreras import cargar_modulo
+from curso.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
+
+INICIO = [("sistema", "Eres un hijo."), ("usuario", "Tu encargo: mira notas.txt.")]
+TEXTO = "uno\ndos\n"
+
+
+def referencia(nombre):
+    """El módulo `nombre` del punto de control 06, cargado aparte (con sus vecinos)."""
+    return cargar_modulo(rutas.puntos_de_control()[6] / f"{nombre}.py", f"_{nombre}_06_de_referencia")
+
+
+def mundo(tope=4):
+    """(registro, durable, bd, agente, copia): una base con el hijo «h» y una copia con notas.txt."""
+    R, D = referencia("registro"), referencia("durable")
+    carpeta = carpeta_temporal("ejercicio-6-")
+    bd = R.abrir(carpeta / "e.db")
+    R.resumenes.crear_ejecucion(bd, "h")
+    R.crear_agente(bd, "h", "hijo", 1, "guion:eco", INICIO, ["leer", "editar"], "copia", 1000, tope)
+    (agente,) = R.agentes(bd)
+    copia = carpeta / "copia"
+    copia.mkdir()
+    (copia / "notas.txt").write_text(TEXTO, encoding="utf-8")
+    return R, D, bd, agente, copia
+
+
+def llamada(id, nombre, **entrada):
+    return {"type": "tool_use", "id": id, "name": nombre, "input": entrada}
+
+
+def observacion(id, texto):
+    return {"type": "tool_result", "tool_use_id": id, "content": texto}
+
+
+def anotar(R, D, bd, *mensajes):
+    for mensaje in mensajes:
+        R.resumenes.anotar(bd, "h", D.guardar(mensaje))
+
+
+LEE = ("asistente", [{"type": "text", "text": "Leo."}, llamada("t1", "leer", ruta="notas.txt")])
+LEIDO = ("usuario", [observacion("t1", TEXTO)])
+FINAL = ("asistente", [{"type": "text", "text": "Hecho."}])
+
+
+# --- 6.2 -------------------------------------------------------------------------------------
+caso = ejercicio(
+    "6.2", leccion=6, titulo="donde_esta: M y lo que le toca a un agente, sacado solo de la base",
+    nombre="donde_esta", modulo="agentes",
+    pistas=[
+        "Empieza por M = M_de(bd, agente): la M de la base (el inicio, el resumen activo y la cola "
+        "posterior), no el historial entero.",
+        "Mira el último mensaje de M. Si es del asistente y tiene llamadas (llamadas_de), toca "
+        "«atender»; si es del asistente sin llamadas, es su respuesta final: «terminar».",
+        "Si acaba en el pedido o en observaciones, toca «pedir»… salvo que respuestas(bd, agente) "
+        "ya llegue a agente['tope']: entonces «terminar». Devuelve siempre (qué, M).",
+    ],
+)
+
+
+@caso("un agente sin historial: toca pedir, con M = su inicio")
+def _(donde_esta):
+    _, _, bd, agente, _ = mundo()
+    igual(donde_esta(bd, agente), ("pedir", INICIO))
+
+
+@caso("tras una respuesta con llamadas sin observar: toca atenderlas, no volver a pedir")
+def _(donde_esta):
+    R, D, bd, agente, _ = mundo()
+    anotar(R, D, bd, LEE)
+    igual(donde_esta(bd, agente), ("atender", INICIO + [LEE]))
+
+
+@caso("tras las observaciones: toca pedir otra vez")
+def _(donde_esta):
+    R, D, bd, agente, _ = mundo()
+    anotar(R, D, bd, LEE, LEIDO)
+    igual(donde_esta(bd, agente)[0], "pedir")
+
+
+@caso("tras la respuesta final: toca terminar")
+def _(donde_esta):
+    R, D, bd, agente, _ = mundo()
+    anotar(R, D, bd, LEE, LEIDO, FINAL)
+    igual(donde_esta(bd, agente)[0], "terminar")
+
+
+@caso("con el tope agotado y sin respuesta final: toca terminar, no pedir más")
+def _(donde_esta):
+    R, D, bd, agente, _ = mundo(tope=1)
+    anotar(R, D, bd, LEE, LEIDO)
+    igual(donde_esta(bd, agente)[0], "terminar", "con tope 1 y una respuesta ya dada")
+
+
+@caso("con un resumen activo, M es el inicio, la nota y la cola, no el historial entero")
+def _(donde_esta):
+    R, D, bd, agente, _ = mundo(tope=9)
+    dos = ("asistente", [llamada("t2", "leer", ruta="notas.txt")])
+    anotar(R, D, bd, LEE, LEIDO, dos, ("usuario", [observacion("t2", TEXTO)]))
+    R.resumenes.instalar(bd, "h", None, 2, [{"texto": "Leí notas.txt: dos líneas.", "fuente": 2}])
+    que, M = donde_esta(bd, agente)
+    igual((que, M), ("pedir", D.reconstruir(bd, "h", INICIO)), "M, la de la base")
+
+
+# --- 6.1 -------------------------------------------------------------------------------------
+caso = ejercicio(
+    "6.1", leccion=6, titulo="atender: una edición como mucho una vez, con intención y resultado",
+    nombre="atender", modulo="efectos",
+    pistas=[
+        "Si la llamada no se va a ejecutar (se_ejecutaria), devuelve atender_sin_efectos(...). Si "
+        "ya tiene resultado en la tabla llamadas, devuelve ese resultado (json.loads), sin tocar nada.",
+        "Si no tiene fila, apunta la intención ANTES de editar: intencion_de_editar(...) te da "
+        "(antes, despues, esperado). Después mira la huella del fichero ahora.",
+        "Si esperado es None o la huella es la de antes: edita (atender_sin_efectos) y llama a "
+        "bd.efecto(). Si es la de después: la observación es resultado(id, esperado). Si no es "
+        "ninguna: un error que diga que el fichero «ha cambiado», sin tocarlo. Al final, "
+        "apuntar_resultado(...) y devuelve la observación.",
+    ],
+)
+
+EDITAR = llamada("t1", "editar", ruta="notas.txt", antiguo="uno\n", nuevo="uno\nuno y medio\n")
+EDITADO = "uno\nuno y medio\ndos\n"
+
+
+def puede_editar(nombre, entrada):
+    return nombre == "editar"
+
+
+def preparada(atender):
+    """(bd, copia, borrador, observación): la edición hecha una vez, sin caídas."""
+    _, _, bd, _, copia = mundo()
+    borrador = copia.parent / ".borrador"
+    return bd, copia, borrador, atender(bd, "h", EDITAR, copia, puede_editar, borrador)
+
+
+def sin_resultado(bd):
+    """La base como la deja una caída antes de apuntar el resultado: la intención, sola."""
+    with referencia("resumenes").transaccion(bd):
+        bd.execute("UPDATE llamadas SET resultado=NULL WHERE agente='h' AND id='t1'")
+
+
+def contenido(copia):
+    return (copia / "notas.txt").read_text(encoding="utf-8")
+
+
+@caso("una edición sin caídas: se hace y devuelve la observación de editar")
+def _(atender):
+    _, copia, _, obs = preparada(atender)
+    igual((contenido(copia), obs.get("is_error", False)), (EDITADO, False))
+
+
+@caso("la intención está en la base antes de que se llame a bd.efecto() (justo tras editar)")
+def _(atender):
+    _, _, bd, _, copia = mundo()
+    visto = []
+    bd.efecto = lambda: visto.append(bd.execute("SELECT COUNT(*) FROM llamadas WHERE id='t1'").fetchone()[0])
+    atender(bd, "h", EDITAR, copia, puede_editar, copia.parent / ".borrador")
+    if not visto:
+        raise Fallo("bd.efecto() llamado justo después de editar", "no se llamó: el simulacro no puede caer ahí")
+    igual(visto, [1], "filas de la intención cuando el fichero ya está editado")
+
+
+@caso("caída tras editar y antes de apuntar el resultado: al reanudar no edita otra vez")
+def _(atender):
+    bd, copia, borrador, obs = preparada(atender)
+    sin_resultado(bd)
+    igual(atender(bd, "h", EDITAR, copia, puede_editar, borrador), obs, "la observación al reanudar")
+    igual(contenido(copia), EDITADO, "notas.txt tras reanudar")
+
+
+@caso("caída tras apuntar la intención y antes de editar: al reanudar edita, una vez")
+def _(atender):
+    bd, copia, borrador, obs = preparada(atender)
+    sin_resultado(bd)
+    (copia / "notas.txt").write_text(TEXTO, encoding="utf-8")  # la edición no llegó a hacerse
+    igual(atender(bd, "h", EDITAR, copia, puede_editar, borrador), obs, "la observación al reanudar")
+    igual(contenido(copia), EDITADO, "notas.txt tras reanudar")
+
+
+@caso("si otro cambió el fichero entre la caída y la reanudación, no se toca y se dice")
+def _(atender):
+    bd, copia, borrador, _ = preparada(atender)
+    sin_resultado(bd)
+    ajeno = TEXTO + "tres\n"  # otro añadió una línea: antiguo sigue ahí, y la edición «cabría»
+    (copia / "notas.txt").write_text(ajeno, encoding="utf-8")
+    obs = atender(bd, "h", EDITAR, copia, puede_editar, borrador)
+    igual((contenido(copia), obs.get("is_error")), (ajeno, True), "(notas.txt, is_error de la observación)")
+
+
+@caso("con el resultado ya apuntado, devuelve ese y no toca el fichero")
+def _(atender):
+    bd, copia, borrador, obs = preparada(atender)
+    (copia / "notas.txt").write_text(TEXTO, encoding="utf-8")
+    igual((atender(bd, "h", EDITAR, copia, puede_editar, borrador), contenido(copia)), (obs, TEXTO))
+
+
+@caso("leer, y lo que no tiene permiso, no se apuntan")
+def _(atender):
+    _, _, bd, _, copia = mundo()
+    atender(bd, "h", llamada("t4", "leer", ruta="notas.txt"), copia, puede_editar, copia.parent / ".b")
+    atender(bd, "h", llamada("t5", "ejecutar", comando="ls"), copia, puede_editar, copia.parent / ".b")
+    igual(bd.execute("SELECT COUNT(*) FROM llamadas").fetchone()[0], 0, "filas en llamadas")
+
+
+# --- 6.3 -------------------------------------------------------------------------------------
+caso = ejercicio(
+    "6.3", leccion=6, titulo="reintentos: qué se reintenta, cuánto se espera y cuándo se rinde",
+    nombre=None, modulo="reintentos",
+    pistas=[
+        "se_reintenta: un ErrorDelModelo se reintenta si su estado es None (no hubo respuesta) o "
+        "está en REINTENTABLES; cualquier otra excepción, solo si es de DE_LA_RED. Un 400, nunca.",
+        "espera(n, azar, base, tope): azar.uniform(0, min(tope, base * 2 ** n)). Sin el tope crece "
+        "sin fin; sin el azar, los clientes que fallaron a la vez vuelven a la vez.",
+        "En __call__: un bucle de self.intentos vueltas. Si falla con algo que no se reintenta, o "
+        "era la última vuelta, raise. Si no, apunta (n, error, segundos) en self.reintentos, llama "
+        "a al_reintentar si lo hay y a self.dormir(segundos).",
+    ],
+)
+
+
+class AlMaximo(random.Random):
+    def uniform(self, a, b):
+        return b
+
+
+class Falla:
+    """Un modelo que lanza los `errores`, uno por llamada, y después contesta."""
+
+    def __init__(self, *errores):
+        self.errores, self.llamadas, self.usage = list(errores), 0, {"input_tokens": 1, "output_tokens": 1}
+
+    def __call__(self, M, herramientas=()):
+        self.llamadas += 1
+        if self.errores:
+            raise self.errores.pop(0)
+        return [{"type": "text", "text": "hecho"}]
+
+
+def error(r, estado):
+    return r.ErrorDelModelo(estado, f"el servidor contestó {estado}")
+
+
+@caso("se reintentan 429, 500, 503, 529, una conexión cortada y un tiempo agotado")
+def _(r):
+    errores = [error(r, 429), error(r, 500), error(r, 503), error(r, 529), error(r, None),
+               ConnectionResetError(), TimeoutError()]
+    igual([r.se_reintenta(e) for e in errores], [True] * len(errores))
+
+
+@caso("no se reintenta nunca un 400 (ni un 404), ni lo que no es de la red")
+def _(r):
+    igual([r.se_reintenta(e) for e in (error(r, 400), error(r, 404), ValueError("x"))], [False] * 3)
+
+
+@caso("la espera se dobla en cada reintento hasta el tope")
+def _(r):
+    igual([r.espera(n, AlMaximo(), base=1, tope=30) for n in range(7)], [1, 2, 4, 8, 16, 30, 30])
+
+
+@caso("la espera lleva azar: entre 0 y su máximo, y no siempre la misma")
+def _(r):
+    azar = random.Random(6)
+    esperas = [r.espera(3, azar, base=1, tope=30) for _ in range(50)]
+    igual((all(0 <= s <= 8 for s in esperas), len(set(esperas)) > 1), (True, True), "(dentro, variadas)")
+
+
+@caso("reintenta hasta que contesta, y espera lo que dice espera()")
+def _(r):
+    dormidas, modelo = [], Falla(error(r, 529), ConnectionResetError())
+    con = r.ModeloConReintentos(modelo, dormir=dormidas.append, azar=AlMaximo(), base=1, tope=30)
+    igual((con([("sistema", "s"), ("usuario", "u")]), modelo.llamadas, dormidas),
+          ([{"type": "text", "text": "hecho"}], 3, [1, 2]), "(respuesta, llamadas, esperas)")
+
+
+@caso("un 400 sale a la primera, sin esperar")
+def _(r):
+    dormidas, modelo = [], Falla(error(r, 400))
+    try:
+        r.ModeloConReintentos(modelo, dormir=dormidas.append)([("sistema", "s"), ("usuario", "u")])
+    except r.ErrorDelModelo:
+        pass
+    igual((modelo.llamadas, dormidas), (1, []), "(llamadas, esperas)")
+
+
+@caso("se rinde tras `intentos` intentos, con el último error")
+def _(r):
+    dormidas, modelo = [], Falla(*[error(r, 503) for _ in range(9)])
+    try:
+        r.ModeloConReintentos(modelo, intentos=4, dormir=dormidas.append)([("sistema", "s"), ("usuario", "u")])
+    except r.ErrorDelModelo:
+        pass
+    else:
+        raise Fallo("ErrorDelModelo tras 4 intentos", "ninguna excepción")
+    igual((modelo.llamadas, len(dormidas)), (4, 3), "(llamadas, esperas)")

@@ -1,0 +1,197 @@
+"""El simulacro de la lección 06 entero, con sus cifras: caídas en cada paso y caídas al azar.
+
+Lo usan el test largo del curso (tests/test_simulacro_06.py), el cuaderno 06 (la tabla del
+simulacro) y `python -m curso.medir_todo`. Las cifras de tiempo son de esta máquina y de este
+momento; las demás (caídas, resultados iguales, peticiones y tokens repetidos) salen igual en
+cualquier máquina para las caídas en cada paso, y dependen del azar y de la carga para las otras.
+
+1. `sin_caidas`: la ejecución de referencia, en un proceso, cronometrada.
+2. `caidas_por_separado`: para cada paso de la ejecución (y cada edición aplicada), una copia
+   nueva, un proceso que muere justo después de ese paso y reanudar hasta el final.
+3. `caidas_al_azar`: procesos matados desde fuera tras un retraso al azar, reanudados una y
+   otra vez hasta acabar; tantas ejecuciones como hagan falta para llegar a `caidas` caídas.
+"""
+import collections
+import os
+import random
+import statistics
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+
+from curso import simulacro
+
+SEMILLA = 20240606
+CAIDAS_AL_AZAR = 100
+# Las caídas se reparten entre tantos hilos como núcleos (cada uno lanza sus procesos, de uno en
+# uno, contra SU servidor de ensayo: así cada contador solo ve las peticiones de sus ejecuciones).
+A_LA_VEZ = max(1, min(4, os.cpu_count() or 1))
+
+
+def repartir(tareas, url, contador, hacer, a_la_vez=A_LA_VEZ):
+    """Los resultados de `hacer(tarea, url, contador)` para cada tarea, en el orden de `tareas`.
+    El hilo 0 usa el servidor (url, contador) que le dan; cada uno de los demás, uno suyo."""
+    a_la_vez = max(1, min(a_la_vez, len(tareas)))
+    with ExitStack() as pila:
+        servidores = [(url, contador)] + [pila.enter_context(simulacro.servidor_que_cuenta())
+                                          for _ in range(a_la_vez - 1)]
+
+        def tanda(h):
+            u, c = servidores[h]
+            return [(i, hacer(t, u, c)) for i, t in enumerate(tareas) if i % a_la_vez == h]
+
+        with ThreadPoolExecutor(a_la_vez) as hilos:
+            hechos = dict(par for lote in hilos.map(tanda, range(a_la_vez)) for par in lote)
+    return [hechos[i] for i in range(len(tareas))]
+
+
+def sin_caidas(punto, plantilla, url, contador, carpeta):
+    """{"foto", "pasos", "segundos", "peticiones", "entrada"} de la ejecución sin caídas."""
+    base = simulacro.copiar_ejecucion(plantilla, carpeta / "sin_caidas")
+    antes, inicio = len(contador.peticiones), time.monotonic()
+    codigo, _, errores = simulacro.reanudar(punto, base, url)
+    segundos = time.monotonic() - inicio
+    assert codigo == 0, errores
+    return {"foto": simulacro.foto(base), "pasos": simulacro.pasos_de(base), "segundos": segundos,
+            "peticiones": len(contador.peticiones) - antes, "entrada": contador.entrada(antes)}
+
+
+def caidas_por_separado(punto, plantilla, url, contador, carpeta, referencia, a_la_vez=A_LA_VEZ,
+                        una_por_clase=False):
+    """[{"paso", "clase", "agente", "igual", "peticiones_de_mas", "tokens_de_mas"}]: una fila por
+    caída, una tras cada paso de la ejecución y otra tras cada edición aplicada (clase "efecto").
+    Cada caída, en su propia copia de la ejecución preparada; `a_la_vez` caídas a la vez. Con
+    `una_por_clase`, solo tras el primer paso de cada clase (la muestra corta del cuaderno)."""
+    R = simulacro.pasos_de_la_ejecucion(referencia["pasos"])
+    ediciones = sum(1 for fila in referencia["foto"]["llamadas"] if fila[2] == "editar")
+    caidas = [(g, clase, agente, f"paso:{g + 2}") for g, (clase, agente) in enumerate(R)]
+    caidas += [(None, "efecto", None, f"efecto:{k}") for k in range(1, ediciones + 1)]
+    if una_por_clase:
+        caidas = [c for i, c in enumerate(caidas) if c[1] not in {d[1] for d in caidas[:i]}]
+
+    def caer(caida, url, contador):
+        g, clase, agente, donde = caida
+        base = simulacro.copiar_ejecucion(plantilla, carpeta / f"caida-{donde.replace(':', '-')}")
+        antes = len(contador.peticiones)
+        codigo, _, errores = simulacro.reanudar(punto, base, url, CURSO_MORIR_EN=donde)
+        assert codigo == -9, errores
+        if g is not None:
+            assert tuple(simulacro.pasos_de(base)[-1][2:]) == (clase, agente)
+        simulacro.hasta_el_final(punto, base, url)
+        return {"paso": g, "clase": clase, "agente": agente,
+                "igual": simulacro.foto(base) == referencia["foto"],
+                "peticiones_de_mas": len(contador.peticiones) - antes - referencia["peticiones"],
+                "tokens_de_mas": contador.entrada(antes) - referencia["entrada"]}
+
+    return repartir(caidas, url, contador, caer, a_la_vez)
+
+
+def caidas_al_azar(punto, plantilla, url, contador, carpeta, referencia, caidas=CAIDAS_AL_AZAR,
+                   semilla=SEMILLA, a_la_vez=A_LA_VEZ):
+    """{"caidas", "ejecuciones", "iguales", "tras", "primera_peticion_s", "peticiones_de_mas",
+    "tokens_de_mas"}. Cada proceso se mata tras un retraso al azar entre 0 y lo que tarda la
+    ejecución sin caídas; `tras` cuenta tras qué clase de paso cayó cada uno ("arranque" si aún no
+    había dado ninguno). `primera_peticion_s`: de cada proceso lanzado tras una caída que llegó a
+    pedir algo al modelo, los segundos desde que se lanzó hasta su primera petición. Las `caidas`
+    (exactamente esas) se reparten entre `a_la_vez` hilos, cada uno con su azar (de `semilla`) y
+    su servidor."""
+    a_la_vez = max(1, min(a_la_vez, caidas))
+    cuotas = [caidas // a_la_vez + (h < caidas % a_la_vez) for h in range(a_la_vez)]
+
+    def tanda(h, url, contador):
+        return _caidas_al_azar(punto, plantilla, url, contador, carpeta / f"azar{h}", referencia,
+                               cuotas[h], random.Random(semilla + h))
+
+    partes = repartir(list(range(a_la_vez)), url, contador, tanda, a_la_vez)
+    total = {"caidas": 0, "ejecuciones": 0, "iguales": 0, "tras": collections.Counter(),
+             "primera_peticion_s": [], "peticiones_de_mas": 0, "tokens_de_mas": 0}
+    for parte in partes:
+        for clave, valor in parte.items():
+            total[clave] += collections.Counter(valor) if clave == "tras" else valor
+    total["tras"] = dict(total["tras"])
+    return total
+
+
+def _caidas_al_azar(punto, plantilla, url, contador, carpeta, referencia, caidas, azar):
+    """Lo de `caidas_al_azar`, en un hilo: sus `caidas`, una ejecución tras otra."""
+    carpeta.mkdir()
+    total = ejecuciones = iguales = peticiones = tokens = 0
+    tras, primera = collections.Counter(), []
+    while total < caidas:
+        ejecuciones += 1
+        base = simulacro.copiar_ejecucion(plantilla, carpeta / f"azar-{ejecuciones}")
+        antes, tras_una_caida = len(contador.peticiones), False
+        while True:
+            if total == caidas:  # ya están todas: esta ejecución acaba sin más caídas
+                simulacro.hasta_el_final(punto, base, url)
+                break
+            dados = len(simulacro.pasos_de(base))
+            lanzado = time.monotonic()
+            proceso = simulacro.lanzar(punto, base, url)
+            time.sleep(azar.uniform(0, referencia["segundos"]))
+            proceso.kill()
+            _, errores = proceso.communicate(timeout=simulacro.ESPERA_DE_UN_PROCESO_S)
+            if tras_una_caida:
+                nuevas = [t for t, _ in contador.peticiones[antes:] if t >= lanzado]
+                if nuevas:
+                    primera.append(min(nuevas) - lanzado)
+            if proceso.returncode != -9:
+                assert proceso.returncode == 0 or simulacro.YA_TERMINO in errores, errores
+                break
+            total, tras_una_caida = total + 1, True
+            ahora = simulacro.pasos_de(base)
+            tras[ahora[-1][2] if len(ahora) > dados else "arranque"] += 1
+        iguales += simulacro.foto(base) == referencia["foto"]
+        peticiones += len(contador.peticiones) - antes - referencia["peticiones"]
+        tokens += contador.entrada(antes) - referencia["entrada"]
+    return {"caidas": total, "ejecuciones": ejecuciones, "iguales": iguales, "tras": dict(tras),
+            "primera_peticion_s": primera, "peticiones_de_mas": peticiones, "tokens_de_mas": tokens}
+
+
+def tabla(filas):
+    """La tabla de las caídas en cada paso: por clase de paso, cuántas caídas, cuántas acabaron
+    igual que sin caídas, y las peticiones y tokens de entrada que hubo que repetir."""
+    por_clase = {}
+    for fila in filas:
+        cuenta = por_clase.setdefault(fila["clase"], [0, 0, 0, 0])
+        cuenta[0] += 1
+        cuenta[1] += fila["igual"]
+        cuenta[2] += fila["peticiones_de_mas"]
+        cuenta[3] += fila["tokens_de_mas"]
+    lineas = [f"{'tras el paso':16} {'caídas':>6} {'iguales':>7} {'peticiones de más':>17} {'tokens de más':>13}"]
+    for clase, (n, iguales, peticiones, tokens) in por_clase.items():
+        lineas.append(f"{clase:16} {n:6d} {iguales:7d} {peticiones:17d} {tokens:13d}")
+    n, iguales = len(filas), sum(f["igual"] for f in filas)
+    peticiones, tokens = sum(f["peticiones_de_mas"] for f in filas), sum(f["tokens_de_mas"] for f in filas)
+    lineas.append(f"{'total':16} {n:6d} {iguales:7d} {peticiones:17d} {tokens:13d}")
+    return "\n".join(lineas)
+
+
+def main(argv=None):
+    """`python -m curso.medir_todo`: el simulacro entero con el punto de control 06, y sus cifras."""
+    from curso import rutas
+    punto = rutas.puntos_de_control()[6]
+    with simulacro.carpeta_en_memoria() as carpeta, simulacro.servidor_que_cuenta() as (url, contador):
+        plantilla = carpeta / "plantilla"
+        simulacro.preparar(punto, plantilla)
+        referencia = sin_caidas(punto, plantilla, url, contador, carpeta)
+        print(f"Sin caídas: {referencia['segundos']:.2f} s de reloj en un proceso (arranque incluido), "
+              f"{referencia['peticiones']} peticiones, {referencia['entrada']} tokens de entrada.")
+        filas = caidas_por_separado(punto, plantilla, url, contador, carpeta, referencia)
+        print("\nUna caída tras cada paso, cada una en su propia ejecución:")
+        print(tabla(filas))
+        azar = caidas_al_azar(punto, plantilla, url, contador, carpeta, referencia)
+        print(f"\nAl azar: {azar['caidas']} caídas en {azar['ejecuciones']} ejecuciones; "
+              f"{azar['iguales']} de {azar['ejecuciones']} acabaron igual que sin caídas.")
+        print("Tras qué paso cayó cada proceso: " + ", ".join(f"{k} {v}" for k, v in sorted(azar["tras"].items())))
+        print(f"Peticiones repetidas: {azar['peticiones_de_mas']}; con {azar['tokens_de_mas']} tokens de entrada.")
+        if azar["primera_peticion_s"]:
+            print(f"Del arranque tras una caída a la primera petición nueva: mediana "
+                  f"{statistics.median(azar['primera_peticion_s']):.3f} s, máximo {max(azar['primera_peticion_s']):.3f} s "
+                  f"({len(azar['primera_peticion_s'])} arranques).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

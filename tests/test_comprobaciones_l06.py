@@ -1,0 +1,129 @@
+"""Las comprobaciones de la lección 06, por las dos caras: la solución (el punto de control 06)
+pasa, el esbozo queda pendiente, y cada error con nombre lo pilla el caso escrito para él.
+
+El esbozo sale de la solución igual que en el cuaderno: el cuerpo de la función, tras su
+docstring, entre las marcas de solución, y `generar`.
+"""
+import ast
+import importlib
+import shutil
+
+import pytest
+
+from curso import cuaderno, ejercicios, generar, rutas
+
+MODULO = "curso.comprobaciones.l06"
+FUNCIONES = {"6.1": ("efectos", ["atender"]), "6.2": ("agentes", ["donde_esta"]),
+             "6.3": ("reintentos", ["se_reintenta", "espera", "__call__"])}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registrados():
+    """Los ejercicios 6.x en el registro (como los carga `comprobar`)."""
+    importlib.import_module(MODULO)
+
+
+def fuente(modulo):
+    return (rutas.PUNTOS / "06_todo_junto" / f"{modulo}.py").read_text(encoding="utf-8")
+
+
+def marcar(texto, funciones):
+    """`texto` con el cuerpo de cada función de `funciones` (tras su docstring) entre las marcas."""
+    lineas = texto.split("\n")
+    regiones = []
+    for nodo in ast.walk(ast.parse(texto)):
+        if isinstance(nodo, ast.FunctionDef) and nodo.name in funciones:
+            cuerpo = nodo.body[1:] if isinstance(nodo.body[0], ast.Expr) else nodo.body
+            regiones.append((cuerpo[0].lineno - 1, nodo.end_lineno, " " * cuerpo[0].col_offset))
+    for inicio, fin, sangria in sorted(regiones, reverse=True):
+        lineas[fin:fin] = [sangria + generar.FIN]
+        lineas[inicio:inicio] = [sangria + generar.INICIO]
+    return "\n".join(lineas)
+
+
+def evaluar(id, texto, tmp_path):
+    modulo, _ = FUNCIONES[id]
+    espacio = tmp_path / "espacio"
+    shutil.copytree(rutas.PUNTOS / "06_todo_junto", espacio, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    (espacio / f"{modulo}.py").write_text(texto, encoding="utf-8")
+    try:
+        return ejercicios.evaluar(id, espacio=espacio)
+    finally:
+        ejercicios.olvidar_modulos(espacio)
+
+
+@pytest.mark.parametrize("id", sorted(FUNCIONES))
+def test_la_solucion_pasa(id, tmp_path):
+    resultado = evaluar(id, fuente(FUNCIONES[id][0]), tmp_path)
+    assert resultado.aprobado, ejercicios.informe(resultado)
+
+
+@pytest.mark.parametrize("id", sorted(FUNCIONES))
+def test_el_esbozo_queda_pendiente(id, tmp_path):
+    modulo, funciones = FUNCIONES[id]
+    esbozo = cuaderno.sin_marcas(generar.esbozo(marcar(fuente(modulo), funciones), dict.fromkeys(funciones, id)))
+    resultado = evaluar(id, esbozo, tmp_path)
+    assert resultado.pendiente_propio and all(l.estado == "pendiente" for l in resultado.lineas), \
+        ejercicios.informe(resultado)
+
+
+INTENCION_DESPUES = '''
+    fila = None
+    if not se_ejecutaria(llamada, usuario):
+        return atender_sin_efectos(llamada, entorno, usuario)
+    observacion = atender_sin_efectos(llamada, entorno, usuario)
+    bd.efecto()
+    intencion_de_editar(bd, agente, llamada, entorno, borrador)
+    apuntar_resultado(bd, agente, llamada, observacion)
+    return observacion
+
+
+def intencion_de_editar('''
+
+# (ejercicio, error, [(lo que se cambia, por qué)], el caso que lo tiene que pillar)
+ERRORES = [
+    ("6.2", "M del historial entero", [("    M = M_de(bd, agente)\n    if M[-1][0]",
+                                         "    M = agente['inicio'] + historial_crudo(bd, agente['id'])\n    if M[-1][0]")],
+     "con un resumen activo, M es el inicio, la nota y la cola, no el historial entero"),
+    ("6.2", "vuelve a pedir con llamadas pendientes", [('    if M[-1][0] == "asistente":\n        return ("atender"',
+                                                        '    if False:\n        return ("atender"')],
+     "tras una respuesta con llamadas sin observar: toca atenderlas, no volver a pedir"),
+    ("6.2", "sin tope", [('return ("terminar" if respuestas(bd, agente) >= agente["tope"] else "pedir"), M',
+                          'return "pedir", M')],
+     "con el tope agotado y sin respuesta final: toca terminar, no pedir más"),
+    ("6.1", "sin intención", [("    if not se_ejecutaria(llamada, usuario):\n        return atender_sin_efectos",
+                               "    if True:\n        return atender_sin_efectos")],
+     "caída tras editar y antes de apuntar el resultado: al reanudar no edita otra vez"),
+    ("6.1", "intención después de editar", [(None, INTENCION_DESPUES)],
+     "la intención está en la base antes de que se llame a bd.efecto() (justo tras editar)"),
+    ("6.1", "intención = hecha", [("    if esperado is None or ahora == antes:", "    if esperado is None:"),
+                                  ("    elif ahora == despues:", "    elif True:")],
+     "caída tras apuntar la intención y antes de editar: al reanudar edita, una vez"),
+    ("6.1", "pisa cambios ajenos", [("    if esperado is None or ahora == antes:",
+                                     "    if esperado is None or ahora != despues:")],
+     "si otro cambió el fichero entre la caída y la reanudación, no se toca y se dice"),
+    ("6.3", "reintenta un 400", [("return error.estado is None or error.estado in REINTENTABLES", "return True")],
+     "no se reintenta nunca un 400 (ni un 404), ni lo que no es de la red"),
+    ("6.3", "sin tope", [("azar.uniform(0, min(tope, base * 2 ** n))", "azar.uniform(0, base * 2 ** n)")],
+     "la espera se dobla en cada reintento hasta el tope"),
+    ("6.3", "sin azar", [("azar.uniform(0, min(tope, base * 2 ** n))", "min(tope, base * 2 ** n)")],
+     "la espera lleva azar: entre 0 y su máximo, y no siempre la misma"),
+    ("6.3", "un intento de más", [("for n in range(self.intentos):", "for n in range(self.intentos + 1):"),
+                                  ("n == self.intentos - 1", "n == self.intentos")],
+     "se rinde tras `intentos` intentos, con el último error"),
+]
+
+
+@pytest.mark.parametrize("id, error, cambios, caso", ERRORES, ids=[f"{e[0]} {e[1]}" for e in ERRORES])
+def test_cada_error_con_nombre_lo_pilla_su_caso(id, error, cambios, caso, tmp_path):
+    texto = fuente(FUNCIONES[id][0])
+    for antes, despues in cambios:
+        if antes is None:  # la función entera, cambiada: desde tras su docstring hasta la siguiente
+            inicio = texto.index('\n', texto.index('"""', texto.index('"""', texto.index("def atender(")) + 3))
+            texto = texto[:inicio] + despues + texto[texto.index("(", texto.index("def intencion_de_editar(")) + 1:]
+        else:
+            assert texto.count(antes) == 1, antes
+            texto = texto.replace(antes, despues)
+    resultado = evaluar(id, texto, tmp_path)
+    (linea,) = [l for l in resultado.lineas if l.caso == caso]
+    assert linea.estado in ("fallo", "error"), ejercicios.informe(resultado)

@@ -1,0 +1,32 @@
+"""El simulacro largo de la lección 06, con el punto de control 06: cien caídas en momentos al azar,
+repartidas entre procesos a la vez. (El punto de control tiene una caída tras cada paso, todas
+seguidas sobre una misma ejecución, las variantes ingenuas y las entradas malas; el cuaderno, una
+caída tras el primer paso de cada clase; y `python -m curso medir todo`, una caída tras cada paso,
+cada una en su propia ejecución.)
+
+Procesos de verdad (`python todo_junto.py reanudar`), matados con SIGKILL, contra un servidor de
+ensayo de este proceso por HTTP en 127.0.0.1; ver curso/simulacro.py y curso/medir_todo.py.
+"""
+import pytest
+
+from curso import medir_todo, rutas, simulacro
+
+PUNTO = rutas.PUNTOS / "06_todo_junto"
+
+
+@pytest.fixture(scope="module")
+def simulacro_06():
+    """(url, contador, carpeta, plantilla, referencia)."""
+    with simulacro.carpeta_en_memoria() as carpeta, simulacro.servidor_que_cuenta() as (url, contador):
+        plantilla = carpeta / "plantilla"
+        simulacro.preparar(PUNTO, plantilla)
+        referencia = medir_todo.sin_caidas(PUNTO, plantilla, url, contador, carpeta)
+        yield url, contador, carpeta, plantilla, referencia
+
+
+def test_cien_caidas_al_azar_acaban_todas_igual(simulacro_06):
+    url, contador, carpeta, plantilla, referencia = simulacro_06
+    azar = medir_todo.caidas_al_azar(PUNTO, plantilla, url, contador, carpeta, referencia, caidas=100)
+    assert azar["caidas"] == 100
+    assert azar["iguales"] == azar["ejecuciones"]
+    assert sum(n for clase, n in azar["tras"].items() if clase not in ("arranque", "vida")) > 0, azar["tras"]
