@@ -1,7 +1,7 @@
 """El simulacro de la lección 06 entero, con sus cifras: caídas en cada paso y caídas al azar.
 
 Lo usan el test largo del curso (tests/test_simulacro_06.py), el cuaderno 06 (la tabla del
-simulacro) y `python -m curso.medir_todo`. Las cifras de tiempo son de esta máquina y de este
+simulacro) y `python -m curso medir todo`. Las cifras de tiempo son de esta máquina y de este
 momento; las demás (caídas, resultados iguales, peticiones y tokens repetidos) salen igual en
 cualquier máquina para las caídas en cada paso, y dependen del azar y de la carga para las otras.
 
@@ -169,7 +169,7 @@ def tabla(filas):
 
 
 def main(argv=None):
-    """`python -m curso.medir_todo`: el simulacro entero con el punto de control 06, y sus cifras."""
+    """`python -m curso medir todo`: el simulacro entero con el punto de control 06, y sus cifras."""
     from curso import rutas
     punto = rutas.puntos_de_control()[6]
     with simulacro.carpeta_en_memoria() as carpeta, simulacro.servidor_que_cuenta() as (url, contador):
