@@ -109,3 +109,20 @@ def test_el_veredicto_de_un_paso_y_el_resumen_en_texto(ejecucion):
     assert "incidente/config/1 admitida" in texto and "el padre ya está activado" in texto
     resumen = L.resumen(datos).splitlines()
     assert len(resumen) == 4 and resumen[-1] == f"{ultimo + 1} pasos en 2 vidas del proceso (reanudaciones: 1)"
+
+
+def test_la_vista_resalta_la_columna_del_paso_y_dibuja_cada_marca_en_su_carril(ejecucion):
+    """La vista fina (curso/vistas/linea_de_tiempo.py), sin navegador: una columna por paso, la
+    elegida resaltada en cada carril, una barra por petición y la caída en los tres carriles."""
+    from curso.vistas.linea_de_tiempo import SIMBOLOS, carriles_html
+
+    datos, reanudacion = ejecucion[0], ejecucion[1]
+    tabla = carriles_html(datos, reanudacion).split("</table>")[0]  # sin la leyenda
+    filas = tabla.split("<tr>")[1:]
+    assert len(filas) == len(datos["agentes"])
+    for fila in filas:
+        celdas = fila.split("<td")[1:]
+        assert len(celdas) == len(datos["pasos"])
+        assert [j for j, celda in enumerate(celdas) if "linea-elegido" in celda] == [reanudacion]
+    assert tabla.count('title="petición de') == sum(1 for p in datos["pasos"] if p["clase"] == "peticion")
+    assert tabla.count(SIMBOLOS["caida"][0]) == tabla.count(SIMBOLOS["reanudacion"][0]) == len(filas)
