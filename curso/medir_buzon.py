@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from curso.carreras import cargar_modulo, explorar
-from curso.escenarios import buzon as escenarios_buzon
+from curso.carreras.escenarios import buzon as escenarios_buzon
 
 RONDAS = 8
 POR_RONDA = 50  # recibir, admitir y escribir se alternan en rondas: el disco cambia de ritmo

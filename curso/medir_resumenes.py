@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from curso.carreras import cargar_modulo, explorar
-from curso.escenarios import resumenes as escenario_resumenes
+from curso.carreras.escenarios import resumenes as escenario_resumenes
 
 RONDAS = 8
 POR_RONDA = 50  # instalaciones y escrituras se alternan en rondas: el disco cambia de ritmo

@@ -5,7 +5,7 @@ import pytest
 
 from curso.carreras import (Paso, carriles, dibujar_carriles, explorar, intercalados,
                             numero_de_intercalados)
-from curso.escenarios.resumenes import ESCENARIO
+from curso.carreras.escenarios.resumenes import ESCENARIO
 
 UNO_POR_BASE = "de cada base se instala exactamente uno"
 COBERTURA = "la cobertura nunca retrocede"

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from curso.carreras import ERROR_INESPERADO, cargar_modulo, explorar, intercalados
-from curso.escenarios import buzon as escenarios
-from curso.escenarios.buzon import CAIDA, DOS_HIJOS, ENTREGAS, ESCENARIOS, TARDIAS, TERMINALES
+from curso.carreras.escenarios import buzon as escenarios
+from curso.carreras.escenarios.buzon import CAIDA, DOS_HIJOS, ENTREGAS, ESCENARIOS, TARDIAS, TERMINALES
 
 SE_PIERDE = "ninguna entrega se pierde"
 SE_DUPLICA = "ninguna entrega se duplica"

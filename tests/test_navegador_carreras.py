@@ -1,6 +1,6 @@
 """El test del navegador del widget de las carreras (lecciones 04 y 05), dibujado de verdad en JupyterLab.
 
-Ejecuta un cuaderno con un `explorar_carreras(...)` (`curso/vistas/carreras.py`), cambia a una
+Ejecuta un cuaderno con un `explorar_carreras(...)` (`curso/carreras/widget.py`), cambia a una
 variante ingenua, mueve el deslizador del intercalado y comprueba que el widget contesta: los
 totales pasan a decir qué falla y los carriles cambian, con el paso que rompe en rojo.
 
@@ -19,7 +19,7 @@ from navegador import (ESPERA_WIDGET, RAIZ, EsperaAgotada, abrir_navegador, abri
 
 CUADERNO_DE_PRUEBA = RAIZ / "tests" / "datos" / "cuaderno_de_prueba_carreras.ipynb"
 
-# Las clases CSS del widget (curso/vistas/carreras.py).
+# Las clases CSS del widget (curso/carreras/widget.py).
 VARIANTE = ".widget-toggle-buttons.carreras-variante"
 DESLIZADOR = "carreras-intercalado"
 CARRILES = ".carreras-carriles"
@@ -27,8 +27,8 @@ PANEL = "pre.carreras-panel"
 TOTALES = "pre.carreras-totales"
 ROJO = f"{CARRILES} .carril-rompe"
 
-# La primera línea de los totales (curso.carreras_vista.totales) y lo que la comparación dice del
-# primer intercalado que falla (curso.carreras_vista.comparacion).
+# La primera línea de los totales (curso.carreras.textos.totales) y lo que la comparación dice del
+# primer intercalado que falla (curso.carreras.textos.comparacion).
 LINEA_DE_TOTALES = re.compile(r"^(\d+) intercalados: (\d+) correctos(?:, (.+))?$")
 PRIMERO_QUE_FALLA = re.compile(r"el primero que falla es el n\.º (\d+)\.")
 

@@ -1,5 +1,5 @@
-"""El widget de las carreras (lecciones 04 y 05): sus textos y sus carriles (`curso.carreras_vista`)
-y la vista fina que los coloca (`curso.vistas.carreras`).
+"""El widget de las carreras (lecciones 04 y 05): sus textos y sus carriles (`curso.carreras.textos`)
+y la vista fina que los coloca (`curso.carreras.widget`).
 
 Lo esperado se cuenta aquí, registro a registro, o se deduce del orden de los pasos; no se copia
 de lo que dicen las funciones que se prueban.
@@ -11,11 +11,11 @@ from html.parser import HTMLParser
 
 import pytest
 
-from curso import carreras_vista as cv
+from curso.carreras import textos as cv
 from curso.carreras import ERROR_INESPERADO, explorar
-from curso.escenarios import buzon as escenarios_buzon
-from curso.escenarios import resumenes as escenarios_resumenes
-from curso.vistas import carreras as vista
+from curso.carreras.escenarios import buzon as escenarios_buzon
+from curso.carreras.escenarios import resumenes as escenarios_resumenes
+from curso.carreras import widget as vista
 
 RESUMENES = escenarios_resumenes.ESCENARIO
 CAIDA = escenarios_buzon.CAIDA  # el escenario más pequeño (20 intercalados): el de las pruebas de la vista

@@ -15,7 +15,8 @@ qué (y qué excepciones saltaron), comprueba las invariantes y agrupa los resul
 hilos ni esperas: el orden lo decide el explorador, paso a paso, y por eso el resultado es
 siempre el mismo.
 
-La vista (un widget de carriles) va aparte; aquí solo hay datos y texto plano.
+Los textos (totales, carriles, panel) están en `textos.py` y el widget en `widget.py`; aquí
+solo hay los datos y cómo se recorren.
 """
 import functools
 import importlib.util
@@ -28,6 +29,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
+
+from curso.carreras import textos
 
 
 def cargar_modulo(ruta, nombre):
@@ -202,21 +205,9 @@ class Exploracion:
         return [r for r in self.registros if invariante in r.fallos]
 
     def resumen(self):
-        """Un texto en castellano: cuántos intercalados, cuántos correctos, qué falla y un ejemplo."""
-        fallos = dict(self.invariantes)
-        cabecera = f"{self.total} intercalados: {self.correctos} correctos"
-        for nombre, cuantos in self.por_fallo().items():
-            if cuantos:
-                cabecera += f", {cuantos} {fallos[nombre]}"
-        lineas = [f"Escenario «{self.escenario}», variante «{self.variante}».", cabecera + "."]
-        lineas.append("Cómo acaban:")
-        lineas += [f"  {cuantos:>4} × {resultado}" for resultado, cuantos in self.por_resultado().items()]
-        for nombre, cuantos in self.por_fallo().items():
-            if cuantos:
-                primero = self.que_rompen(nombre)[0]
-                pasos = " · ".join(f"{actor} {paso}" for actor, paso in primero.orden)
-                lineas.append(f"Rompen «{nombre}»: {cuantos}. El primero, n.º {primero.numero}: {pasos}.")
-        return "\n".join(lineas)
+        """Un texto en castellano: cuántos intercalados, cuántos correctos, qué falla y un ejemplo
+        (lo escribe `curso.carreras.textos.resumen`)."""
+        return textos.resumen(self)
 
 
 # --- Intercalados -------------------------------------------------------------------------------
@@ -350,29 +341,3 @@ def _recorrer(escenario, mundo, orden):
                 caidos.add(paso.actor)
         eventos.append(Evento(posicion, paso.actor, paso.nombre, resultado, error, escenario.observar(mundo)))
     return eventos
-
-
-# --- Carriles: los datos de la vista, y su versión en texto ----------------------------------------
-
-def carriles(registro):
-    """Las filas (actor, paso, posición, resultado) de un intercalado, en orden."""
-    return [(e.actor, e.paso, e.posicion, e.resultado) for e in registro.eventos]
-
-
-def dibujar_carriles(registro):
-    """El intercalado en texto monoespaciado: una fila por paso, una columna por actor."""
-    actores = list(registro.actores)
-    cabecera = ["#"] + actores
-    filas = []
-    for actor, paso, posicion, resultado in carriles(registro):
-        fila = [str(posicion)] + [""] * len(actores)
-        fila[1 + actores.index(actor)] = f"{paso} → {resultado}"
-        filas.append(fila)
-    anchos = [max(len(fila[i]) for fila in [cabecera] + filas) for i in range(len(cabecera))]
-
-    def linea(celdas):
-        partes = [celdas[0].rjust(anchos[0])] + [c.ljust(a) for c, a in zip(celdas[1:], anchos[1:])]
-        return " | ".join(partes).rstrip()
-
-    separador = "-+-".join("-" * a for a in anchos)
-    return "\n".join([linea(cabecera), separador] + [linea(f) for f in filas])

@@ -1,12 +1,13 @@
-"""Lo que muestra el widget de las carreras, calculado sin widgets: textos y el HTML de los carriles.
+"""Lo que se lee de una exploración, calculado sin widgets: textos, carriles y el HTML de los carriles.
 
 Equipo del curso; lo estrena la lección 04 (dos resumidores y un mensaje que llega) y lo reutiliza
-la 05 (el buzón). La vista (`curso/vistas/carreras.py`) solo coloca lo que sale de aquí; los textos
-son deterministas, así que un cuaderno puede imprimirlos y nbval compararlos:
+la 05 (el buzón). El widget (`curso/carreras/widget.py`) solo coloca lo que sale de aquí; los
+textos son deterministas, así que un cuaderno puede imprimirlos y nbval compararlos:
 
     exploracion = explorar(ESCENARIO, "ingenua")
     print(totales(exploracion))          # 140 intercalados: 14 correctos, 126 ..., 63 pierden cobertura
     print(panel(exploracion, 5))         # el intercalado n.º 5: orden, cómo acaba, qué invariantes cumple
+    print(dibujar_carriles(exploracion.registros[4]))   # el mismo, en carriles de texto
 
 Todo es genérico sobre `curso.carreras.Exploracion`: «cómo acaba» un intercalado es lo que el
 escenario anota como su resultado, y los fallos se nombran con las etiquetas (`fallo`) de las
@@ -82,6 +83,23 @@ def totales(exploracion):
     return texto
 
 
+def orden_de(registro):
+    """El orden de un intercalado en una línea: «A lee · B escribe · A instala»."""
+    return " · ".join(f"{actor} {paso}" for actor, paso in registro.orden)
+
+
+def resumen(exploracion):
+    """Los totales, cómo acaban los intercalados y, por cada invariante rota, el primero que la rompe."""
+    lineas = [f"Escenario «{exploracion.escenario}», variante «{exploracion.variante}».",
+              totales(exploracion) + ".", "Cómo acaban:"]
+    lineas += [f"  {cuantos:>4} × {resultado}" for resultado, cuantos in exploracion.por_resultado().items()]
+    for nombre, cuantos in exploracion.por_fallo().items():
+        if cuantos:
+            primero = exploracion.que_rompen(nombre)[0]
+            lineas.append(f"Rompen «{nombre}»: {cuantos}. El primero, n.º {primero.numero}: {orden_de(primero)}.")
+    return "\n".join(lineas)
+
+
 def _que_falla(exploracion):
     return [r for r in exploracion.registros if not r.correcto]
 
@@ -147,7 +165,7 @@ def panel(exploracion, i):
     rotas = set(registro.fallos)
     lineas = [
         f"Intercalado {registro.numero} de {exploracion.total}, variante «{exploracion.variante}».",
-        "Orden: " + " · ".join(f"{actor} {paso}" for actor, paso in registro.orden) + ".",
+        "Orden: " + orden_de(registro) + ".",
         f"Cómo acaba: {registro.resultado or '(el escenario no lo anota)'}.",
         "Invariantes:",
     ]
@@ -157,7 +175,33 @@ def panel(exploracion, i):
     return "\n".join(lineas)
 
 
-# --- Los carriles ---------------------------------------------------------------------------
+# --- Los carriles en texto ----------------------------------------------------------------
+
+def carriles(registro):
+    """Las filas (actor, paso, posición, resultado) de un intercalado, en orden."""
+    return [(e.actor, e.paso, e.posicion, e.resultado) for e in registro.eventos]
+
+
+def dibujar_carriles(registro):
+    """El intercalado en texto monoespaciado: una fila por paso, una columna por actor."""
+    actores = list(registro.actores)
+    cabecera = ["#"] + actores
+    filas = []
+    for actor, paso, posicion, resultado in carriles(registro):
+        fila = [str(posicion)] + [""] * len(actores)
+        fila[1 + actores.index(actor)] = f"{paso} → {resultado}"
+        filas.append(fila)
+    anchos = [max(len(fila[i]) for fila in [cabecera] + filas) for i in range(len(cabecera))]
+
+    def linea(celdas):
+        partes = [celdas[0].rjust(anchos[0])] + [c.ljust(a) for c, a in zip(celdas[1:], anchos[1:])]
+        return " | ".join(partes).rstrip()
+
+    separador = "-+-".join("-" * a for a in anchos)
+    return "\n".join([linea(cabecera), separador] + [linea(f) for f in filas])
+
+
+# --- Los carriles en HTML -----------------------------------------------------------------
 
 def desvio(registro, referencia):
     """La posición (desde 1) del primer paso en que `registro` se aparta de `referencia`, el mismo

@@ -1,7 +1,7 @@
-"""La vista de las carreras: elegir variante e intercalado, y ver sus carriles, cómo acaba y los totales.
+"""El widget de las carreras: elegir variante e intercalado, y ver sus carriles, cómo acaba y los totales.
 
 Lecciones 04 (dos resumidores y un mensaje que llega) y 05 (el buzón): sirve para cualquier
-`curso.carreras.Escenario`. Es una vista fina: lo que muestra sale de `curso.carreras_vista`
+`curso.carreras.Escenario`. Es una vista fina: lo que muestra sale de `curso.carreras.textos`
 (lógica pura, probada con pytest). Cada variante se explora una sola vez, la primera vez que se
 elige (la correcta, al construir el widget: es la referencia); mover el deslizador solo vuelve a
 escribir tres trozos de HTML.
@@ -15,8 +15,8 @@ import html
 
 import ipywidgets as widgets
 
-from curso import carreras_vista as cv
-from curso.carreras import explorar, numero_de_intercalados
+from curso.carreras import textos as cv
+from curso.carreras.explorador import explorar, numero_de_intercalados
 
 
 ROJO = "#c62828"  # el de las invariantes que un intercalado rompe (✘) y el de los mensajes de error

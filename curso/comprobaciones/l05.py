@@ -10,7 +10,7 @@ import sqlite3
 from curso import rutas
 from curso.carreras import cargar_modulo
 from curso.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
-from curso.escenarios.buzon import Caida, ConexionQueCae
+from curso.carreras.escenarios.buzon import Caida, ConexionQueCae
 from curso.incidente import INCIDENTE
 
 HALLAZGO = {"hallazgo": "la API conecta al 5433"}

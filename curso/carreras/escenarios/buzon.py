@@ -29,7 +29,7 @@ y cada una tiene al menos una variante ingenua que la rompe (marcadas Â«INGENUAÂ
 import json
 import sqlite3
 
-from curso.carreras import Escenario, Invariante, Paso, Variante
+from curso.carreras.explorador import Escenario, Invariante, Paso, Variante
 from curso.rutas import PUNTOS
 
 MODULO = PUNTOS / "05_el_buzon" / "buzon.py"

@@ -20,7 +20,7 @@ que la rompe: así se ve que la comprobación puede fallar.
 import json
 import sqlite3
 
-from curso.carreras import Escenario, Invariante, Paso, Variante
+from curso.carreras.explorador import Escenario, Invariante, Paso, Variante
 from curso.rutas import PUNTOS
 
 MODULO = PUNTOS / "04_resumenes_en_sqlite" / "resumenes.py"

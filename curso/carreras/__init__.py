@@ -1,0 +1,27 @@
+"""El explorador de carreras: cada intercalado de unos pocos actores, con SQLite de verdad.
+
+Equipo del curso; lo estrena la lección 04 (dos resumidores y un mensaje que llega) y lo
+reutiliza la 05 (el buzón). Un paquete, por piezas que se leen por separado:
+
+- `explorador.py`: qué es un escenario (`Escenario`, `Paso`, `Invariante`, `Variante`), cómo se
+  recorren todos sus intercalados (`explorar`) y lo que queda anotado (`Exploracion`);
+- `textos.py`: lo que se lee de una exploración, sin widgets (`totales`, `panel`, `cruce`,
+  `dibujar_carriles`, el HTML de los carriles);
+- `widget.py`: el widget, una vista fina sobre `textos.py` (`explorar_carreras`);
+- `escenarios/`: los escenarios del curso, uno por lección (`resumenes`, `buzon`).
+
+Aquí está lo que usan los cuadernos y los tests: `from curso.carreras import explorar, totales`.
+`explorar_carreras` se importa al pedirlo, para que quien no dibuja no cargue ipywidgets.
+"""
+from curso.carreras.explorador import (ERROR_INESPERADO, Escenario, Evento, Exploracion, Invariante,
+                                       Mundo, Paso, Registro, Variante, cargar_modulo, explorar,
+                                       intercalados, numero_de_intercalados)
+from curso.carreras.textos import (carriles, carriles_html, comparacion, cruce, dibujar_carriles,
+                                   panel, resumen, totales)
+
+
+def __getattr__(nombre):
+    if nombre == "explorar_carreras":
+        from curso.carreras.widget import explorar_carreras
+        return explorar_carreras
+    raise AttributeError(f"el módulo curso.carreras no tiene {nombre!r}")
