@@ -25,6 +25,7 @@ import importlib
 import tempfile
 from pathlib import Path
 
+from curso.apuntes import Apuntador
 from curso.ensayo.motor import segundos_modelados
 from curso.incidente import INCIDENTE, concluir, encargo_en_solitario, encargos_del_incidente
 
@@ -32,22 +33,6 @@ PADRE = "padre"
 GUION_EN_SOLITARIO = "solo"
 GUIONES_DE_LOS_HIJOS = {"logs": "hijo-logs", "config": "hijo-config"}
 COLUMNAS = ("turnos", "entrada", "mayor", "calculados", "salida", "segundos")
-
-
-class Apuntador:
-    """Envuelve a un modelo y apunta el `usage` de cada una de sus respuestas en `usos`."""
-
-    def __init__(self, modelo):
-        self.modelo, self.usos = modelo, []
-
-    @property
-    def usage(self):
-        return self.modelo.usage
-
-    def __call__(self, M, herramientas=()):
-        respuesta = self.modelo(M, herramientas)
-        self.usos.append(dict(self.modelo.usage))
-        return respuesta
 
 
 def cifras(usos):

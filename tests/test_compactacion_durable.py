@@ -22,6 +22,7 @@ import tempfile
 import pytest
 from ayudas import modulos_del_punto
 
+from curso.apuntes import Apuntador
 from curso.ensayo.recetario import usuario_guionizado
 from curso.rutas import RECETARIO
 
@@ -42,23 +43,6 @@ def sin_tiempos(valor):
     return json.loads(TIEMPO_DE_UNITTEST.sub(r"\1…s", json.dumps(valor, ensure_ascii=False)))
 
 
-class Apuntando:
-    """Envuelve a un modelo: apunta cada petición (¿es la del resumen?, M, respuesta, usage)."""
-
-    def __init__(self, modelo, instruccion):
-        self.modelo, self.instruccion, self.peticiones = modelo, instruccion, []
-
-    @property
-    def usage(self):
-        return self.modelo.usage
-
-    def __call__(self, M, herramientas=()):
-        respuesta = self.modelo(M, herramientas)
-        self.peticiones.append({"resumen": M[-1] == ("usuario", self.instruccion), "M": copy.deepcopy(M),
-                                "respuesta": respuesta, "usage": dict(self.modelo.usage)})
-        return respuesta
-
-
 def correr(punto, carpeta, compactador):
     """La ejecución guionizada `compacta` con `compactador`; cada paso apunta la M que devolvió."""
     salidas = []
@@ -68,7 +52,7 @@ def correr(punto, carpeta, compactador):
         salidas.append(copy.deepcopy(salida))
         return salida
 
-    modelo = Apuntando(punto["guionizado"].ModeloGuionizado("compacta"), punto["compactar"].INSTRUCCION)
+    modelo = Apuntador(punto["guionizado"].ModeloGuionizado("compacta"), punto["compactar"].INSTRUCCION)
     antes, tempfile.tempdir = tempfile.tempdir, str(carpeta)  # las copias del agente, en carpeta
     try:
         motivo, _, M, _ = punto["agente"].agente(modelo, PEDIDO, RECETARIO, 10,

@@ -13,7 +13,6 @@ fixture `punto` pone su carpeta en sys.path solo mientras duran estos tests y de
 de sys.modules.
 """
 import ast
-import copy
 import json
 import re
 import sys
@@ -22,6 +21,7 @@ import tempfile
 import pytest
 from ayudas import modulos_del_punto
 
+from curso.apuntes import Apuntador
 from curso.ensayo import recetario as guiones_del_recetario
 from curso.ensayo.recetario import usuario_guionizado
 from curso.ensayo.servidor import ServidorEnsayo
@@ -42,31 +42,13 @@ def punto():
         yield modulos
 
 
-class Apuntando:
-    """Envuelve a un modelo: apunta cada petición (¿es la del resumen?, M, respuesta, usage)."""
-
-    def __init__(self, modelo, instruccion):
-        self.modelo, self.instruccion, self.peticiones = modelo, instruccion, []
-
-    @property
-    def usage(self):
-        return self.modelo.usage
-
-    def __call__(self, M, herramientas=()):
-        respuesta = self.modelo(M, herramientas)
-        es = M[-1] == ("usuario", self.instruccion)
-        self.peticiones.append({"resumen": es, "M": copy.deepcopy(M), "respuesta": respuesta,
-                                "usage": dict(self.modelo.usage)})
-        return respuesta
-
-
 def sin_tiempos(valor):
     """`valor` sin el tiempo que escribe unittest, lo único que cambia de una ejecución a otra."""
     return json.loads(TIEMPO_DE_UNITTEST.sub(r"\1…s", json.dumps(valor, ensure_ascii=False)))
 
 
 def correr(punto, modelo, carpeta, tope=10):
-    apuntando = Apuntando(modelo, punto["compactar"].INSTRUCCION)
+    apuntando = Apuntador(modelo, punto["compactar"].INSTRUCCION)
     antes, tempfile.tempdir = tempfile.tempdir, str(carpeta)  # las copias del agente, en carpeta
     try:
         motivo, texto, M, copia = punto["agente"].agente(
@@ -143,7 +125,7 @@ def test_ninguna_peticion_pasa_de_la_punta_grabada_y_sin_compactar_si(punto, eje
     mayor = max(entrada(p) for p in ejecucion["peticiones"])
     assert mayor <= punta * (1 + TOLERANCIA / 2)
     # El atasco, que es la misma ejecución sin compactar, llega mucho más arriba.
-    sin = Apuntando(punto["guionizado"].ModeloGuionizado("atasco"), None)
+    sin = Apuntador(punto["guionizado"].ModeloGuionizado("atasco"), None)
     antes, tempfile.tempdir = tempfile.tempdir, str(tmp_path)
     try:
         punto["agente"].agente(sin, PEDIDO, RECETARIO, 10, usuario_guionizado)
