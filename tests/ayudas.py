@@ -1,9 +1,14 @@
 """Ayudas de los tests del curso que no son fixtures."""
 import importlib
+import json
 import re
 import shutil
+import signal
+import subprocess
 import sys
 from contextlib import contextmanager
+
+import pytest
 
 from curso import ejercicios, rutas
 
@@ -98,3 +103,76 @@ def cambiar(texto, *cambios):
         assert texto.count(viejo) == 1, f"no encuentro una sola vez {viejo!r}"
         texto = texto.replace(viejo, nuevo)
     return texto
+
+
+# --- Procesos hijos que mueren con SIGKILL (la fiabilidad de resumenes.py y de buzon.py) ---------
+#
+# Cada test escribe el programa de su hijo (un texto que se ejecuta con `python -S -c`) y le pone
+# delante HIJO_QUE_HABLA: `decir`, que le cuenta al test lo que hace (una línea JSON), y
+# `Pausador`, una conexión que se detiene antes de una sentencia dada para que el test lo mate
+# justo ahí.
+
+HIJO_QUE_HABLA = r'''
+import json, time
+
+
+def decir(*partes):
+    print(json.dumps(partes, ensure_ascii=False), flush=True)
+
+
+class Pausador:
+    """La conexión de verdad, que se detiene antes de su sentencia número `en` (desde 0)."""
+
+    def __init__(self, bd, en):
+        self.bd, self.en, self.hechas = bd, en, 0
+
+    def __getattr__(self, nombre):
+        return getattr(self.bd, nombre)
+
+    def execute(self, sql, *argumentos):
+        if self.hechas == self.en:
+            decir("pausa", self.en, sql.split()[0])
+            time.sleep(600)
+        self.hechas += 1
+        return self.bd.execute(sql, *argumentos)
+
+'''
+
+
+def lanzar_hijo(programa, *argumentos, con_entrada=False):
+    """Un intérprete que ejecuta `programa` con `argumentos` en sys.argv[1:]; con `con_entrada`, el
+    test le escribe órdenes por su entrada (`decir_a`)."""
+    # -S (sin site): el hijo solo usa la biblioteca estándar y así arranca antes.
+    return subprocess.Popen(
+        [sys.executable, "-S", "-c", programa, *map(str, argumentos)],
+        stdin=subprocess.PIPE if con_entrada else subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
+    )
+
+
+def leer(hijo):
+    """La siguiente línea que dice el hijo; si termina sin decir nada, el test falla con su stderr."""
+    linea = hijo.stdout.readline()
+    if not linea:
+        hijo.wait(timeout=10)
+        pytest.fail(f"El hijo terminó sin responder ({hijo.returncode}):\n{hijo.stderr.read()}")
+    return json.loads(linea)
+
+
+def decir_a(hijos, orden):
+    for hijo in hijos:
+        hijo.stdin.write(orden + "\n")
+        hijo.stdin.flush()
+
+
+def matar(hijo):
+    hijo.kill()  # SIGKILL
+    assert hijo.wait(timeout=10) == -signal.SIGKILL, hijo.stderr.read()
+
+
+def rematar(hijos):
+    """Mata y recoge los hijos que sigan vivos: ninguno queda suelto tras un test, pase lo que pase."""
+    for hijo in hijos:
+        if hijo.poll() is None:
+            hijo.kill()
+            hijo.wait()

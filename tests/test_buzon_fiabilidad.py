@@ -11,15 +11,14 @@ import random
 import shutil
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ayudas import anidado, en_castellano
+from ayudas import (HIJO_QUE_HABLA, anidado, decir_a, en_castellano, lanzar_hijo, leer, matar,
+                    rematar)
 from curso.carreras import cargar_modulo
 from curso.rutas import PUNTOS
 
@@ -211,7 +210,7 @@ def test_todo_encargo_mal_formado_se_rechaza_sin_cambiar_nada(bd_fija, encargo):
 
 # --- Los procesos hijos --------------------------------------------------------------------------
 
-HIJO = r'''
+HIJO = HIJO_QUE_HABLA + r'''
 import json, random, sys, time
 
 carpeta, modo, ruta_bd, argumento = sys.argv[1:5]
@@ -219,29 +218,8 @@ sys.path.insert(0, carpeta)
 import buzon
 
 
-def decir(*partes):
-    print(json.dumps(partes, ensure_ascii=False), flush=True)
-
-
 def carga(entrega):
     return {"hallazgo": f"resultado de {entrega}", "referencias": [entrega]}
-
-
-class Pausador:
-    """La conexión de verdad, que se detiene antes de su sentencia número `en` (desde 0)."""
-
-    def __init__(self, bd, en):
-        self.bd, self.en, self.hechas = bd, en, 0
-
-    def __getattr__(self, nombre):
-        return getattr(self.bd, nombre)
-
-    def execute(self, sql, *argumentos):
-        if self.hechas == self.en:
-            decir("pausa", self.en, sql.split()[0])
-            time.sleep(600)
-        self.hechas += 1
-        return self.bd.execute(sql, *argumentos)
 
 
 bd = buzon.abrir_buzon(ruta_bd)
@@ -301,38 +279,7 @@ def carga_de(entrega):
 
 
 def lanzar(modo, ruta_bd, argumento, con_entrada=False):
-    # -S (sin site): el hijo solo usa la biblioteca estándar y así arranca antes.
-    return subprocess.Popen(
-        [sys.executable, "-S", "-c", HIJO, str(CARPETA), modo, str(ruta_bd), str(argumento)],
-        stdin=subprocess.PIPE if con_entrada else subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
-    )
-
-
-def leer(hijo):
-    linea = hijo.stdout.readline()
-    if not linea:
-        hijo.wait(timeout=10)
-        pytest.fail(f"El hijo terminó sin responder ({hijo.returncode}):\n{hijo.stderr.read()}")
-    return json.loads(linea)
-
-
-def decir_a(hijos, orden):
-    for hijo in hijos:
-        hijo.stdin.write(orden + "\n")
-        hijo.stdin.flush()
-
-
-def matar(hijo):
-    hijo.kill()  # SIGKILL
-    assert hijo.wait(timeout=10) == -signal.SIGKILL, hijo.stderr.read()
-
-
-def rematar(hijos):
-    for hijo in hijos:
-        if hijo.poll() is None:
-            hijo.kill()
-            hijo.wait()
+    return lanzar_hijo(HIJO, CARPETA, modo, ruta_bd, argumento, con_entrada=con_entrada)
 
 
 def copiar_base(origen, destino):

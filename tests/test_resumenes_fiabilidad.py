@@ -6,17 +6,15 @@ se llaman igual. Los procesos hijos son intérpretes de verdad que ejecutan `HIJ
 """
 import json
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ayudas import anidado, en_castellano
+from ayudas import (HIJO_QUE_HABLA, anidado, decir_a, en_castellano, lanzar_hijo, leer, matar,
+                    rematar)
 from curso.carreras import cargar_modulo
 from curso.rutas import PUNTOS
 
@@ -191,7 +189,7 @@ def test_validar_candidato_rechaza_todo_corte_que_no_es_un_entero_valido(bd_fija
 
 # --- Los procesos hijos --------------------------------------------------------------------------
 
-HIJO = r'''
+HIJO = HIJO_QUE_HABLA + r'''
 import importlib.util, json, random, sys, time
 
 ruta_modulo, modo, ruta_bd, argumento = sys.argv[1:5]
@@ -201,33 +199,12 @@ especificacion.loader.exec_module(r)
 EJECUCION = "r-1"
 
 
-def decir(*partes):
-    print(json.dumps(partes, ensure_ascii=False), flush=True)
-
-
 def candidato(corte):
     return [{"texto": "Solo lectura", "fuente": 1}, {"texto": f"visto hasta {corte}", "fuente": corte}]
 
 
 def ultimo(bd):
     return bd.execute("SELECT MAX(seq) FROM historial WHERE ejecucion=?", (EJECUCION,)).fetchone()[0]
-
-
-class Pausador:
-    """La conexión de verdad, que se detiene antes de su sentencia número `en` (desde 0)."""
-
-    def __init__(self, bd, en):
-        self.bd, self.en, self.hechas = bd, en, 0
-
-    def __getattr__(self, nombre):
-        return getattr(self.bd, nombre)
-
-    def execute(self, sql, *argumentos):
-        if self.hechas == self.en:
-            decir("pausa", self.en, sql.split()[0])
-            time.sleep(600)
-        self.hechas += 1
-        return self.bd.execute(sql, *argumentos)
 
 
 bd = r.abrir(ruta_bd)
@@ -271,31 +248,7 @@ elif modo == "azar":
 
 
 def lanzar(modo, ruta_bd, argumento, con_entrada=False):
-    # -S (sin site): el hijo solo usa la biblioteca estándar y así arranca antes.
-    return subprocess.Popen(
-        [sys.executable, "-S", "-c", HIJO, str(RUTA_MODULO), modo, str(ruta_bd), str(argumento)],
-        stdin=subprocess.PIPE if con_entrada else subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
-    )
-
-
-def leer(hijo):
-    linea = hijo.stdout.readline()
-    if not linea:
-        hijo.wait(timeout=10)
-        pytest.fail(f"El hijo terminó sin responder ({hijo.returncode}):\n{hijo.stderr.read()}")
-    return json.loads(linea)
-
-
-def decir_a(hijos, orden):
-    for hijo in hijos:
-        hijo.stdin.write(orden + "\n")
-        hijo.stdin.flush()
-
-
-def matar(hijo):
-    hijo.kill()  # SIGKILL
-    assert hijo.wait(timeout=10) == -signal.SIGKILL, hijo.stderr.read()
+    return lanzar_hijo(HIJO, RUTA_MODULO, modo, ruta_bd, argumento, con_entrada=con_entrada)
 
 
 def preparar(ruta, mensajes):
@@ -367,10 +320,7 @@ def test_ocho_procesos_en_carrera_gana_uno_por_base(tmp_path):
         for hijo in hijos:
             assert hijo.wait(timeout=20) == 0, hijo.stderr.read()
     finally:
-        for hijo in hijos:
-            if hijo.poll() is None:
-                hijo.kill()
-                hijo.wait()
+        rematar(hijos)
         bd.close()
     # Una versión por ronda, y ninguna de las perdedoras quedó guardada.
     assert len(comprobar_base(ruta, {})[1]) == 1 + RONDAS_DE_CARRERA
@@ -395,9 +345,7 @@ def test_una_caida_en_cada_paso_de_instalar_deja_el_resumen_antiguo_o_el_nuevo(t
                 break
             matar(hijo)
         finally:
-            if hijo.poll() is None:
-                hijo.kill()
-                hijo.wait()
+            rematar([hijo])
         paso = mensaje[2]
         pasos_vistos.append(paso)
         puntero, cadena = comprobar_base(ruta, historial)
@@ -423,9 +371,7 @@ def test_cien_caidas_al_azar_nunca_dejan_la_base_a_medias(tmp_path):
             time.sleep(azar.uniform(0, RETRASO_MAXIMO_S))
             matar(hijo)
         finally:
-            if hijo.poll() is None:
-                hijo.kill()
-                hijo.wait()
+            rematar([hijo])
         mensajes = [json.loads(linea) for linea in hijo.stdout.read().splitlines()]
         for mensaje in mensajes:
             if mensaje[0] == "anotado":
