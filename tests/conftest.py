@@ -22,3 +22,15 @@ def navegador():
     exigir_navegador()
     with abrir_navegador() as chromium:
         yield chromium
+
+
+@pytest.fixture
+def pagina(request, navegador):
+    """Una pestaña nueva para el test; si el test falla, una captura `<test>-fallo.png`."""
+    from navegador import captura, nueva_pagina
+    nueva = nueva_pagina(navegador)
+    fallos = request.session.testsfailed
+    yield nueva
+    if request.session.testsfailed > fallos:
+        captura(nueva, f"{request.node.name}-fallo")
+    nueva.context.close()

@@ -6,16 +6,13 @@ totales pasan a decir qué falla y los carriles cambian, con el paso que rompe e
 
 `comprobar_widget_de_carreras(pagina, servidor, cuaderno)` hace todo eso con cualquier cuaderno
 que muestre UN widget de carreras: añadir el cuaderno de una lección es un test de una línea.
-Las piezas (servidor, navegador, esperas) están en `tests/navegador.py`; aquí, como en
-`tests/test_navegador.py`, un servidor y un navegador para todo el módulo.
+Las piezas (servidor, navegador, esperas) están en `tests/navegador.py`; el servidor, el navegador
+y la pestaña de cada test, en las fixtures de `tests/conftest.py`.
 """
 import re
 
-import pytest
-
-from navegador import (ESPERA_WIDGET, RAIZ, EsperaAgotada, abrir_navegador, abrir_y_ejecutar, captura, esperar_texto_distinto,
-                       exigir_navegador, nueva_pagina, poner_deslizador, servidor_jupyter, texto_de,
-                       unico)
+from navegador import (ESPERA_WIDGET, RAIZ, EsperaAgotada, abrir_y_ejecutar, captura,
+                       esperar_texto_distinto, poner_deslizador, texto_de, unico)
 
 CUADERNO_DE_PRUEBA = RAIZ / "tests" / "datos" / "cuaderno_de_prueba_carreras.ipynb"
 
@@ -33,19 +30,8 @@ LINEA_DE_TOTALES = re.compile(r"^(\d+) intercalados: (\d+) correctos(?:, (.+))?$
 PRIMERO_QUE_FALLA = re.compile(r"el primero que falla es el n\.º (\d+)\.")
 
 
-# --- Fixtures: un servidor, un navegador, una pestaña por test ---------------------------------
-
-# `servidor` y `navegador` son de tests/conftest.py: uno para toda la sesión.
-
-@pytest.fixture
-def pagina(request, navegador):
-    """Una pestaña nueva para el test; si el test falla, una captura `<test>-fallo.png`."""
-    nueva = nueva_pagina(navegador)
-    fallos = request.session.testsfailed
-    yield nueva
-    if request.session.testsfailed > fallos:
-        captura(nueva, f"{request.node.name}-fallo")
-    nueva.context.close()
+# `servidor`, `navegador` (uno para toda la sesión) y `pagina` (una pestaña por test, con una
+# captura si falla) son de tests/conftest.py.
 
 
 # --- La comprobación, para cualquier cuaderno con un widget de carreras --------------------------
