@@ -182,7 +182,6 @@ def orden_probar(args, resto):
 
 # Las órdenes que pasan sus argumentos tal cual a otro analizador.
 PASAN_ARGUMENTOS = {"servidor", "probar", "postgres"}
-QUE_MEDIR = ["servidor", "resumenes", "buzon", "ventana", "todo"]
 
 
 def analizador():
@@ -265,11 +264,14 @@ def analizador():
                           help="la ventana de contexto en tokens (8192 si no se dice)")
     servidor.set_defaults(hacer=orden_servidor)
 
+    from curso.medir import MEDICIONES  # la tabla de las medidas: no importa ninguna
     medir = ordenes.add_parser("medir", help="mide el rendimiento de una pieza",
+                               formatter_class=argparse.RawDescriptionHelpFormatter,
                                description="Las medidas del curso (la velocidad va aquí, no en "
-                                           "los tests).")
-    medir.add_argument("que", metavar="QUE", choices=QUE_MEDIR,
-                       help=f"qué medir: {', '.join(QUE_MEDIR)}")
+                                           "los tests):\n\n" + "\n".join(
+                                               f"  {nombre:10} {m.descripcion}" for nombre, m in MEDICIONES.items()))
+    medir.add_argument("que", metavar="QUE", choices=list(MEDICIONES),
+                       help=f"qué medir: {', '.join(MEDICIONES)}")
     medir.set_defaults(hacer=orden_medir)
 
     postgres = ordenes.add_parser("postgres", help="arranca un PostgreSQL de usar y tirar (lección 07)",

@@ -472,6 +472,6 @@ def test_cien_caidas_al_azar_no_pierden_ni_duplican_nada(tmp_path):
 # --- 4. La medición corre (sus cifras no se comprueban aquí: dependen de la máquina) ------------
 
 def test_la_medicion_del_buzon_corre_en_pequeno(tmp_path):
-    from curso.medir_buzon import medir_durabilidad
+    from curso.medir.buzon import medir_durabilidad
     cifras = medir_durabilidad(tmp_path, rondas=1, por_ronda=4, modulo=B)
     assert len(cifras) == 3 and all(c > 0 and math.isfinite(c) for c in cifras)

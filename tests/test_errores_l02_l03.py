@@ -11,7 +11,7 @@ import pytest
 
 from curso import cuaderno, ejercicios, rutas
 from curso.comprobaciones import l02
-from curso.medir_ventana import atasco
+from curso.medir.ventana import atasco
 
 
 def rojos(resultado):

@@ -481,7 +481,7 @@ def test_un_cuerpo_pequeno_con_demasiados_elementos_es_un_413_sin_leerlo(servido
 
 def test_una_peticion_grande_del_curso_cabe_en_los_limites(servidor):
     # La medición del servidor envía peticiones de 8000 tokens: deben seguir llegando al motor.
-    from curso.medir import _peticion, _texto_de
+    from curso.medir.servidor import _peticion, _texto_de
     p = _peticion(0, _texto_de(8000))
     estado, _, cuerpo = enviar(servidor.url, "/v1/messages/count_tokens", p)
     assert estado == 200 and cuerpo["input_tokens"] > 7000
@@ -911,7 +911,7 @@ def test_si_ctrl_c_no_le_llega_la_linea_de_ordenes_lo_dice():
 
 
 def test_la_medicion_del_servidor_corre_y_cuenta_lo_que_envia(capsys):
-    from curso.medir import medir_servidor_peticiones
+    from curso.medir.servidor import medir_servidor_peticiones
     cifras = medir_servidor_peticiones(n=3, tokens=300)
     assert cifras["peticiones"] == 3 and 250 < cifras["tokens_de_entrada"] < 350
     assert "3 peticiones" in capsys.readouterr().out

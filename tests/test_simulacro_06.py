@@ -5,11 +5,12 @@ caída tras el primer paso de cada clase; y `python -m curso medir todo`, una ca
 cada una en su propia ejecución.)
 
 Procesos de verdad (`python todo_junto.py reanudar`), matados con SIGKILL, contra un servidor de
-ensayo de este proceso por HTTP en 127.0.0.1; ver curso/simulacro.py y curso/medir_todo.py.
+ensayo de este proceso por HTTP en 127.0.0.1; ver curso/simulacro.py y curso/medir/todo.py.
 """
 import pytest
 
-from curso import medir_todo, rutas, simulacro
+from curso import rutas, simulacro
+from curso.medir import todo as medir_todo
 
 PUNTO = rutas.PUNTOS / "06_todo_junto"
 

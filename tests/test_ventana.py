@@ -1,7 +1,7 @@
 """El presupuesto de la ventana (lección 02): las piezas, las tres políticas, el veredicto y la vista.
 
 Todo se comprueba con el M de verdad de la ejecución `atasco` del punto de control 01, que corre
-una vez por módulo en un proceso aparte (`curso.medir_ventana.atasco`): sus módulos se llaman
+una vez por módulo en un proceso aparte (`curso.medir.ventana.atasco`): sus módulos se llaman
 igual que los de otros puntos de control. Ninguna cifra esperada está escrita a mano: salen del
 motor del servidor de ensayo o de las propias piezas. Cada invariante tiene al lado una variante
 ingenua que lo rompe, para que se vea que el test puede fallar.
@@ -13,7 +13,7 @@ import pytest
 
 from curso import ventana as v
 from curso.ensayo.tokens import contar
-from curso.medir_ventana import atasco
+from curso.medir.ventana import atasco
 
 PASO = 256  # el paso del deslizador de la ventana
 DESDE, HASTA = 4096, 16384  # su recorrido

@@ -7,7 +7,7 @@ Dos cifras, con su referencia medida en la misma ejecución:
    al límite físico del disco: un bucle que solo escribe 4 KiB y llama a fsync, en la misma
    carpeta (objetivo: al menos la mitad).
 
-Uso: python -m curso.medir_resumenes [carpeta]   (por defecto, una carpeta temporal del disco)
+Uso: python -m curso medir resumenes   (o python -m curso.medir.resumenes [carpeta])   (por defecto, una carpeta temporal del disco)
 """
 import os
 import sys

@@ -9,7 +9,7 @@ Dos cifras, cada una con su referencia:
 2. el tiempo de explorar todos los intercalados de cada escenario del buzón, con la variante
    correcta y con todas (objetivo: menos de 2 s por escenario y variante).
 
-Uso: python -m curso.medir_buzon [carpeta]   (por defecto, una carpeta temporal del disco)
+Uso: python -m curso medir buzon   (o python -m curso.medir.buzon [carpeta])   (por defecto, una carpeta temporal del disco)
 """
 import os
 import sys

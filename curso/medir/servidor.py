@@ -1,11 +1,9 @@
-"""Las mediciones del curso: cuánto tarda de verdad cada pieza, en esta máquina.
+"""Cuánto tarda el servidor de ensayo, medido en esta máquina (`python -m curso medir servidor`).
 
-Los tests no miden tiempos (un test que depende de la velocidad de la máquina falla a ratos);
-las cifras de velocidad salen de aquí, con una función por medición. Cada una imprime lo que
-ha medido, en castellano, y lo devuelve en un diccionario. Importar el módulo no mide nada.
+Dos medidas: el recorrido `arregla` de la lección 01 entero por HTTP (`medir_servidor_arregla`) y
+200 peticiones de unos 8000 tokens seguidas (`medir_servidor_peticiones`). Cada una imprime lo
+que ha medido, en castellano, y lo devuelve en un diccionario.
 """
-import importlib
-import importlib.util
 import json
 import os
 import subprocess
@@ -160,33 +158,11 @@ def medir_servidor_arregla():
     return cifras
 
 
-# --- python -m curso medir QUE -----------------------------------------------------------------
+# --- python -m curso medir servidor -------------------------------------------------------------
 
-TODAVIA_NO = ("buzon", "ventana")  # las mediciones de lecciones que aún no están escritas
-
-
-def main(que):
-    """`python -m curso medir QUE`: hace la medición `que` y devuelve el código de salida."""
-    if que == "servidor":
-        arregla = medir_servidor_arregla()
-        print()
-        medir_servidor_peticiones()
-        return 0 if arregla["motivo"] == "fin" else 1
-    if que == "resumenes":
-        if importlib.util.find_spec("curso.medir_resumenes") is None:
-            print("La medición «resumenes» todavía no existe: llegará con su lección.")
-            return 2
-        resultado = importlib.import_module("curso.medir_resumenes").main()
-        return resultado if isinstance(resultado, int) else 0
-    if que == "ventana":
-        return 0 if importlib.import_module("curso.medir_ventana").main()["cumple_objetivo"] else 1
-    if que == "buzon":
-        resultado = importlib.import_module("curso.medir_buzon").main()
-        return resultado if isinstance(resultado, int) else 0
-    if que == "todo":
-        return importlib.import_module("curso.medir_todo").main()
-    if que in TODAVIA_NO:
-        print("La medición «%s» todavía no existe: llegará con su lección." % que)
-        return 2
-    print("No sé medir «%s»: elige entre servidor, resumenes, todo, %s." % (que, ", ".join(TODAVIA_NO)))
-    return 2
+def main():
+    """Las dos medidas del servidor; el código de salida es 1 si el recorrido no acaba en «fin»."""
+    arregla = medir_servidor_arregla()
+    print()
+    medir_servidor_peticiones()
+    return 0 if arregla["motivo"] == "fin" else 1

@@ -1,0 +1,47 @@
+"""Las medidas del curso: cuánto tarda de verdad cada pieza, en esta máquina.
+
+Los tests no miden tiempos (un test que depende de la velocidad de la máquina falla a ratos);
+las cifras de velocidad salen de aquí, con `python -m curso medir QUE`. `MEDICIONES` es la tabla:
+cada medida, el módulo de este paquete que la hace (su `main()` imprime lo medido en castellano
+y devuelve las cifras) y qué mide. Importar el paquete no mide nada, ni carga ningún módulo de
+medida: cada uno se importa al pedir su medida.
+"""
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Medicion:
+    modulo: str        # el módulo de curso/medir/ con su main()
+    descripcion: str   # lo que dice la ayuda de `python -m curso medir`
+
+
+MEDICIONES = {
+    "servidor": Medicion("servidor", "el servidor de ensayo: el recorrido arregla por HTTP y 200 "
+                                     "peticiones de 8000 tokens (lección 01)"),
+    "ventana": Medicion("ventana", "cuánto tarda en redibujarse el explorable de la ventana (lección 02)"),
+    "resumenes": Medicion("resumenes", "explorar las carreras de los resúmenes e instalar con "
+                                       "synchronous=FULL, frente a fsync (lección 04)"),
+    "buzon": Medicion("buzon", "explorar las carreras del buzón y admitir con synchronous=FULL, "
+                               "frente a fsync (lección 05)"),
+    "todo": Medicion("todo", "el simulacro entero: una caída tras cada paso y cien al azar (lección 06)"),
+}
+
+
+def codigo_de_salida(resultado):
+    """El código de salida de una medida: el suyo si devuelve un entero; 1 si devuelve cifras con
+    un objetivo que no cumple; 0 en otro caso."""
+    if isinstance(resultado, int) and not isinstance(resultado, bool):
+        return resultado
+    if isinstance(resultado, dict) and resultado.get("cumple_objetivo") is False:
+        return 1
+    return 0
+
+
+def main(que):
+    """`python -m curso medir QUE`: hace la medida `que` y devuelve el código de salida."""
+    medicion = MEDICIONES.get(que)
+    if medicion is None:
+        print(f"No sé medir «{que}»: elige entre {', '.join(MEDICIONES)}.")
+        return 2
+    return codigo_de_salida(importlib.import_module(f"curso.medir.{medicion.modulo}").main())

@@ -1,0 +1,43 @@
+"""La tabla de las medidas (`curso.medir.MEDICIONES`) y `python -m curso medir QUE`, sin medir nada."""
+import importlib
+
+import pytest
+
+from curso import __main__ as cli
+from curso.medir import MEDICIONES, codigo_de_salida, main
+from curso.rutas import RAIZ
+
+
+def test_cada_medida_de_la_tabla_tiene_su_modulo_con_main():
+    for nombre, medicion in MEDICIONES.items():
+        modulo = importlib.import_module(f"curso.medir.{medicion.modulo}")
+        assert callable(getattr(modulo, "main", None)), nombre
+        assert medicion.descripcion.strip(), nombre
+
+
+def test_cada_modulo_del_paquete_es_una_medida_de_la_tabla():
+    modulos = {p.stem for p in (RAIZ / "curso" / "medir").glob("*.py")} - {"__init__"}
+    assert modulos == {m.modulo for m in MEDICIONES.values()}
+
+
+def test_la_ayuda_de_medir_nombra_cada_medida_con_su_descripcion(capsys):
+    with pytest.raises(SystemExit) as salida:
+        cli.main(["medir", "--ayuda"])
+    assert salida.value.code == 0
+    ayuda = " ".join(capsys.readouterr().out.split())  # sin los saltos de línea del formato
+    for nombre, medicion in MEDICIONES.items():
+        assert f"{nombre} {medicion.descripcion}" in ayuda
+
+
+def test_una_medida_que_no_existe_sale_con_2_y_dice_cuales_hay(capsys):
+    assert main("nada") == 2
+    salida = capsys.readouterr().out
+    assert "«nada»" in salida and all(nombre in salida for nombre in MEDICIONES)
+
+
+@pytest.mark.parametrize("resultado, codigo", [
+    (0, 0), (1, 1), ({"cumple_objetivo": True}, 0), ({"cumple_objetivo": False}, 1),
+    ({"proporcion": 0.7}, 0), (None, 0), (True, 0),
+])
+def test_el_codigo_de_salida_de_cada_resultado(resultado, codigo):
+    assert codigo_de_salida(resultado) == codigo
