@@ -2,7 +2,7 @@
 
 Corre, cada parte en su propio proceso de pytest y con un espacio de trabajo temporal:
 
-1. los tests del curso (`tests/`);
+1. los tests del curso (`tests/`), repartidos en dos procesos de coste parecido;
 2. los tests de cada punto de control (`checkpoints/NN_*/tests/`), uno a uno, porque sus módulos
    se llaman igual (`bucle`, `entorno`...); una copia idéntica de un test que prueba módulos
    idénticos corre una sola vez, en el punto de control más alto (`curso/repetidos.py`);
@@ -36,14 +36,39 @@ PARTES_A_LA_VEZ = 2  # la máquina de referencia del curso tiene dos núcleos
 SIN_NBVAL = ["-p", "no:nbval"]
 
 
+# Los tests del curso son la parte más larga: en un solo proceso marcarían el tiempo de todo
+# `probar`. Se reparten en MITADES procesos por fichero, equilibrando lo que cuesta cada uno. Lo
+# que cuesta un fichero se estima por lo que hace que tarde: procesos que arranca, comprobaciones
+# que corren tests enteros, ejemplos de hypothesis, esperas. Es una estimación: un reparto
+# desigual solo tarda más, nunca se salta nada.
+MITADES = 2
+LO_QUE_TARDA = re.compile(r"subprocess\.|Popen|comprobar_en|calificar\(|comprobar\(|curso\(|given\(|SIGKILL|sleep\(")
+
+
+def repartir_tests_del_curso(mitades=MITADES):
+    """Los ficheros de tests/ (sin los del navegador) en `mitades` listas de peso parecido."""
+    ficheros = sorted(p for p in (rutas.RAIZ / "tests").glob("test_*.py")
+                      if not p.name.startswith("test_navegador"))
+    peso = {f: 1 + len(LO_QUE_TARDA.findall(f.read_text(encoding="utf-8"))) for f in ficheros}
+    listas = [[] for _ in range(mitades)]
+    cargas = [0] * mitades
+    for f in sorted(ficheros, key=lambda f: (-peso[f], f.name)):
+        i = cargas.index(min(cargas))
+        listas[i].append(str(f.relative_to(rutas.RAIZ)))
+        cargas[i] += peso[f]
+    return [sorted(lista) for lista in listas if lista]
+
+
 def partes():
     """[(nombre, argumentos de pytest)], de la que más tarda a la que menos (se reparten mejor)."""
     navegador = sorted(str(p.relative_to(rutas.RAIZ)) for p in (rutas.RAIZ / "tests").glob("test_navegador*.py"))
-    lista = [("tests del curso", ["tests", "--ignore-glob=tests/test_navegador*.py", *SIN_NBVAL]),
-             ("tests del navegador (JupyterLab + Chromium)", [*navegador, "-rs", *SIN_NBVAL]),
-             ("cuadernos resueltos (--nbval)",
-              ["--nbval", "--nbval-sanitize-with", "nbval_sanitizar.cfg", "solutions"]),
-             ("cuadernos del alumno (--nbval-lax)", ["--nbval-lax", "notebooks"])]
+    mitades = repartir_tests_del_curso()
+    lista = [(f"tests del curso ({i} de {len(mitades)})", [*mitad, *SIN_NBVAL])
+             for i, mitad in enumerate(mitades, start=1)]
+    lista += [("tests del navegador (JupyterLab + Chromium)", [*navegador, "-rs", *SIN_NBVAL]),
+              ("cuadernos resueltos (--nbval)",
+               ["--nbval", "--nbval-sanitize-with", "nbval_sanitizar.cfg", "solutions"]),
+              ("cuadernos del alumno (--nbval-lax)", ["--nbval-lax", "notebooks"])]
     corren, _ = repetidos.tests_que_corren(rutas.puntos_de_control())
     for numero, tests in sorted(corren.items(), reverse=True):
         lista.append((f"punto de control {numero:02d}",

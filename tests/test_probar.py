@@ -65,3 +65,25 @@ def test_pytest_a_secas_tambien_deja_la_carpeta_temporal_vacia(tmp_path):
                            capture_output=True, text=True, timeout=300)
     assert hecho.returncode == 0, hecho.stdout + hecho.stderr
     assert sorted(p.name for p in temporal.iterdir()) == []
+
+
+def test_los_tests_del_curso_se_reparten_sin_saltarse_ni_repetir_ninguno():
+    """Las partes de tests/ juntas son todos los ficheros de tests/ menos los del navegador, que
+    tienen su propia parte, y cada uno una sola vez."""
+    todos = sorted(str(p.relative_to(rutas.RAIZ)) for p in (rutas.RAIZ / "tests").glob("test_*.py"))
+    navegador = [f for f in todos if f.startswith("tests/test_navegador")]
+    repartidos = [f for mitad in probar.repartir_tests_del_curso() for f in mitad]
+    assert sorted(repartidos) == sorted(set(todos) - set(navegador))
+    en_partes = [a for _, argumentos in probar.partes() for a in argumentos if a.startswith("tests/")]
+    assert sorted(en_partes) == todos  # cada fichero de tests/, en exactamente una parte
+
+
+def test_el_reparto_equilibra_lo_que_cuesta_cada_mitad():
+    mitades = probar.repartir_tests_del_curso()
+    assert len(mitades) == probar.MITADES
+    pesos = [sum(1 + len(probar.LO_QUE_TARDA.findall((rutas.RAIZ / f).read_text(encoding="utf-8")))
+                 for f in mitad) for mitad in mitades]
+    mas_pesado = max(1 + len(probar.LO_QUE_TARDA.findall(p.read_text(encoding="utf-8")))
+                     for p in (rutas.RAIZ / "tests").glob("test_*.py"))
+    # El reparto voraz deja las mitades a menos de un fichero (el más pesado) de distancia.
+    assert max(pesos) - min(pesos) <= mas_pesado
