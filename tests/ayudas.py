@@ -31,6 +31,15 @@ def modulos_del_punto(numero):
         sys.modules.update(guardados)
 
 
+# Lo único que cambia de una ejecución guionizada a otra: el tiempo que escribe unittest.
+TIEMPO_DE_UNITTEST = re.compile(r"(Ran \d+ tests? in )\d+\.\d+s")
+
+
+def sin_tiempos(valor):
+    """`valor` (algo que json puede escribir) sin el tiempo que escribe unittest."""
+    return json.loads(TIEMPO_DE_UNITTEST.sub(r"\1…s", json.dumps(valor, ensure_ascii=False)))
+
+
 # Palabras de los mensajes de Python y de SQLite («Exceeds the limit (4300 digits) for integer
 # string conversion», «maximum recursion depth exceeded», «file is not a database»...) que un
 # mensaje en castellano no usa.

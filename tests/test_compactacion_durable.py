@@ -14,13 +14,12 @@ los quita de sys.modules.
 """
 import copy
 import json
-import re
 import sqlite3
 import sys
 import tempfile
 
 import pytest
-from ayudas import modulos_del_punto
+from ayudas import modulos_del_punto, sin_tiempos
 
 from curso.apuntes import Apuntador
 from curso.ensayo.recetario import usuario_guionizado
@@ -28,7 +27,6 @@ from curso.rutas import RECETARIO
 
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
 EJECUCION = "compacta"
-TIEMPO_DE_UNITTEST = re.compile(r"(Ran \d+ tests? in )\d+\.\d+s")
 
 
 @pytest.fixture(scope="module")
@@ -36,11 +34,6 @@ def punto():
     """Los módulos del punto de control 04, con su carpeta delante en sys.path."""
     with modulos_del_punto(4) as modulos:
         yield modulos
-
-
-def sin_tiempos(valor):
-    """`valor` sin el tiempo que escribe unittest, lo único que cambia de una ejecución a otra."""
-    return json.loads(TIEMPO_DE_UNITTEST.sub(r"\1…s", json.dumps(valor, ensure_ascii=False)))
 
 
 def correr(punto, carpeta, compactador):

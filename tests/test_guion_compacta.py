@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 import pytest
-from ayudas import modulos_del_punto
+from ayudas import modulos_del_punto, sin_tiempos
 
 from curso.apuntes import Apuntador
 from curso.ensayo import recetario as guiones_del_recetario
@@ -32,7 +32,6 @@ PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
 TRAZA_REAL = json.loads((RAIZ / "curso" / "datos" / "traza_real.json").read_text(encoding="utf-8"))
 TOLERANCIA = 0.10  # el contador del ensayo no es el tokenizador del modelo real, y el guion no es el modelo
 PALABRAS = 150  # lo que pide la instrucción de compactar
-TIEMPO_DE_UNITTEST = re.compile(r"(Ran \d+ tests? in )\d+\.\d+s")
 
 
 @pytest.fixture(scope="module")
@@ -40,11 +39,6 @@ def punto():
     """Los módulos del punto de control 03, con su carpeta delante en sys.path."""
     with modulos_del_punto(3) as modulos:
         yield modulos
-
-
-def sin_tiempos(valor):
-    """`valor` sin el tiempo que escribe unittest, lo único que cambia de una ejecución a otra."""
-    return json.loads(TIEMPO_DE_UNITTEST.sub(r"\1…s", json.dumps(valor, ensure_ascii=False)))
 
 
 def correr(punto, modelo, carpeta, tope=10):

@@ -4,13 +4,12 @@ Ejecuta un cuaderno mínimo con una ejecución de la lección 06 que cae una vez
 `explorar_linea_de_tiempo(...)` (`curso/vistas/linea_de_tiempo.py`), y mueve el deslizador: el
 panel pasa a hablar del paso elegido, la columna resaltada de los carriles se mueve, y en los
 carriles están la caída y la reanudación. Las piezas (servidor, navegador, esperas) están en
-`tests/navegador.py`; el servidor de JupyterLab y el navegador son los de la sesión (conftest.py).
+`tests/navegador.py`; el servidor de JupyterLab, el navegador y la pestaña de cada test son
+las fixtures de conftest.py.
 """
 import re
 
-import pytest
-
-from navegador import RAIZ, abrir_y_ejecutar, captura, esperar_texto_distinto, nueva_pagina, poner_deslizador, texto_de, unico
+from navegador import RAIZ, abrir_y_ejecutar, captura, esperar_texto_distinto, poner_deslizador, texto_de, unico
 
 CUADERNO_DE_PRUEBA = RAIZ / "tests" / "datos" / "cuaderno_de_prueba_linea_de_tiempo.ipynb"
 
@@ -20,17 +19,6 @@ CARRILES = ".linea-carriles"
 ELEGIDO = f"{CARRILES} td.linea-elegido"
 PANEL = "pre.linea-panel"
 CABECERA = re.compile(r"^Paso (\d+) de (\d+) · vida (\d+) · (\w+)")
-
-
-@pytest.fixture
-def pagina(request, navegador):
-    """Una pestaña nueva para el test; si el test falla, una captura `<test>-fallo.png`."""
-    nueva = nueva_pagina(navegador)
-    fallos = request.session.testsfailed
-    yield nueva
-    if request.session.testsfailed > fallos:
-        captura(nueva, f"{request.node.name}-fallo")
-    nueva.context.close()
 
 
 def cabecera(pagina):
