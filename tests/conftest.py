@@ -1,5 +1,7 @@
 """Fixtures que comparten los tests del curso: un JupyterLab y un Chromium para toda la sesión, y
 PostgreSQL (`postgres`, `esquema_postgres`: ver curso/pruebas_postgres.py)."""
+import tempfile
+
 import pytest
 
 from curso.pruebas_postgres import esquema_postgres, postgres  # noqa: F401  (fixtures)
@@ -34,3 +36,15 @@ def pagina(request, navegador):
     if request.session.testsfailed > fallos:
         captura(nueva, f"{request.node.name}-fallo")
     nueva.context.close()
+
+
+# --- La carpeta temporal del sistema, vigilada ---------------------------------------------------
+
+@pytest.fixture
+def temporal(tmp_path, monkeypatch):
+    """La carpeta temporal del sistema, una propia y vacía; al acabar, tiene que seguir vacía."""
+    carpeta = tmp_path / "temporal_del_sistema"
+    carpeta.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(carpeta))
+    yield carpeta
+    assert list(carpeta.iterdir()) == []

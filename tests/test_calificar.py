@@ -12,7 +12,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 import pytest
@@ -38,16 +37,6 @@ def espacio_de(carpeta, calentamiento=None):
 
 CON_FALLO = "def ultima_linea(salida):\n    return salida\n"
 SE_CUELGA = "import time\n\ndef ultima_linea(salida):\n    while True:\n        time.sleep(0.1)\n"
-
-
-@pytest.fixture
-def temporal(tmp_path, monkeypatch):
-    """La carpeta temporal del sistema, una propia; al acabar, tiene que seguir vacía."""
-    carpeta = tmp_path / "temporal_del_sistema"
-    carpeta.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(carpeta))
-    yield carpeta
-    assert list(carpeta.iterdir()) == []
 
 
 def test_una_clase_de_tres_sale_en_la_tabla_sin_que_el_colgado_pare_a_nadie(tmp_path, temporal, capsys):

@@ -13,7 +13,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -42,16 +41,6 @@ def foto(carpeta):
     carpeta = Path(carpeta)
     return {p.relative_to(carpeta).as_posix(): (p.read_bytes() if p.is_file() else None)
             for p in sorted(carpeta.rglob("*"))}
-
-
-@pytest.fixture
-def temporal(tmp_path, monkeypatch):
-    """La carpeta temporal del sistema, una propia y vacía; al acabar, tiene que seguir vacía."""
-    carpeta = tmp_path / "temporal_del_sistema"
-    carpeta.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(carpeta))
-    yield carpeta
-    assert list(carpeta.iterdir()) == []
 
 
 # ---------------------------------------------------------------- partes puras
