@@ -5,9 +5,9 @@ Reproducen sobre `recetario/` lo que se vio con un modelo local pequeño de verd
 - `arregla`: lee, ejecuta los tests, arregla los tres errores citando exactamente, vuelve a
   ejecutar los tests (pasan todos) y termina con un texto.
 - `atasco`: el fallo de la traza real. Lee recetas.txt, recetario.py y compra.py, ejecuta los
-  tests y luego intenta editar recetario.py citando `antiguo` con las comillas cambiadas (las
-  triples del docstring y las «» de la receta); el error lo manda a releer el fichero, y vuelve a
-  citar mal, hasta el tope de 10 turnos.
+  tests y luego intenta editar recetario.py, pero en `antiguo` pone otras comillas que las del
+  fichero (en el docstring, las triples; en la receta, las «»); `editar` lo rechaza, relee el
+  fichero y vuelve a equivocarse igual, hasta el tope de 10 turnos.
 - `compacta` (lección 03): la misma ejecución con compactación, y los tres fallos de sus
   resúmenes en la traza real: un resumen que cree el docstring de `ingredientes` y no su código,
   una cita de una función `veces` que no existe escrita a partir del resumen, y un resumen que

@@ -296,14 +296,14 @@ class CaeAntesDeMarcar:
     def execute(self, sql, *argumentos):
         sql_normalizado = " ".join(sql.split()).lower()
         if sql_normalizado.startswith("update buzon") and "seq_admitida" in sql_normalizado:
-            raise RuntimeError("Fallo antes de marcar la entrega admitida")
+            raise RuntimeError("caída simulada: el mensaje ya está, la marca de admitida no")
         return self.bd.execute(sql, *argumentos)
 
 
 def test_un_fallo_entre_el_mensaje_y_la_marca_no_deja_nada(bd, ruta):
     recibir(bd, PADRE, "logs", "e-1", RESULTADO)
     antes = volcado(bd)
-    with pytest.raises(RuntimeError, match="antes de marcar"):
+    with pytest.raises(RuntimeError, match="caída simulada"):
         admitir(CaeAntesDeMarcar(bd), "e-1")
     assert volcado(bd) == antes  # ni el mensaje: la transacción entera se deshizo
     bd.close()
