@@ -341,23 +341,48 @@ def _siguiente(bd, padre):
     return bd.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM mensajes WHERE padre=?", (padre,)).fetchone()[0]
 
 
+def _ya_decidida(bd, entrega_, mirar_estado=True):
+    """Lo que toda admisión mira primero. Devuelve (disposición, padre, carga): la disposición es
+    None si hay que admitirla; si no, la que ya tenía, o «tardia» (que deja marcada) cuando su
+    padre ya terminó y `mirar_estado`."""
+    padre, cuerpo, disposicion, estado = _leer_entrega(bd, entrega_)
+    if disposicion != "recibida":
+        return disposicion, padre, cuerpo
+    if mirar_estado and estado in TERMINALES:
+        bd.execute("UPDATE buzon SET disposicion='tardia' WHERE entrega=?", (entrega_,))
+        return "tardia", padre, cuerpo
+    return None, padre, cuerpo
+
+
+def _anadir_mensaje(bd, padre, seq, entrega_, cuerpo):
+    bd.execute("INSERT INTO mensajes(padre, seq, entrega, carga) VALUES (?, ?, ?, ?)",
+               (padre, seq, entrega_, cuerpo))
+
+
+def _marcar_admitida(bd, entrega_, seq):
+    bd.execute("UPDATE buzon SET disposicion='admitida', seq_admitida=? WHERE entrega=?", (seq, entrega_))
+
+
+def _anadir_y_marcar(bd, padre, entrega_, cuerpo):
+    """El mensaje y la marca, en la transacción en curso (lo que buzon.py hace bien)."""
+    seq = _siguiente(bd, padre)
+    _anadir_mensaje(bd, padre, seq, entrega_, cuerpo)
+    _marcar_admitida(bd, entrega_, seq)
+
+
 def admitir_marcando_primero(modulo, bd, entrega_):
     """INGENUA: marca la entrega como admitida (y activa al padre) en una transacción, y añade
     el mensaje en otra. Si el proceso cae entre las dos, la entrega consta como admitida pero
     su mensaje no está: se ha perdido, y nadie la volverá a admitir."""
     with modulo.transaccion(bd):
-        padre, cuerpo, disposicion, estado = _leer_entrega(bd, entrega_)
-        if disposicion != "recibida":
-            return disposicion
-        if estado in TERMINALES:
-            bd.execute("UPDATE buzon SET disposicion='tardia' WHERE entrega=?", (entrega_,))
-            return "tardia"
+        decidida, padre, cuerpo = _ya_decidida(bd, entrega_)
+        if decidida:
+            return decidida
         seq = _siguiente(bd, padre)
-        bd.execute("UPDATE buzon SET disposicion='admitida', seq_admitida=? WHERE entrega=?", (seq, entrega_))
+        _marcar_admitida(bd, entrega_, seq)
         modulo.activar_si_estan_todos(bd, padre)
     with modulo.transaccion(bd):
-        bd.execute("INSERT INTO mensajes(padre, seq, entrega, carga) VALUES (?, ?, ?, ?)",
-                   (padre, seq, entrega_, cuerpo))
+        _anadir_mensaje(bd, padre, seq, entrega_, cuerpo)
     return "admitida"
 
 
@@ -365,16 +390,10 @@ def admitir_contando_mensajes(modulo, bd, entrega_):
     """INGENUA: todo en una transacción, pero activa al padre cuando tiene tantos mensajes como
     hijos espera. Un resultado y su corrección son dos mensajes de un mismo hijo."""
     with modulo.transaccion(bd):
-        padre, cuerpo, disposicion, estado = _leer_entrega(bd, entrega_)
-        if disposicion != "recibida":
-            return disposicion
-        if estado in TERMINALES:
-            bd.execute("UPDATE buzon SET disposicion='tardia' WHERE entrega=?", (entrega_,))
-            return "tardia"
-        seq = _siguiente(bd, padre)
-        bd.execute("INSERT INTO mensajes(padre, seq, entrega, carga) VALUES (?, ?, ?, ?)",
-                   (padre, seq, entrega_, cuerpo))
-        bd.execute("UPDATE buzon SET disposicion='admitida', seq_admitida=? WHERE entrega=?", (seq, entrega_))
+        decidida, padre, cuerpo = _ya_decidida(bd, entrega_)
+        if decidida:
+            return decidida
+        _anadir_y_marcar(bd, padre, entrega_, cuerpo)
         bd.execute(
             "UPDATE ejecuciones SET estado='en_cola', version=version+1 WHERE id=? AND estado='esperando' "
             "AND (SELECT COUNT(*) FROM mensajes WHERE padre=?) >= "
@@ -388,17 +407,13 @@ def admitir_en_dos_transacciones(modulo, bd, entrega_):
     la siguiente admisión lo añade otra vez... salvo que el UNIQUE de `mensajes` lo impida, y
     entonces falla y la entrega se queda atascada."""
     with modulo.transaccion(bd):
-        padre, cuerpo, disposicion, estado = _leer_entrega(bd, entrega_)
-        if disposicion != "recibida":
-            return disposicion
-        if estado in TERMINALES:
-            bd.execute("UPDATE buzon SET disposicion='tardia' WHERE entrega=?", (entrega_,))
-            return "tardia"
+        decidida, padre, cuerpo = _ya_decidida(bd, entrega_)
+        if decidida:
+            return decidida
         seq = _siguiente(bd, padre)
-        bd.execute("INSERT INTO mensajes(padre, seq, entrega, carga) VALUES (?, ?, ?, ?)",
-                   (padre, seq, entrega_, cuerpo))
+        _anadir_mensaje(bd, padre, seq, entrega_, cuerpo)
     with modulo.transaccion(bd):
-        bd.execute("UPDATE buzon SET disposicion='admitida', seq_admitida=? WHERE entrega=?", (seq, entrega_))
+        _marcar_admitida(bd, entrega_, seq)
         modulo.activar_si_estan_todos(bd, padre)
     return "admitida"
 
@@ -429,13 +444,10 @@ def admitir_sin_mirar_el_estado(modulo, bd, entrega_):
     """INGENUA: no mira si el padre terminó; añade, marca y, si han llegado todos, pone al
     padre en cola, esté como esté. Reabre padres terminados y los activa más de una vez."""
     with modulo.transaccion(bd):
-        padre, cuerpo, disposicion, _ = _leer_entrega(bd, entrega_)
-        if disposicion != "recibida":
-            return disposicion
-        seq = _siguiente(bd, padre)
-        bd.execute("INSERT INTO mensajes(padre, seq, entrega, carga) VALUES (?, ?, ?, ?)",
-                   (padre, seq, entrega_, cuerpo))
-        bd.execute("UPDATE buzon SET disposicion='admitida', seq_admitida=? WHERE entrega=?", (seq, entrega_))
+        decidida, padre, cuerpo = _ya_decidida(bd, entrega_, mirar_estado=False)
+        if decidida:
+            return decidida
+        _anadir_y_marcar(bd, padre, entrega_, cuerpo)
         bd.execute(
             "UPDATE ejecuciones SET estado='en_cola', version=version+1 WHERE id=? AND NOT EXISTS ("
             "  SELECT 1 FROM hijos_esperados h WHERE h.padre=ejecuciones.id AND NOT EXISTS ("
@@ -466,66 +478,56 @@ VARIANTES = {
 
 # --- Los tres escenarios --------------------------------------------------------------------
 
-DOS_HIJOS = Escenario(
-    nombre="dos hijos, una repetición y una corrección",
-    descripcion=(
-        "El padre espera a logs y config. Llegan las dos entregas; el transporte repite la de logs "
-        "y logs manda después una corrección, una entrega nueva."
-    ),
-    modulo=MODULO,
-    actores={
+COMUNES = (SE_PIERDE, SE_DUPLICA, UNA_ACTIVACION)  # lo que el buzón promete en todos
+
+
+def escenario_del_buzon(nombre, descripcion, actores, padres, invariantes=COMUNES):
+    """Un escenario sobre el buzón.py del punto de control 05, con las variantes de arriba.
+
+    `padres` es {padre: (sus hijos esperados, su estado final o None)}, lo que `preparador` deja en
+    la base antes de empezar; cada actor tiene su propia conexión."""
+    return Escenario(nombre=nombre, descripcion=descripcion, modulo=MODULO, actores=actores,
+                     preparar=preparador(padres), conectar=conector(tuple(actores)),
+                     observar=observar, resultado=resultado, invariantes=invariantes,
+                     variantes=VARIANTES)
+
+
+DOS_HIJOS = escenario_del_buzon(
+    "dos hijos, una repetición y una corrección",
+    "El padre espera a logs y config. Llegan las dos entregas; el transporte repite la de logs "
+    "y logs manda después una corrección, una entrega nueva.",
+    {
         "logs": [entrega("logs", "e-logs-1"), entrega("logs", "e-logs-2")],
         "config": [recibe("config", "e-config"), admite("config", "e-config")],
         "transporte": [entrega("transporte", "e-logs-1")],
     },
-    preparar=preparador({PADRE: (ENCARGOS, None)}),
-    conectar=conector(("logs", "config", "transporte")),
-    observar=observar,
-    resultado=resultado,
-    invariantes=(SE_PIERDE, SE_DUPLICA, UNA_ACTIVACION),
-    variantes=VARIANTES,
+    {PADRE: (ENCARGOS, None)},
 )
 
-CAIDA = Escenario(
-    nombre="una caída a mitad de admitir",
-    descripcion=(
-        "El padre espera a logs y config. El proceso que admite la entrega de logs cae entre sus "
-        "dos escrituras y, al reiniciar, admite lo pendiente; mientras, llega config y el "
-        "transporte repite la entrega de logs."
-    ),
-    modulo=MODULO,
-    actores={
+CAIDA = escenario_del_buzon(
+    "una caída a mitad de admitir",
+    "El padre espera a logs y config. El proceso que admite la entrega de logs cae entre sus "
+    "dos escrituras y, al reiniciar, admite lo pendiente; mientras, llega config y el "
+    "transporte repite la entrega de logs.",
+    {
         "logs": [recibe("logs", "e-logs-1"), admite_y_cae("logs", "e-logs-1"), reinicia("logs")],
         "config": [entrega("config", "e-config")],
         "transporte": [entrega("transporte", "e-logs-1")],
     },
-    preparar=preparador({PADRE: (ENCARGOS, None)}),
-    conectar=conector(("logs", "config", "transporte")),
-    observar=observar,
-    resultado=resultado,
-    invariantes=(SE_PIERDE, SE_DUPLICA, UNA_ACTIVACION),
-    variantes=VARIANTES,
+    {PADRE: (ENCARGOS, None)},
 )
 
-TARDIAS = Escenario(
-    nombre="entregas tardías y una cancelación",
-    descripcion=(
-        "Tres padres ya terminados (completada, fallida, cancelada) reciben una entrega cada uno; "
-        "otro padre, que espera a un solo hijo, se cancela mientras ese hijo entrega."
-    ),
-    modulo=MODULO,
-    actores={
+TARDIAS = escenario_del_buzon(
+    "entregas tardías y una cancelación",
+    "Tres padres ya terminados (completada, fallida, cancelada) reciben una entrega cada uno; "
+    "otro padre, que espera a un solo hijo, se cancela mientras ese hijo entrega.",
+    {
         "tardias": [entrega("tardias", f"e-{final}") for final in TERMINALES],
         "hijo": [recibe("hijo", "e-hijo"), admite("hijo", "e-hijo")],
         "cancelador": [cancela("cancelador", PADRE)],
     },
-    preparar=preparador({PADRE: (["hijo"], None),
-                         **{final: (["tardio"], final) for final in TERMINALES}}),
-    conectar=conector(("tardias", "hijo", "cancelador")),
-    observar=observar,
-    resultado=resultado,
-    invariantes=(SE_PIERDE, SE_DUPLICA, UNA_ACTIVACION, SIGUE_TERMINADO, TARDIO_APARTE),
-    variantes=VARIANTES,
+    {PADRE: (["hijo"], None), **{final: (["tardio"], final) for final in TERMINALES}},
+    invariantes=COMUNES + (SIGUE_TERMINADO, TARDIO_APARTE),
 )
 
 ESCENARIOS = {"dos_hijos": DOS_HIJOS, "caida": CAIDA, "tardias": TARDIAS}
