@@ -45,10 +45,18 @@ MITADES = 2
 LO_QUE_TARDA = re.compile(r"subprocess\.|Popen|comprobar_en|calificar\(|comprobar\(|curso\(|given\(|SIGKILL|sleep\(")
 
 
+# Los tests del navegador (JupyterLab + Chromium) van en su carpeta, y en su propia parte.
+NAVEGADOR = rutas.RAIZ / "tests" / "navegador"
+
+
+def tests_del_curso():
+    """Los ficheros de tests de tests/ y sus carpetas (equipo/, lecciones/, navegador/)."""
+    return sorted((rutas.RAIZ / "tests").rglob("test_*.py"))
+
+
 def repartir_tests_del_curso(mitades=MITADES):
     """Los ficheros de tests/ (sin los del navegador) en `mitades` listas de peso parecido."""
-    ficheros = sorted(p for p in (rutas.RAIZ / "tests").glob("test_*.py")
-                      if not p.name.startswith("test_navegador"))
+    ficheros = [p for p in tests_del_curso() if NAVEGADOR not in p.parents]
     peso = {f: 1 + len(LO_QUE_TARDA.findall(f.read_text(encoding="utf-8"))) for f in ficheros}
     listas = [[] for _ in range(mitades)]
     cargas = [0] * mitades
@@ -61,7 +69,7 @@ def repartir_tests_del_curso(mitades=MITADES):
 
 def partes():
     """[(nombre, argumentos de pytest)], de la que más tarda a la que menos (se reparten mejor)."""
-    navegador = sorted(str(p.relative_to(rutas.RAIZ)) for p in (rutas.RAIZ / "tests").glob("test_navegador*.py"))
+    navegador = sorted(str(p.relative_to(rutas.RAIZ)) for p in NAVEGADOR.glob("test_*.py"))
     mitades = repartir_tests_del_curso()
     lista = [(f"tests del curso ({i} de {len(mitades)})", [*mitad, *SIN_NBVAL])
              for i, mitad in enumerate(mitades, start=1)]

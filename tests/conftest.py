@@ -1,41 +1,16 @@
-"""Fixtures que comparten los tests del curso: un JupyterLab y un Chromium para toda la sesión, y
-PostgreSQL (`postgres`, `esquema_postgres`: ver curso/pruebas_postgres.py)."""
+"""Fixtures que comparten los tests del curso: la carpeta temporal vigilada y PostgreSQL
+(`postgres`, `esquema_postgres`: ver curso/pruebas_postgres.py). Las del navegador (un JupyterLab
+y un Chromium para toda la sesión, una pestaña por test) están en tests/navegador/conftest.py.
+
+Los tests van por lo que prueban: `equipo/` (curso/: la línea de órdenes, el servidor de ensayo,
+el explorador de carreras, las vistas, las medidas...), `lecciones/` (el código de los puntos de
+control, las comprobaciones de los ejercicios, las ejecuciones de cada lección) y `navegador/`
+(los widgets dibujados de verdad en JupyterLab). Las ayudas comunes, en tests/ayudas.py."""
 import tempfile
 
 import pytest
 
 from curso.pruebas_postgres import esquema_postgres, postgres  # noqa: F401  (fixtures)
-
-
-# --- Los tests del navegador: un JupyterLab y un Chromium para toda la sesión --------------------
-
-@pytest.fixture(scope="session")
-def servidor(tmp_path_factory):
-    """La url de un JupyterLab que sirve una carpeta temporal (los cuadernos se copian ahí)."""
-    from navegador import exigir_navegador, servidor_jupyter
-    exigir_navegador()
-    with servidor_jupyter(tmp_path_factory.mktemp("jupyter")) as (url, _proceso):
-        yield url
-
-
-@pytest.fixture(scope="session")
-def navegador():
-    from navegador import abrir_navegador, exigir_navegador
-    exigir_navegador()
-    with abrir_navegador() as chromium:
-        yield chromium
-
-
-@pytest.fixture
-def pagina(request, navegador):
-    """Una pestaña nueva para el test; si el test falla, una captura `<test>-fallo.png`."""
-    from navegador import captura, nueva_pagina
-    nueva = nueva_pagina(navegador)
-    fallos = request.session.testsfailed
-    yield nueva
-    if request.session.testsfailed > fallos:
-        captura(nueva, f"{request.node.name}-fallo")
-    nueva.context.close()
 
 
 # --- La carpeta temporal del sistema, vigilada ---------------------------------------------------

@@ -2,7 +2,7 @@
 
 Cada caso está hecho para un error concreto, y su mensaje lo nombra. Las cifras de `atasco` son
 las de la ejecución guionizada de la lección 02 (la petición 10, y lo que el turno 10 añade a la
-11); tests/test_errores_l02_l03.py comprueba que siguen siendo las del servidor de ensayo, y que
+11); tests/lecciones/test_errores_l02_l03.py comprueba que siguen siendo las del servidor de ensayo, y que
 cada error cae en su caso.
 """
 from curso.ejercicios import ejercicio, igual

@@ -2,7 +2,7 @@
 
 Cada caso está hecho para un error concreto y su mensaje lo nombra; los casos que no son el de
 «no modifica la M» comparan con una copia de M tomada antes de llamar a compactar, para que
-modificar M en su sitio caiga solo en su caso (tests/test_errores_l02_l03.py lo comprueba).
+modificar M en su sitio caiga solo en su caso (tests/lecciones/test_errores_l02_l03.py lo comprueba).
 """
 import copy
 

@@ -1,6 +1,6 @@
 """El simulacro de la lección 06 entero, con sus cifras: caídas en cada paso y caídas al azar.
 
-Lo usan el test largo del curso (tests/test_simulacro_06.py), el cuaderno 06 (la tabla del
+Lo usan el test largo del curso (tests/lecciones/test_simulacro_06.py), el cuaderno 06 (la tabla del
 simulacro) y `python -m curso medir todo`. Las cifras de tiempo son de esta máquina y de este
 momento; las demás (caídas, resultados iguales, peticiones y tokens repetidos) salen igual en
 cualquier máquina para las caídas en cada paso, y dependen del azar y de la carga para las otras.

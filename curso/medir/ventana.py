@@ -8,7 +8,7 @@ inmediato.
 `atasco()` corre la ejecución guionizada `atasco` del punto de control 01 en un proceso aparte
 (sus módulos se llaman igual que los de otros puntos de control) y devuelve su M, lo que cuenta
 el servidor de ensayo de cada petición y si la admite; la usan esta medida y los tests de
-`tests/test_ventana.py`.
+`tests/equipo/test_ventana.py`.
 
 Uso: python -m curso medir ventana
 """

@@ -7,7 +7,7 @@ comprueba que el widget contesta. Cada test guarda una captura en `artefactos/na
 Lo estrena la lección 02 (el explorable de la ventana). Sin Chromium, en la máquina de quien
 aprende, se salta diciendo por qué; en CI (`CI=true`) falla: allí `.ci/run` instala chromium.
 
-Un servidor y un navegador para todo el módulo; las piezas están en `tests/navegador.py`.
+Un servidor y un navegador para todo el módulo; las piezas están en `tests/navegador/navegador.py`.
 """
 import re
 
@@ -35,7 +35,7 @@ VENTANA_QUE_BASTA = 12544  # la que calcula la lección: cabe y la compactación
 
 # --- Fixtures: un servidor, un navegador, una pestaña por test ---------------------------------
 
-# `servidor` y `navegador` son de tests/conftest.py: uno para toda la sesión.
+# `servidor` y `navegador` son de tests/navegador/conftest.py: uno para toda la sesión.
 
 def _captura_si_falla(request, pagina):
     """Tras el test: si ha fallado, una captura `<test>-fallo.png` para ver qué había en pantalla."""

@@ -49,7 +49,7 @@ def test_una_parte_de_verdad_deja_la_carpeta_temporal_vacia():
     """Los tests de puntos usan `tmp_path` y el espacio temporal del conftest.py de la raíz: pytest
     guardaría sus `tmp_path` (pytest-of-USUARIO/) y el espacio quedaría si nadie los borrara."""
     salida, codigo, _, quedan = probar.correr(
-        "tests de puntos", ["tests/test_puntos.py", "-k", "restaurar", "-p", "no:nbval"], [])
+        "tests de puntos", ["tests/equipo/test_puntos.py", "-k", "restaurar", "-p", "no:nbval"], [])
     assert quedan == []
     assert codigo == 0, salida
 
@@ -60,7 +60,7 @@ def test_pytest_a_secas_tambien_deja_la_carpeta_temporal_vacia(tmp_path):
     temporal = tmp_path / "temporal"
     temporal.mkdir()
     entorno = {k: v for k, v in os.environ.items() if k != rutas.VARIABLE_ESPACIO}
-    hecho = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:nbval", "tests/test_puntos.py",
+    hecho = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:nbval", "tests/equipo/test_puntos.py",
                             "-k", "restaurar"], cwd=rutas.RAIZ, env={**entorno, "TMPDIR": str(temporal)},
                            capture_output=True, text=True, timeout=300)
     assert hecho.returncode == 0, hecho.stdout + hecho.stderr
@@ -70,8 +70,10 @@ def test_pytest_a_secas_tambien_deja_la_carpeta_temporal_vacia(tmp_path):
 def test_los_tests_del_curso_se_reparten_sin_saltarse_ni_repetir_ninguno():
     """Las partes de tests/ juntas son todos los ficheros de tests/ menos los del navegador, que
     tienen su propia parte, y cada uno una sola vez."""
-    todos = sorted(str(p.relative_to(rutas.RAIZ)) for p in (rutas.RAIZ / "tests").glob("test_*.py"))
-    navegador = [f for f in todos if f.startswith("tests/test_navegador")]
+    todos = sorted(str(p.relative_to(rutas.RAIZ)) for p in (rutas.RAIZ / "tests").rglob("test_*.py"))
+    assert {f.split("/")[1] for f in todos} == {"equipo", "lecciones", "navegador"}  # por lo que prueban
+    navegador = [f for f in todos if f.startswith("tests/navegador/")]
+    assert navegador
     repartidos = [f for mitad in probar.repartir_tests_del_curso() for f in mitad]
     assert sorted(repartidos) == sorted(set(todos) - set(navegador))
     en_partes = [a for _, argumentos in probar.partes() for a in argumentos if a.startswith("tests/")]
@@ -84,6 +86,6 @@ def test_el_reparto_equilibra_lo_que_cuesta_cada_mitad():
     pesos = [sum(1 + len(probar.LO_QUE_TARDA.findall((rutas.RAIZ / f).read_text(encoding="utf-8")))
                  for f in mitad) for mitad in mitades]
     mas_pesado = max(1 + len(probar.LO_QUE_TARDA.findall(p.read_text(encoding="utf-8")))
-                     for p in (rutas.RAIZ / "tests").glob("test_*.py"))
+                     for p in (rutas.RAIZ / "tests").rglob("test_*.py"))
     # El reparto voraz deja las mitades a menos de un fichero (el más pesado) de distancia.
     assert max(pesos) - min(pesos) <= mas_pesado

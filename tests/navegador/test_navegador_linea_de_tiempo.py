@@ -4,7 +4,7 @@ Ejecuta un cuaderno mínimo con una ejecución de la lección 06 que cae una vez
 `explorar_linea_de_tiempo(...)` (`curso/vistas/linea_de_tiempo.py`), y mueve el deslizador: el
 panel pasa a hablar del paso elegido, la columna resaltada de los carriles se mueve, y en los
 carriles están la caída y la reanudación. Las piezas (servidor, navegador, esperas) están en
-`tests/navegador.py`; el servidor de JupyterLab, el navegador y la pestaña de cada test son
+`tests/navegador/navegador.py`; el servidor de JupyterLab, el navegador y la pestaña de cada test son
 las fixtures de conftest.py.
 """
 import re

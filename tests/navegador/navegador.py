@@ -1,8 +1,9 @@
 """Piezas del test del navegador: JupyterLab sin pantalla, el Chromium de Debian y Playwright.
 
-Lo usa `tests/test_navegador.py` (lección 02: el explorable de la ventana); los widgets de las
-lecciones 04 y 05 (el explorable de las carreras) pueden añadir allí su test en pocas líneas, con
-las fixtures `pagina` y `servidor` de ese módulo (las clases CSS de este ejemplo son inventadas):
+Lo usan los tests de esta carpeta (`test_navegador.py`, lección 02: el explorable de la ventana;
+`test_navegador_carreras.py`, `test_navegador_linea_de_tiempo.py`); un widget nuevo añade su test
+en pocas líneas, con las fixtures `pagina` y `servidor` de conftest.py (las clases CSS de este
+ejemplo son inventadas):
 
     def test_el_explorable_de_las_carreras_responde(pagina, servidor):
         abrir_y_ejecutar(pagina, servidor, RAIZ / "solutions" / "04_resumenes_en_sqlite.ipynb")
@@ -47,7 +48,7 @@ except ImportError:  # sin Playwright, exigir_navegador() salta el test (o lo ha
     class EsperaAgotada(Exception):
         """No se usa: sin Playwright no se llega a esperar nada."""
 
-RAIZ = Path(__file__).resolve().parents[1]
+RAIZ = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 ARTEFACTOS = RAIZ / "artefactos" / "navegador"
 

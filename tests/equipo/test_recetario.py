@@ -21,7 +21,7 @@ from curso.ensayo.recetario import usuario_guionizado
 from curso.ensayo.tokens import contar
 from curso.rutas import RECETARIO
 
-ARREGLO = Path(__file__).resolve().parent / "datos" / "arreglo_recetario.json"
+ARREGLO = Path(__file__).resolve().parents[1] / "datos" / "arreglo_recetario.json"
 CINCO = ["AGENTE.md", "compra.py", "recetario.py", "recetas.txt", "test_recetario.py"]
 ENTREGA = "FAILED (failures=2, errors=3)"
 LINEA_MAXIMA = 100

@@ -198,6 +198,6 @@ def test_servidor_y_probar_pasan_sus_argumentos_tal_cual(monkeypatch):
     monkeypatch.setattr(cli, "_funcion",
                         lambda modulo, nombre, orden: lambda resto: recibidos.setdefault(orden, resto))
     cli.main(["servidor", "--puerto", "8123", "--guion", "x"])
-    cli.main(["probar", "-q", "tests/test_cli.py"])
+    cli.main(["probar", "-q", "tests/equipo/test_cli.py"])
     assert recibidos == {"servidor": ["--puerto", "8123", "--guion", "x"],
-                         "probar": ["-q", "tests/test_cli.py"]}
+                         "probar": ["-q", "tests/equipo/test_cli.py"]}

@@ -314,7 +314,7 @@ def test_la_ventana_que_calcula_la_leccion_es_la_primera_en_la_que_no_salta(piez
     n = _ultima(piezas)
     w = ventana_sin_compactar(piezas, n)
     assert w == _primera_ventana(lambda x: not v.aplicar(piezas, x, n)["compacta"].salta)
-    assert w == 12544  # la que usa tests/test_navegador.py (VENTANA_QUE_BASTA)
+    assert w == 12544  # la que usa tests/navegador/test_navegador.py (VENTANA_QUE_BASTA)
     texto = v.veredicto(piezas, w, n)
     assert _dice_que_cabe(texto) and "no salta" in texto
     assert "salta (" in v.veredicto(piezas, w - PASO, n)

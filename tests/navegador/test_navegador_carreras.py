@@ -6,8 +6,8 @@ totales pasan a decir qué falla y los carriles cambian, con el paso que rompe e
 
 `comprobar_widget_de_carreras(pagina, servidor, cuaderno)` hace todo eso con cualquier cuaderno
 que muestre UN widget de carreras: añadir el cuaderno de una lección es un test de una línea.
-Las piezas (servidor, navegador, esperas) están en `tests/navegador.py`; el servidor, el navegador
-y la pestaña de cada test, en las fixtures de `tests/conftest.py`.
+Las piezas (servidor, navegador, esperas) están en `tests/navegador/navegador.py`; el servidor, el navegador
+y la pestaña de cada test, en las fixtures de `tests/navegador/conftest.py`.
 """
 import re
 
@@ -31,7 +31,7 @@ PRIMERO_QUE_FALLA = re.compile(r"el primero que falla es el n\.º (\d+)\.")
 
 
 # `servidor`, `navegador` (uno para toda la sesión) y `pagina` (una pestaña por test, con una
-# captura si falla) son de tests/conftest.py.
+# captura si falla) son de tests/navegador/conftest.py.
 
 
 # --- La comprobación, para cualquier cuaderno con un widget de carreras --------------------------
