@@ -179,6 +179,20 @@ def matar(hijo):
     assert hijo.wait(timeout=10) == -signal.SIGKILL, hijo.stderr.read()
 
 
+def matar_en_su_pausa(hijo):
+    """Lo siguiente que dice un hijo de modo «pasos». Si es «terminado», el hijo acaba con 0; si no,
+    está parado en su pausa (`Pausador`) y muere ahí con SIGKILL. Al volver ya no está vivo."""
+    try:
+        mensaje = leer(hijo)
+        if mensaje[0] == "terminado":
+            assert hijo.wait(timeout=10) == 0, hijo.stderr.read()
+        else:
+            matar(hijo)
+        return mensaje
+    finally:
+        rematar([hijo])
+
+
 def rematar(hijos):
     """Mata y recoge los hijos que sigan vivos: ninguno queda suelto tras un test, pase lo que pase."""
     for hijo in hijos:

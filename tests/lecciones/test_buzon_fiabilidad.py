@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ayudas import (HIJO_QUE_HABLA, anidado, decir_a, en_castellano, lanzar_hijo, leer, matar,
-                    rematar)
+                    matar_en_su_pausa, rematar)
 from curso.carreras import cargar_modulo
 from curso.rutas import PUNTOS
 
@@ -395,15 +395,10 @@ def test_una_caida_en_cada_paso_de_admitir_deja_la_entrega_entera_o_pendiente(tm
         copiar_base(plantillas[camino], ruta)
         antes = comprobar_base(ruta)
         assert antes["padre/config"] == "recibida"
-        hijo = lanzar("pasos", ruta, f"padre/config|{en}")
-        try:
-            mensaje = leer(hijo)
-            if mensaje[0] == "terminado":
-                assert mensaje[1] == despues and hijo.wait(timeout=10) == 0
-                break
-            matar(hijo)
-        finally:
-            rematar([hijo])
+        mensaje = matar_en_su_pausa(lanzar("pasos", ruta, f"padre/config|{en}"))
+        if mensaje[0] == "terminado":
+            assert mensaje[1] == despues
+            break
         paso = mensaje[2]
         pasos_vistos.append(paso)
         ahora = comprobar_base(ruta)
