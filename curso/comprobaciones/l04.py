@@ -118,8 +118,8 @@ caso = ejercicio(
     pistas=[
         "Primero la forma: una lista no vacía; cada afirmación, un dict con exactamente las "
         "claves {\"texto\", \"fuente\"} (CLAVES_DE_AFIRMACION).",
-        "El texto, no vacío (usa _exigir_texto); la fuente, un int de verdad y no un bool "
-        "(_exigir_entero_positivo ya lo hace).",
+        "El texto, no vacío (usa exigir_texto); la fuente, un int de verdad y no un bool "
+        "(exigir_entero_positivo ya lo hace).",
         "Después, cada fuente distinta: tiene que ser <= corte y estar en el historial de ESA "
         "ejecución (_en_historial). Si no, ValueError que lo diga. No escribas nada.",
     ],

@@ -193,6 +193,7 @@ HIJO = HIJO_QUE_HABLA + r'''
 import importlib.util, json, random, sys, time
 
 ruta_modulo, modo, ruta_bd, argumento = sys.argv[1:5]
+sys.path.insert(0, str(__import__("pathlib").Path(ruta_modulo).parent))  # su vecino validacion.py
 especificacion = importlib.util.spec_from_file_location("_resumenes_hijo", ruta_modulo)
 r = importlib.util.module_from_spec(especificacion)
 especificacion.loader.exec_module(r)
