@@ -140,6 +140,16 @@ def hijo_logs(peticion):
     return entregar(hallazgos, referencias, incertidumbres)
 
 
+def mira_los_puertos(turno, i):
+    """Los turnos 2 y 3 del hijo de la configuración (el de la lección 05 y el que anota de la 06):
+    intenta ver los puertos abiertos con una orden, que no tiene, y los busca en la configuración."""
+    if turno == 2:
+        return [texto("Compruebo qué puertos están escuchando de verdad en la máquina."),
+                llamada(i, "ejecutar", comando="ss -ltn")]
+    return [texto("No puedo ejecutar órdenes. Busco los puertos en la configuración."),
+            llamada(i, "buscar", patron=PATRON_DE_PUERTOS, ruta="config")]
+
+
 @guion("hijo-config")
 def hijo_config(peticion):
     """El hijo de la configuración: lee, intenta ejecutar (se le niega), busca y entrega (4 turnos)."""
@@ -147,12 +157,8 @@ def hijo_config(peticion):
     i = id_llamada(turno)
     if turno == 1:
         return [llamada(i, "leer", ruta=CONFIG_DE_LA_BASE)]
-    if turno == 2:
-        return [texto("Compruebo qué puertos están escuchando de verdad en la máquina."),
-                llamada(i, "ejecutar", comando="ss -ltn")]
-    if turno == 3:
-        return [texto("No puedo ejecutar órdenes. Busco los puertos en la configuración."),
-                llamada(i, "buscar", patron=PATRON_DE_PUERTOS, ruta="config")]
+    if turno in (2, 3):
+        return mira_los_puertos(turno, i)
     hallazgos, referencias = [], []
     for hallazgo, referencia in (hallazgo_del_puerto(ultima(peticion, "buscar", patron=PATRON_DE_PUERTOS)),
                                  hallazgo_confundido(ultima(peticion, "leer", ruta=CONFIG_DE_LA_BASE))):

@@ -26,7 +26,7 @@ contando bien después de una compactación.
 import re
 
 from curso.ensayo.guiones import bloques, guion, id_llamada, llamada, texto, texto_de
-from curso.ensayo.incidente import (CONFIG_DE_LA_BASE, PATRON_DE_PUERTOS, entregar,
+from curso.ensayo.incidente import (CONFIG_DE_LA_BASE, PATRON_DE_PUERTOS, entregar, mira_los_puertos,
                                     hallazgo_del_puerto, observaciones, ultima)
 from curso.ensayo.recetario import es_resumen, turno_de
 from curso.incidente import concluir
@@ -109,12 +109,8 @@ def hijo_config_anota(peticion):
     i = id_llamada(turno)
     if turno == 1:
         return [texto("Leo la configuración de la base."), llamada(i, "leer", ruta=CONFIG_DE_LA_BASE)]
-    if turno == 2:
-        return [texto("Compruebo qué puertos están escuchando de verdad en la máquina."),
-                llamada(i, "ejecutar", comando="ss -ltn")]
-    if turno == 3:
-        return [texto("No puedo ejecutar órdenes. Busco los puertos en la configuración."),
-                llamada(i, "buscar", patron=PATRON_DE_PUERTOS, ruta="config")]
+    if turno in (2, 3):
+        return mira_los_puertos(turno, i)
     if turno == 4:
         return [texto("Leo README.md para anotar el puerto en la incidencia abierta."),
                 llamada(i, "leer", ruta=README)]
