@@ -26,7 +26,7 @@ contando bien después de una compactación.
 import re
 
 from curso.ensayo.guiones import bloques, guion, id_llamada, llamada, texto, texto_de
-from curso.ensayo.incidente import (CONFIG_DE_LA_BASE, PATRON_DE_PUERTOS, entregar, mira_los_puertos,
+from curso.ensayo.incidente import (CONFIG_DE_LA_BASE, entregar, mira_los_puertos,
                                     hallazgo_del_puerto, observaciones, ultima)
 from curso.ensayo.recetario import es_resumen, turno_de
 from curso.incidente import concluir
