@@ -8,20 +8,15 @@ Lección 05. Una cuarta, `buscar`: las líneas que coinciden con una expresión 
 fichero y su número de línea, que es lo que un hijo cita como evidencia (`logs/api.log:7`).
 """
 import errno
-import json
 import os
 import re
-import signal
 import stat
-import subprocess
-import sys
-import threading
 from pathlib import Path
+
+from procesos import casan, correr
 
 LIMITE_SALIDA = 6000  # caracteres de salida de una orden; lo que pase se corta con un aviso
 ESPERA_ORDEN = 60  # segundos que puede durar una orden antes de cortarla
-TROZO = 8192  # caracteres que se leen de una vez de la salida de una orden
-ESPERA_TUBERIA = 1  # segundos para acabar de leer la salida una vez muerto el grupo de la orden
 
 LIMITE_COINCIDENCIAS = 40  # líneas que devuelve buscar; de las demás solo se dice cuántas son
 LARGO_DE_COINCIDENCIA = 200  # caracteres de cada línea encontrada: un registro puede tener líneas enormes
@@ -129,48 +124,6 @@ def editar(entorno, ruta, antiguo, nuevo):
     return f"editado {ruta}: una sustitución"
 
 
-def correr(comando, carpeta, espera, limite):
-    """Corre `comando` con la shell en `carpeta`: (su código de salida, o None si no terminó en
-    `espera` segundos; los primeros `limite` caracteres de lo que escribió; cuántos más escribió).
-
-    - La orden corre en una sesión nueva, con su propio grupo de procesos. Cuando la shell acaba,
-      o se acaba la espera, se mata al grupo entero: también lo que la orden lanzó por debajo
-      (`bash -c`, un hijo de Python) o dejó en segundo plano (`sleep 30 &`). No queda nada vivo.
-    - Un hilo lee la salida a trozos mientras la orden corre, y solo guarda lo que se va a
-      devolver: una orden que escribe 100 MB no ocupa 100 MB aquí.
-    - Su entrada es /dev/null: un `head -n 1` no se come lo que el usuario le teclea al harness.
-    """
-    proceso = subprocess.Popen(comando, shell=True, cwd=carpeta, start_new_session=True,
-                               env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"),
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, errors="replace")
-    leido = {"texto": "", "sobran": 0}
-
-    def leer_la_salida():
-        while trozo := proceso.stdout.read(TROZO):
-            cabe = trozo[:max(0, limite - len(leido["texto"]))]
-            leido["texto"] += cabe
-            leido["sobran"] += len(trozo) - len(cabe)
-
-    lector = threading.Thread(target=leer_la_salida, daemon=True)
-    lector.start()
-    try:
-        codigo = proceso.wait(timeout=espera)
-    except subprocess.TimeoutExpired:
-        codigo = None
-    try:
-        os.killpg(proceso.pid, signal.SIGKILL)  # el grupo lleva el número de la shell que lo abrió
-    except ProcessLookupError:
-        pass  # no quedaba nadie
-    proceso.wait()
-    # La tubería se cierra al morir el grupo. Solo un proceso que se haya ido a otra sesión
-    # (un demonio) podría tenerla abierta todavía: a ése no se le espera.
-    lector.join(ESPERA_TUBERIA)
-    if not lector.is_alive():
-        proceso.stdout.close()
-    return codigo, leido["texto"], leido["sobran"]
-
-
 def ejecutar(entorno, comando):
     """Ejecuta `comando` con la shell en la copia: su código de salida y su salida, cortada si es larga.
 
@@ -198,40 +151,6 @@ def lineas(texto):
     if partes[-1] == "":
         partes.pop()
     return partes
-
-
-# El proceso que busca: recibe {"patron", "textos"} por su entrada y escribe, en JSON, dónde casa
-# el patrón: [índice del texto, número de línea] de cada línea, en orden.
-BUSCADOR = """
-import json, re, sys
-pedido = json.load(sys.stdin)
-expresion = re.compile(pedido["patron"])
-print(json.dumps([[i, n] for i, lineas in enumerate(pedido["textos"])
-                  for n, linea in enumerate(lineas, 1) if expresion.search(linea)]))
-"""
-
-
-def casan(patron, textos):
-    """Dónde casa `patron` en `textos` (cada uno, una lista de líneas): [[texto, línea], ...].
-
-    `re` no se puede interrumpir, y hay patrones que no acaban en una vida: `(a+)+$` con una
-    línea de cuarenta «a» y algo más prueba cada manera de repartir las «a» entre los grupos.
-    Por eso busca otro proceso de Python (-I: sin los módulos de la copia), que se mata si pasa
-    de ESPERA_BUSQUEDA: un patrón así no puede colgar al harness.
-    """
-    if not textos:
-        return []
-    try:
-        hecho = subprocess.run([sys.executable, "-I", "-c", BUSCADOR], text=True,
-                               input=json.dumps({"patron": patron, "textos": textos}),
-                               capture_output=True, timeout=ESPERA_BUSQUEDA)
-    except subprocess.TimeoutExpired:
-        raise ErrorDeHerramienta(f"la búsqueda no terminó en {ESPERA_BUSQUEDA} s y se ha cortado: "
-                                 "el patrón da demasiadas vueltas (como (a+)+, un grupo repetido "
-                                 "dentro de otro). Simplifícalo") from None
-    if hecho.returncode != 0:
-        raise ErrorDeHerramienta("la búsqueda ha fallado: prueba con un patrón más sencillo")
-    return json.loads(hecho.stdout)
 
 
 def buscar(entorno, patron, ruta="."):
@@ -273,7 +192,15 @@ def buscar(entorno, patron, ruta="."):
             continue  # no es texto, o es un enlace que sale de la copia: leer tampoco lo abriría
     nombres = list(textos)
     encontradas = []
-    for i, numero in casan(patron, list(textos.values())):
+    try:
+        donde_casa = casan(patron, list(textos.values()), ESPERA_BUSQUEDA)
+    except ValueError:
+        raise ErrorDeHerramienta("la búsqueda ha fallado: prueba con un patrón más sencillo") from None
+    if donde_casa is None:
+        raise ErrorDeHerramienta(f"la búsqueda no terminó en {ESPERA_BUSQUEDA} s y se ha cortado: "
+                                 "el patrón da demasiadas vueltas (como (a+)+, un grupo repetido "
+                                 "dentro de otro). Simplifícalo")
+    for i, numero in donde_casa:
         linea = textos[nombres[i]][numero - 1]
         if len(linea) > LARGO_DE_COINCIDENCIA:
             linea = linea[:LARGO_DE_COINCIDENCIA] + " […]"
