@@ -1,4 +1,7 @@
-"""El calentamiento de la lección 00: leer lo importante de una salida."""
+"""El calentamiento: leer lo importante de una salida.
+
+Lección 00. El primer ejercicio, para ver cómo funcionan `%%modulo`, `comprobar` y `pista`.
+"""
 
 
 def ultima_linea(salida):

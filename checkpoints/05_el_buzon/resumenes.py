@@ -1,6 +1,6 @@
 """Resúmenes durables en SQLite: el historial entero, resúmenes versionados y un puntero.
 
-Lo introduce la lección 04. Guardamos tres cosas por separado:
+Lección 04. Guardamos tres cosas por separado:
 
 - `historial`: cada mensaje de una ejecución, numerado (`seq`) y nunca borrado;
 - `resumenes`: cada versión de resumen, con su `cobertura` (el último `seq` que resume) y la

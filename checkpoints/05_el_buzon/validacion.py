@@ -1,6 +1,6 @@
 """Las comprobaciones de la entrada de `resumenes.py`, con sus mensajes de error en castellano.
 
-Lo introduce la lección 04. Una llamada mal hecha se rechaza con un ValueError que dice qué se
+Lección 04. Una llamada mal hecha se rechaza con un ValueError que dice qué se
 esperaba y qué llegó, antes de escribir nada: la base de datos queda como estaba. Están aparte
 para que `resumenes.py` se lea como lo que hace con los resúmenes; el buzón de la lección 05
 usa también `muestra`.
