@@ -375,4 +375,4 @@ def test_la_restriccion_del_principio_sobrevive_a_dos_compactaciones(ruta):
 
 
 def test_el_modulo_dice_en_que_leccion_se_introdujo():
-    assert "lección 04" in resumenes.__doc__
+    assert "\nLección 04. " in resumenes.__doc__  # el párrafo que dice qué lección lo presenta
