@@ -199,3 +199,13 @@ def rematar(hijos):
         if hijo.poll() is None:
             hijo.kill()
             hijo.wait()
+
+
+def sigint_de_terminal():
+    """Para `preexec_fn`: el hijo empieza con SIGINT como en una terminal (Ctrl-C lo para).
+
+    Una orden lanzada en segundo plano desde un guion de shell (`.ci/run &`, nohup) arranca con
+    SIGINT ignorado, y sus hijos lo heredan: Python no instala entonces su KeyboardInterrupt y un
+    test que manda Ctrl-C esperaría en vano. Ver test_servidor.py."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

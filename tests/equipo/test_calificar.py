@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from ayudas import vivo
+from ayudas import sigint_de_terminal, vivo
 
 from curso import __main__ as cli
 from curso import calificar, rutas
@@ -90,7 +90,8 @@ def test_un_ctrl_c_para_la_clase_sin_dejar_procesos_ni_carpetas(tmp_path):
     temporal.mkdir()
     proceso = subprocess.Popen([sys.executable, "-m", "curso", "calificar", str(clase), "--lecciones", "0",
                                 "--limite", "120"], cwd=rutas.RAIZ, env={**os.environ, "TMPDIR": str(temporal)},
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=sigint_de_terminal)
     try:
         fin = time.monotonic() + 60
         while not ficha.exists() or not ficha.read_text():

@@ -18,6 +18,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from ayudas import sigint_de_terminal
 from curso import postgres as pg
 from curso import pruebas_postgres
 from curso.rutas import RAIZ
@@ -228,7 +229,7 @@ def test_cada_esquema_de_prueba_empieza_vacio_y_se_borra(postgres):
 def curso_postgres(*argumentos, **entorno):
     return subprocess.Popen([sys.executable, "-m", "curso", "postgres", *argumentos], cwd=RAIZ,
                             env={**os.environ, **entorno}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=sigint_de_terminal)
 
 
 @pytest.mark.parametrize("senal", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
