@@ -1,0 +1,214 @@
+"""Las herramientas del agente, siempre dentro de la copia de trabajo: leer, editar y ejecutar.
+
+Lección 01. Cada una recibe la carpeta de la copia (`entorno`) y lo que pidió el modelo, y
+devuelve el texto de la observación. Si algo no se puede hacer, lanza `ErrorDeHerramienta` con un
+mensaje que el modelo pueda usar para corregirse: la observación llevará `is_error: true`.
+
+Lección 05. Una cuarta, `buscar`: las líneas que coinciden con una expresión regular, con su
+fichero y su número de línea, que es lo que un hijo cita como evidencia (`logs/api.log:7`).
+"""
+import errno
+import os
+import re
+import stat
+from pathlib import Path
+
+from procesos import casan, correr
+
+LIMITE_SALIDA = 6000  # caracteres de salida de una orden; lo que pase se corta con un aviso
+ESPERA_ORDEN = 60  # segundos que puede durar una orden antes de cortarla
+
+LIMITE_COINCIDENCIAS = 40  # líneas que devuelve buscar; de las demás solo se dice cuántas son
+LARGO_DE_COINCIDENCIA = 200  # caracteres de cada línea encontrada: un registro puede tener líneas enormes
+ESPERA_BUSQUEDA = 10  # segundos que puede tardar buscar: hay patrones que no acaban nunca
+
+
+class ErrorDeHerramienta(Exception):
+    """Una herramienta que no ha podido hacer lo que se le pedía; el mensaje es para el modelo."""
+
+
+# --- Rutas: siempre dentro de la copia ---------------------------------------------------------
+
+def dentro(entorno, ruta):
+    """La ruta absoluta de `ruta` dentro de la copia, ya sin enlaces, o ErrorDeHerramienta si sale."""
+    base = Path(entorno).resolve()
+    try:
+        destino = (base / ruta).resolve()
+    except RuntimeError:  # así avisan Python 3.11 y 3.12 de un enlace que acaba apuntando a sí mismo
+        raise ErrorDeHerramienta(f"la ruta {ruta} pasa por un bucle de enlaces: no lleva a ningún "
+                                 "fichero") from None
+    if Path(ruta).is_absolute() or not destino.is_relative_to(base):
+        raise ErrorDeHerramienta(f"la ruta {ruta} sale de la copia de trabajo: usa una ruta "
+                                 "relativa dentro de ella, p. ej. compra.py")
+    return destino
+
+
+def abrir(entorno, ruta, escribir=False):
+    """El fichero `ruta` de la copia, abierto en binario para leer (y para escribir, si `escribir`).
+
+    `dentro` comprueba la ruta por su nombre. Abrirla después por ese mismo nombre dejaría un
+    hueco: entre la comprobación y la apertura, alguien podría cambiar una carpeta del camino por
+    un enlace que lleve fuera de la copia. Por eso se abre paso a paso desde la carpeta de la
+    copia, una parte de la ruta ya comprobada cada vez, con O_NOFOLLOW, que se niega a pasar por
+    un enlace: lo que se abre es lo que se comprobó. (O_NONBLOCK: que una tubería con nombre no
+    deje esperando a la herramienta.)
+    """
+    base = Path(entorno).resolve()
+    partes = dentro(entorno, ruta).relative_to(base).parts
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for i, parte in enumerate(partes):
+            modo = os.O_RDWR if escribir and i == len(partes) - 1 else os.O_RDONLY
+            siguiente = os.open(parte, modo | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+            os.close(fd)
+            fd = siguiente
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise IsADirectoryError(errno.EISDIR, "no es un fichero")
+    except OSError as e:
+        os.close(fd)
+        if e.errno == errno.ELOOP:
+            raise ErrorDeHerramienta(f"la ruta {ruta} pasa por un enlace que no se puede seguir (un "
+                                     "bucle de enlaces, o un enlace que ha aparecido mientras se "
+                                     "abría). No se ha cambiado nada") from None
+        if e.errno in (errno.ENOENT, errno.ENOTDIR, errno.EISDIR):
+            hay = ", ".join(sorted(p.name for p in base.iterdir() if p.is_file()))
+            raise ErrorDeHerramienta(f"no existe el fichero {ruta} en la copia de trabajo. "
+                                     f"Hay: {hay}") from None
+        raise
+    return open(fd, "r+b" if escribir else "rb")
+
+
+def como_texto(datos, ruta):
+    """Los bytes de un fichero como texto, tal cual: sus saltos de línea (\\n, \\r\\n o \\r) no se tocan."""
+    try:
+        return datos.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ErrorDeHerramienta(f"{ruta} no es un fichero de texto: leer solo abre texto") from None
+
+
+def contenido(entorno, ruta):
+    """El texto exacto de un fichero de la copia, o ErrorDeHerramienta si no existe o no es texto."""
+    with abrir(entorno, ruta) as fichero:
+        return como_texto(fichero.read(), ruta)
+
+
+# --- Las herramientas --------------------------------------------------------------------------
+
+def leer(entorno, ruta):
+    """El contenido entero del fichero `ruta`, byte a byte: también sus \\r, si los tiene."""
+    return contenido(entorno, ruta)
+
+
+def editar(entorno, ruta, antiguo, nuevo):
+    """Cambia la única aparición de `antiguo` en `ruta` por `nuevo`; el resto queda byte a byte igual.
+
+    Lee y escribe por el mismo fichero abierto: lo que se escribe va justo a lo que se leyó.
+    """
+    with abrir(entorno, ruta, escribir=True) as fichero:
+        texto = como_texto(fichero.read(), ruta)
+        veces = texto.count(antiguo) if antiguo else 0
+        if veces == 0:
+            raise ErrorDeHerramienta(f"antiguo no aparece en {ruta}: cópialo tal cual del fichero. "
+                                     "No se ha cambiado nada")
+        if veces > 1:
+            raise ErrorDeHerramienta(f"antiguo aparece {veces} veces en {ruta}: alárgalo hasta que "
+                                     "sea único. No se ha cambiado nada")
+        try:  # codificar antes de escribir: si no se puede, el fichero queda como estaba
+            datos = texto.replace(antiguo, nuevo).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ErrorDeHerramienta("nuevo lleva caracteres que no se pueden guardar en UTF-8 "
+                                     "(medio par sustituto): quítalos. No se ha cambiado nada") from None
+        fichero.seek(0)
+        fichero.write(datos)
+        fichero.truncate()
+    return f"editado {ruta}: una sustitución"
+
+
+def ejecutar(entorno, comando):
+    """Ejecuta `comando` con la shell en la copia: su código de salida y su salida, cortada si es larga.
+
+    Las rutas de la copia salen relativas (`File "compra.py"`): el modelo no necesita saber dónde
+    está la copia, y así la salida no depende de dónde se haya hecho la copia.
+    """
+    prefijo = str(Path(entorno).resolve()) + os.sep
+    # Se guarda un poco más que el límite: una ruta de la copia partida por el corte no se quitaría.
+    codigo, salida, sobran = correr(comando, entorno, ESPERA_ORDEN, LIMITE_SALIDA + len(prefijo))
+    if codigo is None:
+        raise ErrorDeHerramienta(f"la orden no terminó en {ESPERA_ORDEN} s y se ha cortado: "
+                                 "prueba con una que termine sola")
+    salida = salida.replace(prefijo, "")
+    sobran += max(0, len(salida) - LIMITE_SALIDA)
+    if sobran:
+        salida = salida[:LIMITE_SALIDA] + f"\n[… salida cortada: {sobran} caracteres más]"
+    return f"código de salida {codigo}\n{salida}"
+
+
+def lineas(texto):
+    """Las líneas de `texto` numeradas como las numera un editor: cortando en cada salto de línea,
+    sea \\n, \\r\\n o \\r (no en los otros separadores de `splitlines`), y sin la línea vacía de
+    después del último."""
+    partes = re.split(r"\r\n|\r|\n", texto)
+    if partes[-1] == "":
+        partes.pop()
+    return partes
+
+
+def buscar(entorno, patron, ruta="."):
+    """Las líneas de los ficheros de `ruta` (un fichero o una carpeta) en las que está `patron`.
+
+    `patron` es una expresión regular de `re`, no un texto tal cual: así el modelo puede buscar
+    varias cosas a la vez (`refused|reset`); un punto o un paréntesis se escapan (`\\.`). Cada
+    coincidencia sale como `fichero:línea: texto`, con el fichero relativo a la copia y las
+    líneas contadas desde 1, en orden de fichero y de línea. Los ficheros que no son texto, y
+    los enlaces que apuntan fuera de la copia, se saltan. Pasadas LIMITE_COINCIDENCIAS líneas,
+    un aviso dice cuántas faltan. Una búsqueda que tarda más de ESPERA_BUSQUEDA se corta.
+    """
+    try:
+        re.compile(patron)
+    except re.error as e:
+        raise ErrorDeHerramienta(f"el patrón {patron!r} no es una expresión regular válida ({e}). "
+                                 "Para buscar un texto tal cual, escapa con \\ los caracteres "
+                                 ". * + ? ( ) [ ] { } | ^ $") from None
+    except (OverflowError, RecursionError):
+        raise ErrorDeHerramienta("el patrón es demasiado grande para `re`: repite algo demasiadas "
+                                 "veces (como a{4294967296}) o anida demasiados grupos. "
+                                 "Simplifícalo") from None
+    base = Path(entorno).resolve()
+    donde = dentro(entorno, ruta)
+    if donde.is_file():
+        ficheros = [donde]
+    elif donde.is_dir():
+        ficheros = sorted((p for p in donde.rglob("*") if p.is_file() and "__pycache__" not in p.parts),
+                          key=lambda p: p.relative_to(base).as_posix())
+    else:
+        raise ErrorDeHerramienta(f"no existe {ruta} en la copia de trabajo: busca en «.» para mirar "
+                                 "en toda ella")
+    textos = {}
+    for fichero in ficheros:
+        nombre = fichero.relative_to(base).as_posix()
+        try:
+            textos[nombre] = lineas(contenido(base, nombre))
+        except ErrorDeHerramienta:
+            continue  # no es texto, o es un enlace que sale de la copia: leer tampoco lo abriría
+    nombres = list(textos)
+    encontradas = []
+    try:
+        donde_casa = casan(patron, list(textos.values()), ESPERA_BUSQUEDA)
+    except ValueError:
+        raise ErrorDeHerramienta("la búsqueda ha fallado: prueba con un patrón más sencillo") from None
+    if donde_casa is None:
+        raise ErrorDeHerramienta(f"la búsqueda no terminó en {ESPERA_BUSQUEDA} s y se ha cortado: "
+                                 "el patrón da demasiadas vueltas (como (a+)+, un grupo repetido "
+                                 "dentro de otro). Simplifícalo")
+    for i, numero in donde_casa:
+        linea = textos[nombres[i]][numero - 1]
+        if len(linea) > LARGO_DE_COINCIDENCIA:
+            linea = linea[:LARGO_DE_COINCIDENCIA] + " […]"
+        encontradas.append(f"{nombres[i]}:{numero}: {linea}")
+    if not encontradas:
+        return f"ninguna línea de {ruta} coincide con {patron!r}"
+    sobran = len(encontradas) - LIMITE_COINCIDENCIAS
+    if sobran > 0:
+        encontradas = encontradas[:LIMITE_COINCIDENCIAS] + [
+            f"[… y {sobran} líneas más: afina el patrón o la ruta]"]
+    return "\n".join(encontradas)

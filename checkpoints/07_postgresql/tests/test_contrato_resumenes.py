@@ -1,0 +1,310 @@
+"""El contrato de los resúmenes (lección 04), el mismo en SQLite (`resumenes`) y en PostgreSQL
+(`resumenes_pg`): cada test corre sobre los dos (ver almacenes.py)."""
+import json
+
+import pytest
+
+import resumenes
+import resumenes_pg
+import validacion
+from almacenes import almacen, esquema_postgres, postgres  # noqa: F401  (las fixtures)
+
+EJECUCION = "r-1"
+ORIGINALES = [
+    "La ejecución es de solo lectura.",
+    "Empieza la investigación de red.",
+    "La API resuelve el nombre db.",
+    "Falta comprobar el puerto configurado.",
+]
+SOLO_LECTURA = {"texto": "Solo lectura", "fuente": 1}
+
+
+@pytest.fixture
+def bd(almacen):
+    """Una ejecución con los cuatro mensajes originales y un resumen activo hasta 2."""
+    almacen.abrir(solo_resumenes=True)
+    almacen.crear_ejecucion(EJECUCION)
+    for texto in ORIGINALES:
+        almacen.anotar(EJECUCION, texto)
+    almacen.instalar(EJECUCION, None, 2, [SOLO_LECTURA])
+    return almacen
+
+
+def test_los_dos_modulos_comparten_excepcion_y_comprobaciones():
+    assert resumenes_pg.BaseObsoleta is resumenes.BaseObsoleta
+    assert resumenes_pg.exigir_base is validacion.exigir_base
+    assert "Lección 07." in resumenes_pg.__doc__
+
+
+def test_anotar_numera_el_historial_sin_huecos(bd):
+    assert bd.anotar(EJECUCION, "quinto") == len(ORIGINALES) + 1
+    seqs = [seq for _, seq, _ in bd.filas("SELECT * FROM historial ORDER BY seq")]
+    assert seqs == list(range(1, len(ORIGINALES) + 2))
+
+
+def test_un_historial_sin_ejecucion_no_entra_ni_a_mano(bd):
+    with pytest.raises(bd.ErrorDeIntegridad):
+        bd.filas("INSERT INTO historial VALUES ('no-existe', 1, 'huérfano')")
+
+
+def test_mover_el_puntero_no_borra_nada(bd):
+    antes = bd.volcado()
+    base, _ = bd.activo(EJECUCION)
+    nuevo = bd.instalar(EJECUCION, base, 4, [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}])
+    assert bd.activo(EJECUCION) == (nuevo, 4)
+    despues = bd.volcado()
+    assert despues["historial"] == antes["historial"]
+    assert despues["resumenes"][: len(antes["resumenes"])] == antes["resumenes"]
+    assert bd.filas("SELECT anterior FROM resumenes WHERE id=?", nuevo) == [(base,)]
+
+
+def test_instalar_con_base_obsoleta_no_cambia_nada(bd):
+    base, _ = bd.activo(EJECUCION)
+    ganador = bd.instalar(EJECUCION, base, 4, [SOLO_LECTURA])
+    antes = bd.volcado()
+    with pytest.raises(bd.BaseObsoleta) as error:
+        bd.instalar(EJECUCION, base, 3, [SOLO_LECTURA])
+    assert bd.volcado() == antes
+    assert f"resumen {base}" in str(error.value) and f"resumen {ganador}" in str(error.value)
+    assert not isinstance(error.value, ValueError)
+
+
+def test_de_dos_conexiones_que_parten_de_la_misma_base_instala_una(bd):
+    otra = bd.nueva()
+    base, _ = bd.activo(EJECUCION)
+    ganador = bd.instalar(EJECUCION, base, 4, [SOLO_LECTURA])
+    with pytest.raises(bd.BaseObsoleta):
+        bd.resumenes.instalar(otra, EJECUCION, base, 3, [SOLO_LECTURA])
+    assert bd.activo(EJECUCION) == (ganador, 4)
+
+
+def test_la_cola_conserva_lo_que_llega_durante_la_preparacion(bd):
+    base, _ = bd.activo(EJECUCION)
+    candidato = [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}]
+    bd.anotar(EJECUCION, "El usuario pide revisar TLS.")
+    bd.instalar(EJECUCION, base, 4, candidato)
+    assert bd.contexto(EJECUCION)["cola"] == [(5, "El usuario pide revisar TLS.")]
+
+
+def test_la_cobertura_nunca_retrocede(bd):
+    base, cobertura = bd.activo(EJECUCION)
+    antes = bd.volcado()
+    for corte in (cobertura, cobertura - 1):
+        with pytest.raises(ValueError, match="no amplía la cobertura"):
+            bd.instalar(EJECUCION, base, corte, [SOLO_LECTURA])
+    assert bd.volcado() == antes
+
+
+def test_el_corte_debe_ser_un_mensaje_del_historial(bd):
+    base, _ = bd.activo(EJECUCION)
+    antes = bd.volcado()
+    with pytest.raises(ValueError, match="no es un mensaje del historial"):
+        bd.instalar(EJECUCION, base, len(ORIGINALES) + 1, [SOLO_LECTURA])
+    assert bd.volcado() == antes
+
+
+def test_el_contexto_tras_reabrir_es_el_mismo(bd):
+    base, _ = bd.activo(EJECUCION)
+    bd.instalar(EJECUCION, base, 3, [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}])
+    bd.anotar(EJECUCION, "El usuario pide revisar TLS.")
+    antes = bd.contexto(EJECUCION)
+    bd.reabrir()
+    assert bd.contexto(EJECUCION) == antes
+    assert antes["cobertura"] == 3 and [seq for seq, _ in antes["cola"]] == [4, 5]
+    assert antes["resumen"] == [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}]
+
+
+def test_el_contexto_sin_resumen_es_todo_el_historial(almacen):
+    almacen.abrir(solo_resumenes=True)
+    almacen.crear_ejecucion("r-2")
+    almacen.anotar("r-2", "uno")
+    assert almacen.contexto("r-2") == {"activo": None, "resumen": None, "cobertura": 0, "cola": [(1, "uno")]}
+    almacen.crear_ejecucion("r-3")
+    assert almacen.contexto("r-3") == {"activo": None, "resumen": None, "cobertura": 0, "cola": []}
+    with pytest.raises(ValueError, match="No existe la ejecución 'r-4'"):
+        almacen.contexto("r-4")
+
+
+def test_crear_dos_veces_la_misma_ejecucion_es_un_error(bd):
+    antes = bd.volcado()
+    with pytest.raises(ValueError, match="ya existe"):
+        bd.crear_ejecucion(EJECUCION)
+    assert bd.volcado() == antes
+
+
+def test_validar_candidato_acepta_o_rechaza_sin_escribir_nada(bd):
+    antes = bd.volcado()
+    assert bd.validar_candidato(EJECUCION, 3, [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}]) is None
+    with pytest.raises(ValueError, match="La fuente 4"):
+        bd.validar_candidato(EJECUCION, 3, [SOLO_LECTURA, {"texto": "puerto", "fuente": 4}])
+    assert bd.volcado() == antes and not bd.en_transaccion()
+
+
+def test_mover_puntero_solo_lo_mueve_desde_su_base(bd):
+    base, _ = bd.activo(EJECUCION)
+    with bd.transaccion():  # una versión nueva, todavía sin activar
+        [(nuevo,)] = bd.filas("INSERT INTO resumenes(ejecucion, cobertura, cuerpo, anterior) VALUES (?, 3, ?, ?) "
+                              "RETURNING id", EJECUCION, json.dumps([SOLO_LECTURA]), base)
+    for leida in (None, nuevo):
+        with pytest.raises(bd.BaseObsoleta, match=f"el activo ya es el resumen {base}"):
+            with bd.transaccion():
+                bd.mover_puntero(EJECUCION, leida, nuevo)
+        assert bd.activo(EJECUCION) == (base, 2)
+    with bd.transaccion():
+        bd.mover_puntero(EJECUCION, base, nuevo)
+    assert bd.activo(EJECUCION) == (nuevo, 3)
+
+
+def test_una_fuente_heredada_sigue_siendo_valida(bd):
+    base, _ = bd.activo(EJECUCION)
+    nuevo = bd.instalar(EJECUCION, base, 4, [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}])
+    assert bd.contexto(EJECUCION)["resumen"][0] == SOLO_LECTURA
+    assert bd.activo(EJECUCION) == (nuevo, 4)
+
+
+def test_una_fuente_posterior_al_corte_o_de_otra_ejecucion_es_rechazada(bd):
+    bd.crear_ejecucion("r-2")
+    for n in range(6):
+        bd.anotar("r-2", f"mensaje {n + 1} de r-2")
+    base, _ = bd.activo(EJECUCION)
+    antes = bd.volcado()
+    for fuente in (4, 6):
+        with pytest.raises(ValueError, match=f"La fuente {fuente}"):
+            bd.instalar(EJECUCION, base, 3, [{"texto": "algo", "fuente": fuente}])
+    assert bd.volcado() == antes
+
+
+def test_fuente_booleana_rechazada(bd):
+    base, _ = bd.activo(EJECUCION)
+    antes = bd.volcado()
+    with pytest.raises(ValueError, match="no un bool"):
+        bd.instalar(EJECUCION, base, 3, [{"texto": "Solo lectura", "fuente": True}])
+    with pytest.raises(ValueError, match="no un bool"):
+        bd.instalar(EJECUCION, base, True, [SOLO_LECTURA])
+    assert bd.volcado() == antes
+
+
+@pytest.mark.parametrize("candidato, motivo", [
+    ({"texto": "x", "fuente": 1}, "lista de afirmaciones"),
+    ([], "vacío"),
+    (["Solo lectura"], "exactamente las claves"),
+    ([{"texto": "x", "fuente": 1, "extra": 0}], "exactamente las claves"),
+    ([{"texto": "   ", "fuente": 1}], "vacío"),
+    ([{"texto": 7, "fuente": 1}], "debe ser un texto"),
+    ([{"texto": "x", "fuente": 1.0}], "entero positivo"),
+    ([{"texto": "x", "fuente": 2**64}], "entero positivo"),
+])
+def test_un_candidato_mal_formado_no_cambia_nada(bd, candidato, motivo):
+    base, _ = bd.activo(EJECUCION)
+    antes = bd.volcado()
+    with pytest.raises(ValueError, match=motivo):
+        bd.instalar(EJECUCION, base, 3, candidato)
+    assert bd.volcado() == antes and not bd.en_transaccion()
+
+
+@pytest.mark.parametrize("ejecucion, base, corte, motivo", [
+    ("no-existe", None, 3, "No existe la ejecución"),
+    (7, None, 3, "La ejecución debe ser un texto"),
+    (EJECUCION, 99, 3, "no es un resumen de la ejecución"),
+    (EJECUCION, "1", 3, "La base debe ser un entero"),
+    (EJECUCION, 1, None, "El corte debe ser un entero"),
+])
+def test_argumentos_mal_formados_no_cambian_nada(bd, ejecucion, base, corte, motivo):
+    antes = bd.volcado()
+    with pytest.raises(ValueError, match=motivo):
+        bd.instalar(ejecucion, base, corte, [SOLO_LECTURA])
+    assert bd.volcado() == antes
+
+
+def test_el_puntero_nunca_senala_un_resumen_de_otra_ejecucion(bd):
+    bd.crear_ejecucion("r-2")
+    for n in range(3):
+        bd.anotar("r-2", f"mensaje {n + 1} de r-2")
+    ajeno = bd.instalar("r-2", None, 2, [SOLO_LECTURA])
+    base, _ = bd.activo(EJECUCION)
+    antes = bd.volcado()
+    with pytest.raises(ValueError, match="no es un resumen de la ejecución 'r-2'"):
+        bd.instalar("r-2", base, 3, [SOLO_LECTURA])  # la base es de r-1
+    with pytest.raises(ValueError, match=f"El resumen nuevo {ajeno} no es un resumen de la ejecución 'r-1'"):
+        bd.mover_puntero(EJECUCION, base, ajeno)
+    assert bd.volcado() == antes
+
+
+def test_el_esquema_tampoco_deja_cruzar_resumenes_de_una_ejecucion_a_otra(bd):
+    bd.crear_ejecucion("r-2")
+    bd.anotar("r-2", "mensaje 1 de r-2")
+    ajeno = bd.instalar("r-2", None, 1, [SOLO_LECTURA])
+    antes = bd.volcado()
+    with pytest.raises(bd.ErrorDeIntegridad):
+        bd.filas("UPDATE ejecuciones SET resumen_activo=? WHERE id=?", ajeno, EJECUCION)
+    with pytest.raises(bd.ErrorDeIntegridad):
+        bd.filas("INSERT INTO resumenes(ejecucion, cobertura, cuerpo, anterior) VALUES (?, 3, '[]', ?)", EJECUCION, ajeno)
+    assert bd.volcado() == antes
+
+
+@pytest.mark.parametrize("ejecucion, base, nuevo, motivo", [
+    (EJECUCION, None, 2**70, "El resumen nuevo debe ser un entero positivo"),
+    (EJECUCION, None, 10**5000, r"un entero de unas \d+ cifras"),
+    (EJECUCION, None, 99, "El resumen nuevo 99 no es un resumen de la ejecución 'r-1'"),
+    ([[[[["r-1"]]]]], None, 1, "La ejecución debe ser un texto"),
+], ids=["2**70", "10**5000", "inexistente", "ejecucion-anidada"])
+def test_mover_puntero_mal_llamado_no_cambia_nada(bd, ejecucion, base, nuevo, motivo):
+    antes = bd.volcado()
+    with pytest.raises(ValueError, match=motivo) as error:
+        bd.mover_puntero(ejecucion, base, nuevo)
+    assert type(error.value) is ValueError
+    assert bd.volcado() == antes
+
+
+@pytest.mark.parametrize("corte", [float("nan"), "3", True, 2**63], ids=["nan", "texto", "bool", "2**63"])
+def test_validar_candidato_exige_un_corte_entero(bd, corte):
+    with pytest.raises(ValueError, match="El corte debe ser un entero positivo"):
+        bd.validar_candidato(EJECUCION, corte, [SOLO_LECTURA])
+
+
+@pytest.mark.parametrize("excepcion", [ValueError, KeyboardInterrupt])
+def test_transaccion_deshace_ante_cualquier_excepcion(bd, excepcion):
+    antes = bd.volcado()
+    with pytest.raises(excepcion):
+        with bd.transaccion():
+            bd.filas("INSERT INTO historial VALUES (?, 99, 'a medias')", EJECUCION)
+            raise excepcion("interrumpido a mitad")
+    assert not bd.en_transaccion()
+    assert bd.volcado() == antes
+
+
+def test_la_restriccion_del_principio_sobrevive_a_dos_compactaciones(almacen):
+    bd = almacen.abrir(solo_resumenes=True)
+    bd.crear_ejecucion(EJECUCION)
+    bd.anotar(EJECUCION, "Regla: la ejecución es de solo lectura.")
+    for n in range(2, 7):
+        bd.anotar(EJECUCION, f"paso {n} de la investigación")
+    for corte in (3, 6):
+        ctx = bd.contexto(EJECUCION)
+        heredado = ctx["resumen"] or [{"texto": "Solo lectura", "fuente": 1}]
+        bd.instalar(EJECUCION, ctx["activo"], corte, heredado + [{"texto": f"hecho hasta {corte}", "fuente": corte}])
+    bd.reabrir()
+    cadena = []
+    [(actual,)] = bd.filas("SELECT resumen_activo FROM ejecuciones WHERE id=?", EJECUCION)
+    while actual is not None:
+        [(cobertura, cuerpo, actual)] = bd.filas("SELECT cobertura, cuerpo, anterior FROM resumenes WHERE id=?", actual)
+        cadena.append((cobertura, json.loads(cuerpo)))
+    assert [cobertura for cobertura, _ in cadena] == [6, 3]
+    for _, cuerpo in cadena:
+        assert {"texto": "Solo lectura", "fuente": 1} in cuerpo
+
+
+# --- La diferencia declarada ----------------------------------------------------------------------
+
+def test_el_caracter_nulo_solo_cabe_en_sqlite(bd):
+    """Un TEXT de PostgreSQL no puede contener «\\x00»; uno de SQLite sí. PostgreSQL lo rechaza
+    con un ValueError antes de tocar nada: la única diferencia de comportamiento, y declarada."""
+    antes = bd.volcado()
+    if bd.motor == "sqlite":
+        assert bd.anotar(EJECUCION, "a\x00b") == len(ORIGINALES) + 1
+        return
+    for hacer in (lambda: bd.anotar(EJECUCION, "a\x00b"), lambda: bd.crear_ejecucion("r\x00")):
+        with pytest.raises(ValueError, match="carácter nulo") as error:
+            hacer()
+        assert type(error.value) is ValueError
+    assert bd.volcado() == antes

@@ -1,0 +1,378 @@
+"""El contrato de `resumenes.py` (lección 04): un test por invariante, sobre ficheros reales."""
+import json
+import sqlite3
+
+import pytest
+
+import resumenes
+from resumenes import (BaseObsoleta, abrir, activo, anotar, contexto, crear_ejecucion, instalar, mover_puntero,
+                        transaccion, validar_candidato)
+
+EJECUCION = "r-1"
+ORIGINALES = [
+    "La ejecución es de solo lectura.",
+    "Empieza la investigación de red.",
+    "La API resuelve el nombre db.",
+    "Falta comprobar el puerto configurado.",
+]
+SOLO_LECTURA = {"texto": "Solo lectura", "fuente": 1}
+
+
+@pytest.fixture
+def ruta(tmp_path):
+    return tmp_path / "resumenes.db"
+
+
+@pytest.fixture
+def bd(ruta):
+    """Una ejecución con los cuatro mensajes originales y un resumen activo hasta 2."""
+    bd = abrir(ruta)
+    crear_ejecucion(bd, EJECUCION)
+    for texto in ORIGINALES:
+        anotar(bd, EJECUCION, texto)
+    instalar(bd, EJECUCION, None, 2, [SOLO_LECTURA])
+    yield bd
+    bd.close()
+
+
+def volcado(bd):
+    return "\n".join(bd.iterdump())
+
+
+def filas(bd, tabla):
+    return bd.execute(f"SELECT * FROM {tabla} ORDER BY 1, 2").fetchall()
+
+
+def test_abrir_deja_claves_foraneas_wal_y_synchronous_full(bd):
+    assert bd.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert bd.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert bd.execute("PRAGMA synchronous").fetchone()[0] == 2  # 2 es FULL
+    with pytest.raises(sqlite3.IntegrityError):
+        bd.execute("INSERT INTO historial VALUES ('no-existe', 1, 'huérfano')")
+
+
+def test_anotar_numera_el_historial_sin_huecos(bd):
+    assert anotar(bd, EJECUCION, "quinto") == len(ORIGINALES) + 1
+    seqs = [seq for _, seq, _ in filas(bd, "historial")]
+    assert seqs == list(range(1, len(ORIGINALES) + 2))
+
+
+def test_mover_el_puntero_no_borra_nada(bd):
+    historial_antes = filas(bd, "historial")
+    resumenes_antes = filas(bd, "resumenes")
+    base, _ = activo(bd, EJECUCION)
+    nuevo = instalar(bd, EJECUCION, base, 4, [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}])
+    assert activo(bd, EJECUCION) == (nuevo, 4)
+    assert filas(bd, "historial") == historial_antes
+    # Las versiones anteriores siguen ahí, intactas; la nueva apunta a la que sustituye.
+    assert filas(bd, "resumenes")[: len(resumenes_antes)] == resumenes_antes
+    assert bd.execute("SELECT anterior FROM resumenes WHERE id=?", (nuevo,)).fetchone()[0] == base
+
+
+def test_instalar_con_base_obsoleta_no_cambia_nada(bd):
+    base, _ = activo(bd, EJECUCION)
+    ganador = instalar(bd, EJECUCION, base, 4, [SOLO_LECTURA])
+    antes = volcado(bd)
+    with pytest.raises(BaseObsoleta) as error:
+        instalar(bd, EJECUCION, base, 3, [SOLO_LECTURA])
+    assert volcado(bd) == antes
+    # El mensaje nombra la base de la que partió y la que está activa ahora.
+    assert f"resumen {base}" in str(error.value) and f"resumen {ganador}" in str(error.value)
+    assert not isinstance(error.value, ValueError)
+
+
+def test_la_cola_conserva_lo_que_llega_durante_la_preparacion(bd):
+    base, _ = activo(bd, EJECUCION)
+    candidato = [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}]  # preparado hasta 4
+    anotar(bd, EJECUCION, "El usuario pide revisar TLS.")  # llega mientras se prepara
+    instalar(bd, EJECUCION, base, 4, candidato)
+    assert contexto(bd, EJECUCION)["cola"] == [(5, "El usuario pide revisar TLS.")]
+
+
+def test_la_cobertura_nunca_retrocede(bd):
+    base, cobertura = activo(bd, EJECUCION)
+    antes = volcado(bd)
+    for corte in (cobertura, cobertura - 1):
+        with pytest.raises(ValueError, match="no amplía la cobertura"):
+            instalar(bd, EJECUCION, base, corte, [SOLO_LECTURA])
+    assert volcado(bd) == antes
+
+
+def test_el_corte_debe_ser_un_mensaje_del_historial(bd):
+    base, _ = activo(bd, EJECUCION)
+    antes = volcado(bd)
+    with pytest.raises(ValueError, match="no es un mensaje del historial"):
+        instalar(bd, EJECUCION, base, len(ORIGINALES) + 1, [SOLO_LECTURA])
+    assert volcado(bd) == antes
+
+
+def test_el_contexto_tras_reabrir_es_el_mismo(bd, ruta):
+    base, _ = activo(bd, EJECUCION)
+    instalar(bd, EJECUCION, base, 3, [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}])
+    anotar(bd, EJECUCION, "El usuario pide revisar TLS.")
+    antes = contexto(bd, EJECUCION)
+    bd.close()
+    otra = abrir(ruta)
+    try:
+        assert contexto(otra, EJECUCION) == antes
+    finally:
+        otra.close()
+    assert antes["cobertura"] == 3 and [seq for seq, _ in antes["cola"]] == [4, 5]
+
+
+def test_validar_candidato_acepta_o_rechaza_sin_escribir_nada(bd):
+    antes = volcado(bd)
+    assert validar_candidato(bd, EJECUCION, 3, [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}]) is None
+    with pytest.raises(ValueError, match="La fuente 4"):
+        validar_candidato(bd, EJECUCION, 3, [SOLO_LECTURA, {"texto": "puerto", "fuente": 4}])
+    assert volcado(bd) == antes and not bd.in_transaction
+
+
+def test_mover_puntero_solo_lo_mueve_desde_su_base(bd):
+    base, _ = activo(bd, EJECUCION)
+    with transaccion(bd):  # una versión nueva, todavía sin activar
+        nuevo = bd.execute("INSERT INTO resumenes(ejecucion, cobertura, cuerpo, anterior) VALUES (?, 3, ?, ?)",
+                           (EJECUCION, json.dumps([SOLO_LECTURA]), base)).lastrowid
+    for leida in (None, nuevo):  # ninguna de las dos es la activa
+        with pytest.raises(BaseObsoleta, match=f"el activo ya es el resumen {base}"):
+            mover_puntero(bd, EJECUCION, leida, nuevo)
+        assert activo(bd, EJECUCION) == (base, 2)
+    mover_puntero(bd, EJECUCION, base, nuevo)
+    assert activo(bd, EJECUCION) == (nuevo, 3)
+
+
+def test_una_fuente_heredada_sigue_siendo_valida(bd):
+    # El tramo nuevo es 3-4, pero el resumen conserva la restricción del mensaje 1.
+    base, _ = activo(bd, EJECUCION)
+    nuevo = instalar(bd, EJECUCION, base, 4, [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}])
+    assert contexto(bd, EJECUCION)["resumen"][0] == SOLO_LECTURA
+    assert activo(bd, EJECUCION) == (nuevo, 4)
+
+
+def test_una_fuente_posterior_al_corte_o_de_otra_ejecucion_es_rechazada(bd):
+    crear_ejecucion(bd, "r-2")
+    for n in range(6):
+        anotar(bd, "r-2", f"mensaje {n + 1} de r-2")
+    base, _ = activo(bd, EJECUCION)
+    antes = volcado(bd)
+    for fuente in (4, 6):  # 4 existe pero está tras el corte 3; 6 solo existe en r-2
+        with pytest.raises(ValueError, match=f"La fuente {fuente}"):
+            instalar(bd, EJECUCION, base, 3, [{"texto": "algo", "fuente": fuente}])
+    assert volcado(bd) == antes
+
+
+def test_fuente_booleana_rechazada(bd):
+    # True == 1 en Python, y el mensaje 1 existe: sin comprobar el tipo exacto, pasaría.
+    assert True == 1 and isinstance(True, int)
+    base, _ = activo(bd, EJECUCION)
+    antes = volcado(bd)
+    with pytest.raises(ValueError, match="no un bool"):
+        instalar(bd, EJECUCION, base, 3, [{"texto": "Solo lectura", "fuente": True}])
+    with pytest.raises(ValueError, match="no un bool"):
+        instalar(bd, EJECUCION, base, True, [SOLO_LECTURA])
+    assert volcado(bd) == antes
+
+
+@pytest.mark.parametrize("candidato, motivo", [
+    ({"texto": "x", "fuente": 1}, "lista de afirmaciones"),
+    ([], "vacío"),
+    (["Solo lectura"], "exactamente las claves"),
+    ([{"texto": "x"}], "exactamente las claves"),
+    ([{"texto": "x", "fuente": 1, "extra": 0}], "exactamente las claves"),
+    ([{"texto": "   ", "fuente": 1}], "vacío"),
+    ([{"texto": 7, "fuente": 1}], "debe ser un texto"),
+    ([{"texto": "x", "fuente": "1"}], "entero positivo"),
+    ([{"texto": "x", "fuente": 1.0}], "entero positivo"),
+    ([{"texto": "x", "fuente": 0}], "entero positivo"),
+    ([{"texto": "x", "fuente": 2**64}], "entero positivo"),
+])
+def test_un_candidato_mal_formado_no_cambia_nada(bd, candidato, motivo):
+    base, _ = activo(bd, EJECUCION)
+    antes = volcado(bd)
+    with pytest.raises(ValueError, match=motivo):
+        instalar(bd, EJECUCION, base, 3, candidato)
+    assert volcado(bd) == antes
+
+
+@pytest.mark.parametrize("ejecucion, base, corte, motivo", [
+    ("no-existe", None, 3, "No existe la ejecución"),
+    (7, None, 3, "La ejecución debe ser un texto"),
+    (EJECUCION, 99, 3, "no es un resumen de la ejecución"),
+    (EJECUCION, "1", 3, "La base debe ser un entero"),
+    (EJECUCION, True, 3, "La base debe ser un entero"),
+    (EJECUCION, 1, 3.0, "El corte debe ser un entero"),
+    (EJECUCION, 1, None, "El corte debe ser un entero"),
+])
+def test_argumentos_mal_formados_no_cambian_nada(bd, ejecucion, base, corte, motivo):
+    antes = volcado(bd)
+    with pytest.raises(ValueError, match=motivo):
+        instalar(bd, ejecucion, base, corte, [SOLO_LECTURA])
+    assert volcado(bd) == antes
+
+
+def test_la_base_de_otra_ejecucion_es_rechazada(bd):
+    crear_ejecucion(bd, "r-2")
+    for n in range(4):
+        anotar(bd, "r-2", f"mensaje {n + 1} de r-2")
+    base_ajena, _ = activo(bd, EJECUCION)
+    antes = volcado(bd)
+    with pytest.raises(ValueError, match="no es un resumen de la ejecución 'r-2'"):
+        instalar(bd, "r-2", base_ajena, 3, [SOLO_LECTURA])
+    assert volcado(bd) == antes
+
+
+def test_el_puntero_nunca_senala_un_resumen_de_otra_ejecucion(bd):
+    crear_ejecucion(bd, "r-2")
+    for n in range(3):
+        anotar(bd, "r-2", f"mensaje {n + 1} de r-2")
+    ajeno = instalar(bd, "r-2", None, 2, [SOLO_LECTURA])
+    base, _ = activo(bd, EJECUCION)
+    antes = volcado(bd)
+    with pytest.raises(ValueError, match=f"El resumen nuevo {ajeno} no es un resumen de la ejecución 'r-1'"):
+        mover_puntero(bd, EJECUCION, base, ajeno)
+    assert volcado(bd) == antes and activo(bd, EJECUCION)[0] == base
+
+
+def test_el_esquema_tampoco_deja_cruzar_resumenes_de_una_ejecucion_a_otra(bd):
+    # La variante ingenua: SQL a mano, sin las comprobaciones del módulo. Ni el puntero ni la
+    # versión anterior de un resumen pueden ser de otra ejecución.
+    crear_ejecucion(bd, "r-2")
+    anotar(bd, "r-2", "mensaje 1 de r-2")
+    ajeno = instalar(bd, "r-2", None, 1, [SOLO_LECTURA])
+    antes = volcado(bd)
+    with pytest.raises(sqlite3.IntegrityError):
+        bd.execute("UPDATE ejecuciones SET resumen_activo=? WHERE id=?", (ajeno, EJECUCION))
+    with pytest.raises(sqlite3.IntegrityError):
+        bd.execute("INSERT INTO resumenes(ejecucion, cobertura, cuerpo, anterior) VALUES (?, 3, '[]', ?)",
+                   (EJECUCION, ajeno))
+    assert volcado(bd) == antes
+
+
+@pytest.mark.parametrize("ejecucion, base, nuevo, motivo", [
+    (EJECUCION, None, 2**70, "El resumen nuevo debe ser un entero positivo"),
+    (EJECUCION, None, 10**5000, r"un entero de unas \d+ cifras"),
+    (EJECUCION, "1", 1, "La base debe ser un entero positivo"),
+    (EJECUCION, None, 99, "El resumen nuevo 99 no es un resumen de la ejecución 'r-1'"),
+    ("no-existe", None, 1, "no es un resumen de la ejecución 'no-existe'"),
+    ([[[[["r-1"]]]]], None, 1, "La ejecución debe ser un texto"),
+], ids=["2**70", "10**5000", "base-texto", "inexistente", "de-otra-ejecucion", "ejecucion-anidada"])
+def test_mover_puntero_mal_llamado_no_cambia_nada(bd, ejecucion, base, nuevo, motivo):
+    antes = volcado(bd)
+    with pytest.raises(ValueError, match=motivo) as error:
+        mover_puntero(bd, ejecucion, base, nuevo)
+    assert type(error.value) is ValueError
+    assert volcado(bd) == antes
+
+
+@pytest.mark.parametrize("corte", [float("nan"), None, "3", 3.0, True, 0, 2**63, 10**5000],
+                         ids=["nan", "None", "texto", "float", "bool", "cero", "2**63", "10**5000"])
+def test_validar_candidato_exige_un_corte_entero(bd, corte):
+    # validar_candidato es pública: no puede dar por bueno un corte que nadie comprobó.
+    with pytest.raises(ValueError, match="El corte debe ser un entero positivo") as error:
+        validar_candidato(bd, EJECUCION, corte, [SOLO_LECTURA])
+    assert type(error.value) is ValueError
+
+
+def test_un_entero_enorme_o_un_valor_muy_anidado_se_rechazan_con_su_mensaje(bd):
+    # repr() no escribe enteros de más de 4300 cifras y agota la pila con lo muy anidado: el
+    # mensaje de un rechazo no puede fallar por culpa del valor que cita.
+    anidado = []
+    for _ in range(5000):
+        anidado = [anidado]
+    base, _ = activo(bd, EJECUCION)
+    antes = volcado(bd)
+    for argumentos, motivo in (
+        ((EJECUCION, base, 10**5000, [SOLO_LECTURA]), r"El corte debe ser .*, no un entero de unas \d+ cifras"),
+        ((EJECUCION, base, 3, [{"texto": "x", "fuente": -10**5000}]), r"La fuente de la afirmación 1 .*cifras"),
+        ((anidado, base, 3, [SOLO_LECTURA]), r"La ejecución debe ser un texto no vacío, no \[\[\["),
+        ((EJECUCION, base, 3, [{"texto": anidado, "fuente": 1}]), "El texto de la afirmación 1 debe ser un texto"),
+        ((EJECUCION, base, 3, anidado), "El resumen debe ser una lista de afirmaciones|La afirmación 1"),
+    ):
+        with pytest.raises(ValueError, match=motivo) as error:
+            instalar(bd, *argumentos)
+        assert type(error.value) is ValueError
+    assert volcado(bd) == antes
+
+
+def foto(carpeta):
+    """Todo lo que hay en `carpeta`: rutas y contenidos."""
+    return {str(p.relative_to(carpeta)): p.read_bytes() if p.is_file() else None for p in carpeta.rglob("*")}
+
+
+@pytest.mark.parametrize("que, motivo", [
+    ("nada", "La ruta de la base de datos debe ser un texto o un Path, no None"),
+    ("carpeta", "es una carpeta"),
+    ("texto", "no es una base de datos SQLite"),
+    ("sin_carpeta", "No se puede abrir ni crear"),
+])
+def test_abrir_rechaza_lo_que_no_es_una_base_de_datos_sin_tocarlo(tmp_path, que, motivo):
+    (tmp_path / "carpeta").mkdir()
+    (tmp_path / "notas.txt").write_text("Esto no es una base de datos.\n" * 20, encoding="utf-8")
+    ruta = {"nada": None, "carpeta": tmp_path / "carpeta", "texto": tmp_path / "notas.txt",
+            "sin_carpeta": tmp_path / "no-existe" / "resumenes.db"}[que]
+    antes = foto(tmp_path)
+    with pytest.raises(ValueError, match=motivo) as error:
+        abrir(ruta)
+    assert type(error.value) is ValueError
+    assert foto(tmp_path) == antes
+
+
+@pytest.mark.parametrize("excepcion", [ValueError, KeyboardInterrupt, SystemExit])
+def test_transaccion_deshace_ante_cualquier_excepcion(bd, excepcion):
+    antes = volcado(bd)
+    with pytest.raises(excepcion):
+        with transaccion(bd):
+            bd.execute("INSERT INTO historial VALUES (?, 99, 'a medias')", (EJECUCION,))
+            raise excepcion("interrumpido a mitad")
+    assert not bd.in_transaction
+    assert volcado(bd) == antes
+
+
+def test_executescript_confirma_la_transaccion_abierta(tmp_path):
+    # La trampa que evita `abrir()`: executescript() hace COMMIT antes de empezar, aunque la
+    # conexión se abriera con isolation_level=None y hubiera un BEGIN pendiente.
+    ruta = tmp_path / "trampa.db"
+    bd = sqlite3.connect(ruta, isolation_level=None)
+    bd.execute("CREATE TABLE t (x)")
+    bd.execute("BEGIN IMMEDIATE")
+    bd.execute("INSERT INTO t VALUES ('debería deshacerse')")
+    bd.executescript("SELECT 1;")
+    assert not bd.in_transaction  # la transacción ya no existe...
+    with pytest.raises(sqlite3.OperationalError, match="no transaction is active"):
+        bd.execute("ROLLBACK")  # ...así que no hay nada que deshacer
+    bd.close()
+    otra = sqlite3.connect(ruta)
+    assert otra.execute("SELECT x FROM t").fetchall() == [("debería deshacerse",)]
+    otra.close()
+
+
+def test_la_restriccion_del_principio_sobrevive_a_dos_compactaciones(ruta):
+    bd = abrir(ruta)
+    crear_ejecucion(bd, EJECUCION)
+    anotar(bd, EJECUCION, "Regla: la ejecución es de solo lectura.")
+    for n in range(2, 7):
+        anotar(bd, EJECUCION, f"paso {n} de la investigación")
+    # Cada compactación parte del resumen activo y conserva sus afirmaciones.
+    for corte in (3, 6):
+        ctx = contexto(bd, EJECUCION)
+        heredado = ctx["resumen"] or [{"texto": "Solo lectura", "fuente": 1}]
+        nuevo = heredado + [{"texto": f"hecho hasta {corte}", "fuente": corte}]
+        instalar(bd, EJECUCION, ctx["activo"], corte, nuevo)
+    bd.close()
+
+    bd = abrir(ruta)
+    cadena = []
+    (actual,) = bd.execute("SELECT resumen_activo FROM ejecuciones WHERE id=?", (EJECUCION,)).fetchone()
+    while actual is not None:
+        cobertura, cuerpo, actual = bd.execute(
+            "SELECT cobertura, cuerpo, anterior FROM resumenes WHERE id=?", (actual,)
+        ).fetchone()
+        cadena.append((cobertura, json.loads(cuerpo)))
+    bd.close()
+    assert [cobertura for cobertura, _ in cadena] == [6, 3]
+    for _, cuerpo in cadena:
+        assert {"texto": "Solo lectura", "fuente": 1} in cuerpo
+
+
+def test_el_modulo_dice_en_que_leccion_se_introdujo():
+    assert "\nLección 04. " in resumenes.__doc__  # el párrafo que dice qué lección lo presenta

@@ -1,0 +1,186 @@
+"""La ejecución de la lección 06 sin caídas, en este proceso, y `reanudar` ante lo que no puede hacer.
+
+Un padre y dos hijos sobre el incidente, por HTTP de verdad contra un servidor de ensayo en
+127.0.0.1. Lo que se comprueba aquí lo calcula el propio test a partir de la base (la
+integración por evidencia, las huellas...), no cifras copiadas de una ejecución.
+"""
+import json
+import re
+import sqlite3
+
+import pytest
+
+import agentes
+import buzon
+import registro
+import subagentes
+from curso.incidente import concluir
+import todo_junto
+from api import ModeloAPI
+from ayudas_06 import INCIDENTE, carpeta_en_memoria, foto, huella_de, informe, servidor_que_cuenta
+from reanudar import NoSePuede, cerrojo, reanudar
+
+
+@pytest.fixture(scope="module")
+def ejecucion():
+    """(ruta de la base, foto, resultado de reanudar, contador) de una ejecución entera sin caídas."""
+    with carpeta_en_memoria() as carpeta, servidor_que_cuenta() as (url, contador):
+        ruta = todo_junto.preparar(carpeta / "e", INCIDENTE)
+        hecho = reanudar(ruta, lambda nombre: ModeloAPI(nombre, url=url))
+        yield ruta, foto(ruta), hecho, contador
+
+
+def test_la_ejecucion_termina_con_el_informe_del_padre(ejecucion):
+    _, f, hecho, _ = ejecucion
+    assert hecho["estado"] == "completada" and hecho["vida"] == 1
+    assert hecho["informe"] == informe(f)
+    assert ("incidente", "completada", 2) in f["estados"]
+
+
+def test_el_informe_dice_lo_que_la_evidencia_respalda_y_nada_de_lo_descartado(ejecucion):
+    ruta, f, hecho, _ = ejecucion
+    bd = sqlite3.connect(ruta)
+    try:  # la integración de la lección 05, recalculada aquí sobre las entregas admitidas
+        entregas = [json.loads(c) for (c,) in bd.execute("SELECT carga FROM mensajes ORDER BY seq")]
+    finally:
+        bd.close()
+    copia = ruta.parent / "copia"
+    verificados, descartados = [], []
+    for carga in entregas:
+        buenos, malos = subagentes.verificar(carga, copia)
+        verificados += buenos
+        descartados += malos
+    assert verificados and descartados
+    assert concluir(verificados) in hecho["informe"]
+    for fila in verificados:
+        assert fila["hallazgo"] in hecho["informe"]
+    for fila in descartados:
+        assert fila["hallazgo"] not in hecho["informe"]
+
+
+def test_cada_entrega_se_admite_una_vez_y_el_padre_se_activa_con_las_dos(ejecucion):
+    _, f, _, _ = ejecucion
+    assert [(e, d) for e, _, _, d, _ in f["buzon"]] == [("incidente/config/1", "admitida"),
+                                                         ("incidente/logs/1", "admitida")]
+    assert sorted(e for _, _, e in f["trayectoria"]) == ["incidente/config/1", "incidente/logs/1"]
+    assert [s for _, s, _ in f["trayectoria"]] == [1, 2]
+    assert ("incidente", "completada", 2) in f["estados"]  # activado una vez (1) y terminado (2)
+
+
+def test_el_hijo_que_escribe_edita_el_fichero_una_sola_vez(ejecucion):
+    _, f, _, _ = ejecucion
+    antes = (INCIDENTE / "README.md").read_text(encoding="utf-8")
+    despues = f["copia"]["README.md"].decode("utf-8")
+    (editar,) = [fila for fila in f["llamadas"] if fila[2] == "editar"]
+    entrada = json.loads(editar[3])
+    assert despues == antes.replace(entrada["antiguo"], entrada["nuevo"], 1)
+    assert despues.count(entrada["nuevo"]) == 1
+    assert json.loads(editar[7])["content"] == editar[6]  # el resultado es el que se esperaba
+    otros = {k: v for k, v in f["copia"].items() if k != "README.md"}
+    assert otros == {p.relative_to(INCIDENTE).as_posix(): p.read_bytes()
+                     for p in sorted(INCIDENTE.rglob("*")) if p.is_file() and p.name != "README.md"}
+
+
+def test_solo_las_llamadas_con_efectos_se_apuntan_como_intencion(ejecucion):
+    _, f, _, _ = ejecucion
+    pedidas = [b for historial in f["historiales"].values() for rol, contenido in historial
+               if rol == "asistente" for b in contenido if b["type"] == "tool_use"]
+    assert {b["name"] for b in pedidas} == {"leer", "buscar", "ejecutar", "editar"}
+    assert [fila[2] for fila in f["llamadas"]] == ["editar"]  # ejecutar se niega: no llega a ejecutarse
+
+
+def test_el_hijo_de_la_configuracion_compacta_de_forma_durable(ejecucion):
+    ruta, f, _, _ = ejecucion
+    resumenes_de = [fila for fila in f["resumenes"] if fila[0] == "config"]
+    assert resumenes_de, "con el umbral del simulacro, el hijo de la configuración compacta"
+    bd = registro.abrir(ruta)
+    try:
+        (agente,) = [a for a in registro.agentes(bd) if a["id"] == "config"]
+        M = agentes.M_de(bd, agente)
+    finally:
+        bd.close()
+    assert len(M) < len(agente["inicio"]) + len(f["historiales"]["config"])  # la M reconstruida es más corta
+
+
+def test_cada_paso_lleva_su_clase_y_su_agente(ejecucion):
+    ruta, _, _, contador = ejecucion
+    bd = sqlite3.connect(ruta)
+    try:
+        pasos = bd.execute("SELECT clase, agente, detalle FROM pasos ORDER BY n").fetchall()
+    finally:
+        bd.close()
+    assert "otro" not in {c for c, _, _ in pasos}
+    peticiones = [json.loads(d) for c, _, d in pasos if c == "peticion"]
+    assert len(peticiones) == len(contador.peticiones)  # una petición apuntada por cada una hecha
+    assert [p["usage"] for p in peticiones] == [u for _, u in contador.peticiones]
+
+
+# --- Lo que reanudar no puede hacer: un mensaje claro, y nada cambia ------------------------------
+
+ESPANOL = re.compile(r"^(No|La|Esta|El|Ya)\b.*[.:]")
+
+
+def rechazo(ruta, carpeta):
+    antes = huella_de(carpeta)
+    with pytest.raises(NoSePuede) as error:
+        reanudar(ruta, lambda nombre: pytest.fail("no debía pedir nada al modelo"))
+    assert huella_de(carpeta) == antes, "un rechazo no cambia nada"
+    assert ESPANOL.match(str(error.value)), str(error.value)
+    return str(error.value)
+
+
+def test_reanudar_una_ejecucion_terminada_no_cambia_nada(ejecucion):
+    ruta, _, _, _ = ejecucion
+    assert "ya terminó" in rechazo(ruta, ruta.parent)
+
+
+def test_reanudar_un_fichero_que_no_existe_no_lo_crea(tmp_path):
+    assert "No existe el fichero" in rechazo(tmp_path / "no_esta.db", tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_reanudar_un_fichero_que_no_es_una_base(tmp_path):
+    (tmp_path / "notas.db").write_text("esto es texto\n" * 50, encoding="utf-8")
+    assert "no es una base de SQLite" in rechazo(tmp_path / "notas.db", tmp_path)
+
+
+def test_reanudar_la_base_de_otra_leccion(tmp_path):
+    bd = buzon.abrir_buzon(tmp_path / "buzon.db")  # una base de la lección 05
+    buzon.crear_padre(bd, "incidente", ["logs"])
+    bd.close()
+    assert "no de una ejecución de la lección 06" in rechazo(tmp_path / "buzon.db", tmp_path)
+
+
+def test_reanudar_la_base_de_otra_version_del_curso(tmp_path):
+    ruta = todo_junto.preparar(tmp_path / "e", INCIDENTE)
+    bd = sqlite3.connect(ruta, isolation_level=None)
+    bd.execute("UPDATE curso SET valor='construye-tu-agente/99' WHERE clave='version'")
+    bd.close()
+    assert "otra versión del curso" in rechazo(ruta, ruta.parent)
+
+
+def test_mientras_otro_proceso_reanuda_la_misma_ejecucion_este_se_para(tmp_path):
+    ruta = todo_junto.preparar(tmp_path / "e", INCIDENTE)
+    with cerrojo(ruta):  # «otro proceso»: el cerrojo es de flock, por descriptor abierto
+        assert "ya la está reanudando" in rechazo(ruta, ruta.parent)
+
+
+def test_preparar_donde_ya_hay_una_ejecucion_no_la_pisa(tmp_path):
+    ruta = todo_junto.preparar(tmp_path / "e", INCIDENTE)
+    antes = huella_de(ruta.parent)
+    with pytest.raises(ValueError, match="Ya hay una ejecución"):
+        todo_junto.preparar(tmp_path / "e", INCIDENTE)
+    assert huella_de(ruta.parent) == antes
+
+
+def test_si_un_hijo_termina_sin_entregar_el_padre_no_se_activa_y_la_ejecucion_acaba_fallida(tmp_path):
+    ruta = todo_junto.preparar(tmp_path / "e", INCIDENTE)
+    bd = sqlite3.connect(ruta, isolation_level=None)
+    bd.execute("UPDATE agentes SET tope=1 WHERE id='logs'")  # con un turno, no llega a entregar
+    bd.close()
+    with servidor_que_cuenta() as (url, _):
+        hecho = reanudar(ruta, lambda nombre: ModeloAPI(nombre, url=url))
+    f = foto(ruta)
+    assert hecho["estado"] == "fallida" and hecho["informe"] is None
+    assert ("logs", "fallida", 1) in f["estados"] and ("config", "completada", 1) in f["estados"]
+    assert [e for e, *_ in f["buzon"]] == ["incidente/config/1"] and "incidente" not in f["historiales"]
