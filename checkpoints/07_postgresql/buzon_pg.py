@@ -51,7 +51,6 @@ def recibir(bd, padre, hijo, entrega, carga):
                                   "aceptamos resultados de los hijos que el padre creó.")
         if esperado[0] is not None:
             validar_entrega(json.loads(esperado[0]), carga)
-        # BEGIN SOLUCIÓN
         # Si otra conexión guarda la misma entrega a la vez, este INSERT espera a que confirme y no
         # inserta nada (0 filas): en vez de un error de clave duplicada, se mira lo que guardó.
         guardada = bd.execute("INSERT INTO buzon(entrega, padre, hijo, carga) VALUES (%s, %s, %s, %s) "
@@ -61,7 +60,6 @@ def recibir(bd, padre, hijo, entrega, carga):
         anterior = bd.execute("SELECT padre, hijo, carga FROM buzon WHERE entrega=%s", (entrega,)).fetchone()
         if anterior == (padre, hijo, cuerpo):
             return DUPLICADA
-        # END SOLUCIÓN
         raise ValueError(f"La entrega {entrega!r} ya se recibió con otros datos: una corrección es una "
                          "entrega nueva, con otra identidad; no reescribas la que ya llegó.")
 
@@ -99,7 +97,6 @@ def admitir(bd, entrega):
         if fila is None:
             raise ValueError(f"No hay ninguna entrega {entrega!r} en el buzón: recíbela antes con recibir().")
         (padre,) = fila
-        # BEGIN SOLUCIÓN
         # El turno del padre: admitir y terminar, con un mismo padre, de uno en uno.
         (estado_del_padre,) = bd.execute("SELECT estado FROM ejecuciones WHERE id=%s FOR UPDATE",
                                          (padre,)).fetchone()
@@ -116,7 +113,6 @@ def admitir(bd, entrega):
                    (padre, seq, entrega, cuerpo))
         bd.execute("UPDATE buzon SET disposicion='admitida', seq_admitida=%s WHERE entrega=%s", (seq, entrega))
         activar_si_estan_todos(bd, padre)
-        # END SOLUCIÓN
     return ADMITIDA
 
 

@@ -1,21 +1,12 @@
 """Los resúmenes durables de la lección 04, en PostgreSQL (psycopg 3).
 
-Lección 07. Las mismas tablas (`ejecuciones`, `historial`, `resumenes`), las mismas funciones y
-las mismas promesas que `resumenes.py`; los tests del punto de control corren el mismo contrato
-sobre los dos. Las comprobaciones de la entrada son las de `validacion.py`, importadas: misma
-entrada, mismo error. Lo que cambia es el aislamiento. En SQLite, `BEGIN IMMEDIATE` deja escribir
-a una sola transacción a la vez; PostgreSQL deja avanzar a muchas, y en READ COMMITTED (la que
-fija `abrir()`) cada sentencia ve lo confirmado cuando empieza: leer y después escribir ya no es
-seguro, porque otro puede confirmar en medio. Por eso:
-
-- el compare-and-swap (`mover_puntero`) es UNA sentencia, un UPDATE condicional, y se mira su
-  número de filas. Si otra transacción está cambiando la fila, el UPDATE espera a que acabe y
-  vuelve a evaluar su WHERE sobre la versión confirmada;
-- `anotar` bloquea la fila de la ejecución (`SELECT … FOR UPDATE`) antes de calcular MAX(seq) + 1:
-  ningún WHERE protege filas que aún no existen;
-- `contexto` lee el resumen y la cola en una sola sentencia: dos sentencias verían dos momentos.
-
-Un TEXT de PostgreSQL no admite el carácter nulo (\\x00): se rechaza antes de tocar nada.
+Lección 07. Las mismas tablas, funciones y promesas que `resumenes.py` (los tests del punto de
+control corren el mismo contrato sobre los dos), con sus comprobaciones de la entrada importadas.
+Lo que cambia es el aislamiento: `BEGIN IMMEDIATE` deja escribir a una sola transacción a la vez;
+PostgreSQL deja avanzar a muchas, y en READ COMMITTED (la que fija `abrir()`) cada sentencia ve lo
+confirmado cuando empieza. Leer y después escribir ya no es seguro: otro puede confirmar en medio.
+Por eso el compare-and-swap es UNA sentencia (`mover_puntero`), `anotar` bloquea la fila de la
+ejecución antes de numerar y `contexto` lee todo en una sola consulta.
 """
 import json
 from contextlib import contextmanager
@@ -30,14 +21,12 @@ from validacion import (exigir_base, exigir_ejecucion, exigir_entero_positivo, e
 # Cuánto espera una conexión al servidor antes de rendirse. Uno local contesta en milisegundos.
 ESPERA_AL_CONECTAR_S = 10
 
-# Si dos procesos abren a la vez una base nueva, crearían las mismas tablas a la vez, y CREATE
-# TABLE IF NOT EXISTS no aguanta esa carrera en PostgreSQL. Un cerrojo consultivo (un número que
-# todos acuerdan bloquear) los pone en fila mientras se crea el esquema.
+# CREATE TABLE IF NOT EXISTS no aguanta que dos procesos creen las tablas a la vez. Un cerrojo
+# consultivo (un número que todos acuerdan bloquear) los pone en fila mientras se crea el esquema.
 CERROJO_DEL_ESQUEMA = 7_040_001
 
-# El esquema de resumenes.py con los tipos de PostgreSQL. BIGINT es el entero de 64 bits de
-# SQLite, así que exigir_entero_positivo (hasta 2**63 - 1) vale igual. Las dos tablas se señalan
-# una a otra: la clave foránea del puntero, la misma clave compuesta, va al final.
+# El esquema de resumenes.py. BIGINT es el entero de 64 bits de SQLite: exigir_entero_positivo
+# vale igual. La clave foránea del puntero va al final, cuando ya existen las dos tablas.
 ESQUEMA = (
     "CREATE TABLE IF NOT EXISTS ejecuciones (id TEXT PRIMARY KEY, resumen_activo BIGINT)",
     """CREATE TABLE IF NOT EXISTS historial (
@@ -74,10 +63,9 @@ def transaccion(bd):
 def abrir(conexion):
     """Conecta con el servidor de `conexion` (una cadena de conexión) y crea las tablas si faltan.
 
-    La conexión queda en autocommit (cada transacción la abre `transaccion()`, y fuera de ellas
-    ninguna queda abierta reteniendo cerrojos) y en READ COMMITTED, como esté configurado el
-    servidor. ValueError si `conexion` no es una cadena de conexión; ConnectionError si el
-    servidor no contesta o no nos deja entrar.
+    Queda en autocommit (las transacciones las abre `transaccion()`: fuera de ellas ninguna retiene
+    cerrojos) y en READ COMMITTED. ValueError si `conexion` no es una cadena de conexión;
+    ConnectionError si el servidor no contesta o no nos deja entrar.
     """
     if not isinstance(conexion, str) or not conexion.strip():
         raise ValueError("La conexión debe ser una cadena de conexión de PostgreSQL (p. ej. "
@@ -149,9 +137,8 @@ def instalar(bd, ejecucion, base, corte, candidato):
     Lo mismo que `resumenes.instalar`: devuelve el id del resumen nuevo; ValueError si algo está
     mal formado y BaseObsoleta si el activo ya no es `base`. Un rechazo no cambia nada.
 
-    Lo que se lee antes del compare-and-swap no cambia en medio: las ejecuciones no se borran, los
-    resúmenes no se modifican y el historial solo crece. Lo único que cambia es el puntero, y lo
-    protege el UPDATE condicional de `mover_puntero`.
+    Lo que se lee antes del compare-and-swap no cambia en medio (las ejecuciones no se borran, los
+    resúmenes no cambian, el historial solo crece): solo el puntero, que protege `mover_puntero`.
     """
     exigir_guardable(ejecucion)
     exigir_base(base)
@@ -194,7 +181,6 @@ def mover_puntero(bd, ejecucion, base, nuevo):
     exigir_base(base)
     exigir_entero_positivo(nuevo, "El resumen nuevo")
     exigir_resumen_de(_ComoSqlite(bd), ejecucion, nuevo, "El resumen nuevo")
-    # BEGIN SOLUCIÓN
     # Una sola sentencia: la comparación y la escritura, juntas. Si otra transacción está moviendo
     # el puntero, el UPDATE espera a que acabe y evalúa el WHERE sobre la fila ya confirmada.
     # IS NOT DISTINCT FROM es el `IS` de SQLite: compara también NULL (aún sin resumen).
@@ -206,7 +192,6 @@ def mover_puntero(bd, ejecucion, base, nuevo):
         raise BaseObsoleta(
             f"La base de este resumen era {nombre_del_resumen(base)}, pero el activo ya es "
             f"{nombre_del_resumen(ahora)}: vuelve a leer el activo y prepara el resumen desde él.")
-    # END SOLUCIÓN
 
 
 def contexto(bd, ejecucion):

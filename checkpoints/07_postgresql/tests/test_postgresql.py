@@ -476,6 +476,11 @@ def test_si_la_conexion_cae_durante_el_commit_reintentar_con_la_misma_identidad_
             assert buzon_pg.admitir(reintento, "e-1") == "admitida"
             assert buzon_pg.admitir(reintento, "e-1") == "admitida"
             assert almacen.mensajes(PADRE) == [(1, "e-1", RESULTADO)]
+            # La variante ingenua: el reintento con una identidad nueva es otra entrega, y el
+            # resultado que ya se había confirmado entra dos veces.
+            assert buzon_pg.recibir(reintento, PADRE, "logs", "e-1-otra-vez", RESULTADO) == "recibida"
+            assert buzon_pg.admitir(reintento, "e-1-otra-vez") == "admitida"
+            assert [carga for _, _, carga in almacen.mensajes(PADRE)] == [RESULTADO, RESULTADO]
         finally:
             almacen.cerrar()
 
