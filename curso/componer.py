@@ -110,6 +110,12 @@ def _suelto(hueco):
     return any(l.strip() for l in hueco)
 
 
+def _comentarios(hueco):
+    """Los comentarios sueltos de `hueco`, sin las líneas en blanco: el mismo delante de la misma
+    pieza (la celda ejecutada otra vez) no deja duda de dónde va."""
+    return [l.strip() for l in hueco if l.strip()]
+
+
 def _es_de_la_biblioteca(pieza):
     nombre = pieza.clave.split()[1].split(".")[0]
     return nombre in sys.stdlib_module_names
@@ -204,7 +210,8 @@ def componer(anterior, cambio, nombre="el módulo"):
 
     Lanza ErrorAlComponer si alguno de los dos no es Python, si la celda trae algo sin nombre
     (una llamada suelta, un bucle), un nombre dos veces o un comentario suelto que no se sabe a
-    qué pieza va, o si el nombre que cambia está dos veces en el fichero anterior.
+    qué pieza va (delante de una que ya estaba, solo vale el mismo comentario que ya tenía), o si
+    el nombre que cambia está dos veces en el fichero anterior.
     """
     viejas, cola = piezas(anterior, f"Tu {nombre}.py anterior")
     nuevas, cola_de_la_celda = piezas(cambio, "La celda")
@@ -225,7 +232,8 @@ def componer(anterior, cambio, nombre="el módulo"):
         if len(repetidas) > 1:
             raise ErrorAlComponer(f"{p.clave} está {len(repetidas)} veces en tu {nombre}.py anterior: "
                                   "no sé cuál cambiar.")
-        if _suelto(p.hueco) and (repetidas or p.tipo in ("import", "doc")):
+        if _suelto(p.hueco) and (p.tipo in ("import", "doc")
+                                 or (repetidas and _comentarios(repetidas[0].hueco) != _comentarios(p.hueco))):
             raise ErrorAlComponer(
                 f"Hay un comentario suelto antes de la línea {p.linea} de la celda: pégalo (sin "
                 "línea en blanco) a la pieza que comenta, o quítalo.")

@@ -2,7 +2,8 @@
 
 Los casos pequeños fijan cada regla (sustituir en su sitio, añadir detrás de lo que precede en la
 celda, decoradores y comentarios, imports, docstring); los de los cuadernos comprueban que cada
-celda --cambia de solutions/ compone, sobre el punto de control anterior, exactamente el suyo, y
+celda --cambia de solutions/ compone, sobre el punto de control anterior (o sobre lo que escribió
+una celda anterior de la misma lección), exactamente el suyo, y
 que volver a ejecutarla no cambia nada. Los de la magia, que un error no escribe nada.
 """
 import textwrap
@@ -165,6 +166,18 @@ def test_una_celda_que_no_se_puede_componer_lo_dice_en_castellano(celda, dice):
         componer.componer(ANTES, celda)
 
 
+def test_un_comentario_suelto_que_ya_estaba_delante_de_la_pieza_no_impide_volver_a_ejecutar():
+    """Una celda que añade una sección («# --- Apoyo ---» y sus funciones) se puede ejecutar otra
+    vez (el alumno corrige su ejercicio y la repite): el comentario es el mismo que ya tiene
+    delante esa pieza, así que no hay duda de dónde va. Uno distinto sigue siendo un error."""
+    celda = "def siete():\n    return 7\n\n\n# --- Apoyo ---\n\ndef _ocho():\n    return 8\n"
+    una = componer.componer(ANTES, celda).texto
+    assert "\n\n\n# --- Apoyo ---\n\ndef _ocho():" in una
+    assert componer.componer(una, celda).texto == una
+    with pytest.raises(ErrorAlComponer, match="comentario suelto antes de la línea 7"):
+        componer.componer(una, celda.replace("Apoyo", "Otra cosa"))
+
+
 def test_un_nombre_repetido_en_el_fichero_anterior_no_se_adivina():
     with pytest.raises(ErrorAlComponer, match="está 2 veces en tu m.py anterior"):
         componer.componer("X = 1\nX = 2\n", "X = 3\n", "m")
@@ -191,18 +204,43 @@ def celdas_que_cambian():
 CELDAS = list(celdas_que_cambian())
 
 
-def test_hay_celdas_que_cambian_en_las_lecciones_03_y_05():
-    assert {(n, m) for n, m, _, _ in CELDAS} >= {(3, "bucle"), (3, "agente"), (3, "correr"),
+def versiones_de(leccion, nombre):
+    """[(id, texto que deja la celda)] de cada celda %%modulo `nombre` de la lección, en orden, como
+    las ejecuta el cuaderno: una sin --cambia escribe el fichero entero; una --cambia compone sobre
+    lo que dejó la anterior (en la misma lección, o el punto de control anterior)."""
+    ruta = next(rutas.SOLUCIONES.glob(f"{leccion:02d}_*.ipynb"))
+    anterior = rutas.puntos_de_control()[leccion - 1] / f"{nombre}.py"
+    texto = anterior.read_text(encoding="utf-8") if anterior.exists() else None
+    versiones = []
+    for celda in nbformat.read(ruta, as_version=4).cells:
+        primera, _, resto = celda.source.partition("\n")
+        if celda.cell_type != "code" or primera.split()[:2] != ["%%modulo", nombre]:
+            continue
+        if "--cambia" in primera.split():
+            assert texto is not None, f"la celda {celda.id} cambia {nombre}.py, que aún no existe"
+            texto = componer.componer(texto, cuaderno.sin_marcas(resto), nombre).texto
+        else:
+            texto = cuaderno.sin_marcas(resto).rstrip("\n") + "\n"
+        versiones.append((celda.id, texto))
+    return versiones
+
+
+MODULOS_QUE_CAMBIAN = sorted({(leccion, nombre) for leccion, nombre, _, _ in CELDAS})
+
+
+def test_hay_celdas_que_cambian_en_las_lecciones_03_04_y_05():
+    assert {(n, m) for n, m, _, _ in CELDAS} >= {(3, "bucle"), (3, "agente"), (3, "correr"), (4, "resumenes"),
                                                    (5, "entorno"), (5, "herramientas"), (5, "permisos")}
 
 
-@pytest.mark.parametrize("leccion, nombre, celda, id", CELDAS, ids=[f"{c[0]:02d} {c[1]} {c[3]}" for c in CELDAS])
-def test_una_celda_que_cambia_compone_su_punto_de_control_sobre_el_anterior(leccion, nombre, celda, id):
-    """El punto de control anterior más la celda es, byte a byte, el de la lección."""
-    puntos = rutas.puntos_de_control()
-    anterior = (puntos[leccion - 1] / f"{nombre}.py").read_text(encoding="utf-8")
-    final = (puntos[leccion] / f"{nombre}.py").read_text(encoding="utf-8")
-    assert componer.componer(anterior, celda, nombre).texto == final
+@pytest.mark.parametrize("leccion, nombre", MODULOS_QUE_CAMBIAN, ids=[f"{n:02d} {m}" for n, m in MODULOS_QUE_CAMBIAN])
+def test_las_celdas_que_cambian_componen_su_punto_de_control_sobre_el_anterior(leccion, nombre):
+    """El punto de control anterior (o lo que escribió una celda de antes en la misma lección, como
+    la primera de resumenes.py en la 04) más las celdas --cambia, en orden, es, byte a byte, el de
+    la lección."""
+    final = (rutas.puntos_de_control()[leccion] / f"{nombre}.py").read_text(encoding="utf-8")
+    versiones = versiones_de(leccion, nombre)
+    assert versiones[-1][1] == final, f"tras la celda {versiones[-1][0]}, {nombre}.py no es el del punto de control"
 
 
 @pytest.mark.parametrize("leccion, nombre, celda, id", CELDAS, ids=[f"{c[0]:02d} {c[1]} {c[3]}" for c in CELDAS])

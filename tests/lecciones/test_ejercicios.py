@@ -12,7 +12,7 @@ import tempfile
 
 import pytest
 
-from curso import cuaderno, ejercicios, generar, rutas
+from curso import componer, cuaderno, ejercicios, generar, rutas
 
 REGISTRO = ejercicios.cargar_registro()
 
@@ -33,8 +33,15 @@ def fuente_de_la_celda(celda):
     return "\n".join(lineas[1:]) if lineas[0].startswith("%%modulo") else celda.source
 
 
+def cambia(id):
+    """¿La celda del ejercicio `id` es un %%modulo ... --cambia (solo las piezas nuevas)?"""
+    primera = ejercicios.celda_resuelta(id).source.split("\n", 1)[0]
+    return primera.startswith("%%modulo") and "--cambia" in primera.split()
+
+
 def evaluar_con(id, fuente, tmp_path):
-    """Escribe `fuente` donde toca (módulo del espacio o cuaderno) y evalúa el ejercicio."""
+    """Escribe `fuente` donde toca (módulo del espacio o cuaderno) y evalúa el ejercicio. Si la
+    celda es --cambia, compone sus piezas sobre el módulo del punto de control, como la magia."""
     e = REGISTRO[id]
     if e.modulo is None:
         espacio_de_nombres = {}
@@ -43,7 +50,11 @@ def evaluar_con(id, fuente, tmp_path):
     espacio = tmp_path / "espacio"
     shutil.copytree(rutas.puntos_de_control()[e.leccion], espacio,
                     ignore=shutil.ignore_patterns("tests", "__pycache__"))
-    (espacio / f"{e.modulo}.py").write_text(cuaderno.sin_marcas(fuente).rstrip("\n") + "\n", encoding="utf-8")
+    modulo = espacio / f"{e.modulo}.py"
+    texto = cuaderno.sin_marcas(fuente)
+    if cambia(id):
+        texto = componer.componer(modulo.read_text(encoding="utf-8"), texto, e.modulo).texto
+    modulo.write_text(texto.rstrip("\n") + "\n", encoding="utf-8")
     try:
         return ejercicios.evaluar(id, espacio=espacio)
     finally:
