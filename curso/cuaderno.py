@@ -13,7 +13,10 @@ lección con ficheros de verdad, como el punto de control, y `python -m curso co
 
 `%%modulo agente --cambia` es para una lección que cambia un módulo que ya existe: la celda lleva
 solo lo que cambia (una función entera, un import, una constante) y el fichero se compone con la
-versión anterior, la de tu espacio (ver `curso/componer.py`). Dice qué ha cambiado; con `--diff`,
+versión anterior, la de tu espacio (ver `curso/componer.py`). Sirve también dentro de una misma
+lección, para escribir un módulo largo en dos celdas (la 04 con `resumenes`, la 06 con `agentes`):
+la segunda se compone sobre lo que escribió la primera, y los ejercicios se comprueban después de
+la última. Dice qué ha cambiado; con `--diff`,
 además, enseña el diff, plegado. Si ese módulo tiene un ejercicio pendiente (la lección usa su
 versión de referencia), el cambio va sobre la referencia, y tu versión queda en .copias/.
 
