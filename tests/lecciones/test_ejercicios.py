@@ -13,14 +13,23 @@ import tempfile
 import pytest
 
 from curso import componer, cuaderno, ejercicios, generar, rutas
+from curso.postgres import VARIABLE_DE_CONEXION
 
 REGISTRO = ejercicios.cargar_registro()
 
 
 @pytest.fixture
-def temporal_vigilado(tmp_path, monkeypatch):
+def servidor_de_la_leccion(request, monkeypatch):
+    """Las comprobaciones de la lección 07 usan el PostgreSQL de la sesión por CURSO_POSTGRES, como
+    en el cuaderno (sin él, cada caso arrancaría el suyo)."""
+    if REGISTRO[request.node.callspec.params["id"]].leccion == 7:
+        monkeypatch.setenv(VARIABLE_DE_CONEXION, request.getfixturevalue("postgres"))
+
+
+@pytest.fixture
+def temporal_vigilado(servidor_de_la_leccion, tmp_path, monkeypatch):
     """La carpeta temporal del sistema, para `tempfile`, es una nueva y vacía: al terminar, lo que
-    haya dentro lo dejó la comprobación."""
+    haya dentro lo dejó la comprobación. (El servidor de la sesión se arranca antes, fuera de ella.)"""
     carpeta = tmp_path / "temporal"
     carpeta.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(carpeta))
