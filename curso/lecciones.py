@@ -1,5 +1,6 @@
 """El mapa del curso: cada lección, su cuaderno y los ficheros que añade o cambia en el harness.
 
+Cada punto de control se llama como su cuaderno, salvo que la lección diga otro nombre en "punto".
 Lo usan `preparar`, los tests de coherencia (dos puntos de control seguidos solo difieren en los
 ficheros que declara la lección) y el README.
 """
@@ -17,4 +18,7 @@ LECCIONES = {
     6: {"cuaderno": "06_todo_junto",
         "ficheros": ["pasos.py", "registro.py", "efectos.py", "agentes.py", "reintentos.py", "reanudar.py",
                      "todo_junto.py"]},
+    # La única cuyo punto de control no se llama como su cuaderno: lo que deja es PostgreSQL.
+    7: {"cuaderno": "07_cuando_una_maquina_no_basta", "punto": "07_postgresql",
+        "ficheros": ["resumenes_pg.py", "padres_pg.py", "buzon_pg.py"]},
 }

@@ -21,7 +21,9 @@ Sin PostgreSQL, `FaltaPostgres` dice cómo conseguirlo. Los tests se saltan con 
 CI, en cambio, fallan (ver `curso/pruebas_postgres.py`).
 """
 import argparse
+import atexit
 import glob
+import json
 import os
 import pwd
 import re
@@ -184,11 +186,20 @@ class ClusterTemporal:
     Por TCP pide la clave, que es aleatoria: otro usuario de la máquina no entra. Por el socket
     Unix (`socket`, la carpeta donde está) no la pide: esa carpeta solo la puede abrir el dueño.
     `ajustes` son líneas más para postgresql.conf, p. ej. {"max_connections": 40}.
+
+    El servidor es un proceso aparte: si quien lo arrancó muere sin llamar a `parar()`, seguiría
+    en marcha. Con `vigilado=True` (lo usa el cuaderno de la lección 07, cuyo núcleo puede morir
+    de un SIGKILL: nbval mata así el suyo) un proceso vigilante, en su propia sesión, espera a que
+    se cierre una tubería que solo tiene abierta este proceso; cuando se cierra sin que se haya
+    llamado a `parar()`, lo para y borra la carpeta él. Sin vigilante, un `atexit` hace lo mismo
+    si el proceso acaba normalmente.
     """
 
-    def __init__(self, puerto=None, ajustes=None):
+    def __init__(self, puerto=None, ajustes=None, vigilado=False):
         self.puerto_pedido = puerto
         self.ajustes = dict(ajustes or {})
+        self.vigilado = vigilado
+        self._vigilante = None
         self.carpeta = None
         self.puerto = None
         self.conexion = None
@@ -227,6 +238,9 @@ class ClusterTemporal:
             self._initdb(clave)
             self._configurar()
             self._arrancar_en_un_puerto()
+            atexit.register(self.parar)
+            if self.vigilado:
+                self._vigilante = _lanzar_vigilante(self)
         except BaseException:
             self.parar()
             raise
@@ -237,6 +251,7 @@ class ClusterTemporal:
         """Para el servidor (si está en marcha) y borra su carpeta. No deja ningún proceso."""
         if self.carpeta is None:
             return
+        atexit.unregister(self.parar)
         try:
             if (self.datos / "postmaster.pid").exists():
                 hecho = self._correr("pg_ctl", "stop", "-D", self.datos, "-m", "fast", "-w",
@@ -249,6 +264,10 @@ class ClusterTemporal:
         finally:
             shutil.rmtree(self.carpeta, ignore_errors=True)
             self.carpeta = self.conexion = self.puerto = self.socket = self.pid = None
+            if self._vigilante is not None:  # ya no hay nada que vigilar: que acabe
+                vigilante, self._vigilante = self._vigilante, None
+                vigilante.stdin.close()
+                vigilante.wait()
 
     # --- Los pasos de arrancar
 
@@ -331,6 +350,32 @@ class ClusterTemporal:
         if comprobar and hecho.returncode != 0:
             raise RuntimeError(f"{programa} falló (código {hecho.returncode}):\n{hecho.stdout}{hecho.stderr}")
         return hecho
+
+
+def _lanzar_vigilante(cluster):
+    """El proceso que para y borra `cluster` si este muere sin hacerlo (ver ClusterTemporal).
+
+    Lee su entrada hasta el final: el otro extremo de la tubería solo lo tiene este proceso, y el
+    sistema lo cierra cuando muere, de cualquier manera. Va en su propia sesión, para que un
+    Ctrl-C o un SIGKILL al grupo del núcleo no se lo lleve también."""
+    datos = {"carpeta": str(cluster.carpeta), "programas": str(cluster._programas), "pid": cluster.pid,
+             "usuario": cluster._usuario.pw_name if cluster._usuario else None}
+    return subprocess.Popen([sys.executable, "-c", "import sys; from curso.postgres import _vigilar; _vigilar(sys.argv[1])",
+                             json.dumps(datos)], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True, cwd="/")
+
+
+def _vigilar(datos):
+    """El cuerpo del vigilante: espera a que se cierre su entrada y, si el cluster sigue ahí, lo para."""
+    datos = json.loads(datos)
+    sys.stdin.buffer.read()
+    if not Path(datos["carpeta"]).exists():
+        return  # lo paró quien lo arrancó
+    cluster = ClusterTemporal()
+    cluster.carpeta, cluster.pid = Path(datos["carpeta"]), datos["pid"]
+    cluster._programas = Path(datos["programas"])
+    cluster._usuario = pwd.getpwnam(datos["usuario"]) if datos["usuario"] else None
+    cluster.parar()
 
 
 def _pid_del_servidor(datos):

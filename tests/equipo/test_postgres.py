@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import psycopg
@@ -85,6 +86,45 @@ def cluster():
             yield cluster
     except pg.FaltaPostgres as error:
         pruebas_postgres.sin_postgres(str(error))
+
+
+DUENO_QUE_MUERE = """
+import sys
+from curso.postgres import ClusterTemporal
+cluster = ClusterTemporal(vigilado=sys.argv[1] == "vigilado")
+cluster.arrancar()
+print(cluster.carpeta, cluster.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.parametrize("vigilado", [True, False], ids=["vigilado", "sin-vigilante"])
+def test_si_quien_lo_arranco_muere_de_un_sigkill_el_vigilante_lo_para_y_lo_borra(programas, vigilado):
+    """Como el núcleo de un cuaderno que nbval mata: ni atexit ni finally llegan a correr. Sin
+    vigilante, el servidor y su carpeta se quedan (y aquí se limpian a mano)."""
+    antes = carpetas_de_clusters()
+    dueno = subprocess.Popen([sys.executable, "-c", DUENO_QUE_MUERE, "vigilado" if vigilado else "no"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    carpeta, postmaster = dueno.stdout.readline().split()
+    carpeta, postmaster = Path(carpeta), int(postmaster)
+    try:
+        assert pg.vivo(postmaster)
+        dueno.kill()
+        dueno.wait()
+        limite = time.monotonic() + 60
+        while (carpeta.exists() or pg.vivo(postmaster)) and time.monotonic() < limite and vigilado:
+            time.sleep(0.05)
+        assert (carpeta.exists(), pg.vivo(postmaster)) == ((False, False) if vigilado else (True, True))
+        assert procesos_del_cluster(carpeta) == [] or not vigilado
+    finally:
+        dueno.stdin.close()
+        dueno.stdout.close()
+        if carpeta.exists():  # el caso sin vigilante: lo que quedó, se para y se borra aquí
+            resto = pg.ClusterTemporal()
+            resto.carpeta, resto.pid = carpeta, postmaster
+            resto._programas, resto._usuario = pg.carpeta_de_programas(), pg.usuario_del_servidor()
+            resto.parar()
+    assert carpetas_de_clusters() == antes
 
 
 def test_como_root_el_servidor_corre_como_postgres_y_si_no_como_quien_lo_arranca(cluster):

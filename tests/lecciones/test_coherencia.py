@@ -20,7 +20,7 @@ def test_cada_leccion_tiene_cuaderno_resuelto_y_punto_de_control():
     puntos = rutas.puntos_de_control()
     for numero, leccion in LECCIONES.items():
         assert (rutas.SOLUCIONES / f"{leccion['cuaderno']}.ipynb").exists()
-        assert numero in puntos and puntos[numero].name == leccion["cuaderno"]
+        assert numero in puntos and puntos[numero].name == leccion.get("punto", leccion["cuaderno"])
 
 
 def test_puntos_de_control_seguidos_solo_difieren_en_lo_que_declara_la_leccion():

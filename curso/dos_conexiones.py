@@ -1,0 +1,93 @@
+"""Dos conexiones a PostgreSQL en un orden fijo: lo que usan las celdas de la lección 07 para
+enseñar, contra el servidor de verdad, qué hace una transacción cuando otra se le cruza.
+
+Una sentencia que choca con el cerrojo de otra transacción se queda esperando dentro del
+servidor. Para verlo sin depender de cuánto tarda nada, la sentencia va en un hilo
+(`en_otro_hilo`) y otra conexión pregunta a `pg_stat_activity` hasta que el servidor dice que
+esa conexión espera (`esperar_a_que_espere`): entonces, y no antes, la celda sigue. No hay
+pausas fijas: el orden lo marca el propio servidor, y las salidas son las mismas en cada máquina.
+
+Lección 07.
+"""
+import threading
+import time
+
+ESPERA_MAXIMA_S = 30  # un techo: en esta máquina, el servidor dice «espero» en milisegundos
+CADA_S = 0.005        # cada cuánto se vuelve a preguntar a pg_stat_activity
+
+
+class EnOtroHilo:
+    """Una llamada que corre en su hilo; `resultado()` espera a que acabe y devuelve lo que devolvió
+    (o lanza lo que lanzó)."""
+
+    def __init__(self, funcion, *argumentos):
+        self._valor = self._error = None
+        self._hilo = threading.Thread(target=self._correr, args=(funcion, argumentos), daemon=True)
+        self._hilo.start()
+
+    def _correr(self, funcion, argumentos):
+        try:
+            self._valor = funcion(*argumentos)
+        except BaseException as error:  # se relanza en quien pide el resultado
+            self._error = error
+
+    def acabada(self):
+        return not self._hilo.is_alive()
+
+    def resultado(self):
+        self._hilo.join(ESPERA_MAXIMA_S)
+        if self._hilo.is_alive():
+            raise RuntimeError(f"La llamada sigue sin acabar tras {ESPERA_MAXIMA_S} s.")
+        if self._error is not None:
+            raise self._error
+        return self._valor
+
+
+def en_otro_hilo(funcion, *argumentos):
+    """Empieza `funcion(*argumentos)` en otro hilo y vuelve enseguida (ver `EnOtroHilo`)."""
+    return EnOtroHilo(funcion, *argumentos)
+
+
+def esperando(observador, conexion):
+    """(tipo, evento, sentencia) de lo que espera ahora el backend de `conexion`, según
+    `pg_stat_activity` consultado desde `observador` (otra conexión, en autocommit); None si no
+    espera nada. `sentencia` es la que está ejecutando (p. ej. 'COMMIT').
+
+    'Lock' es un cerrojo de otra transacción (una fila, un cerrojo consultivo); 'IPC'/'SyncRep',
+    la confirmación de una réplica síncrona. 'Client' (esperar al cliente) no cuenta: es estar
+    parado, no esperar a otro."""
+    fila = observador.execute(
+        "SELECT wait_event_type, wait_event, query FROM pg_stat_activity WHERE pid = %s",
+        (conexion.info.backend_pid,)).fetchone()
+    if fila is None or fila[0] in (None, "Client", "Activity"):
+        return None
+    return fila[0], fila[1], fila[2]
+
+
+def esperar_a_que_espere(observador, conexion, llamada=None, evento=None):
+    """Vuelve cuando el backend de `conexion` está esperando (ver `esperando`), y dice a qué.
+
+    Con `evento` (p. ej. 'transactionid', 'advisory', 'SyncRep'), solo cuando espera eso: antes
+    puede pasar por esperas cortas de otra cosa (escribir en el disco, por ejemplo), que no son
+    la que la celda quiere enseñar. Si `llamada` (un EnOtroHilo) acaba antes, es que no esperó:
+    RuntimeError, con lo que devolvió, porque la celda contaba con lo contrario."""
+    limite = time.monotonic() + ESPERA_MAXIMA_S
+    while True:
+        espera = esperando(observador, conexion)
+        if espera is not None and evento in (None, espera[1]):
+            return espera
+        if llamada is not None and llamada.acabada():
+            raise RuntimeError(f"La sentencia no esperó: acabó con {llamada.resultado()!r}.")
+        if time.monotonic() > limite:
+            raise RuntimeError(f"La conexión no se puso a esperar en {ESPERA_MAXIMA_S} s.")
+        time.sleep(CADA_S)
+
+
+def esperar_al_ajuste(bd, nombre, valor):
+    """Vuelve cuando la conexión `bd` ve el ajuste `nombre` con `valor` (tras un pg_reload_conf(),
+    cada backend lo lee cuando le toca, no en el acto)."""
+    limite = time.monotonic() + ESPERA_MAXIMA_S
+    while bd.execute(f"SHOW {nombre}").fetchone()[0] != valor:
+        if time.monotonic() > limite:
+            raise RuntimeError(f"La conexión no ve {nombre} = {valor!r} en {ESPERA_MAXIMA_S} s.")
+        time.sleep(CADA_S)

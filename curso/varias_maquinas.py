@@ -1,0 +1,141 @@
+"""Varias máquinas, simuladas con procesos: el simulacro de la lección 07.
+
+Cada trabajador es un proceso aparte con su propia conexión al servidor, como lo sería un hijo en
+otra máquina. Todos hacen *todas* las entregas de un plan (recibir y admitir), cada uno en su
+propio orden: así compiten de verdad por las mismas filas y cada entrega llega repetida, entre
+procesos. Mientras trabajan, a unos se les mata con SIGKILL (y otro proceso ocupa su lugar) y a
+otros se les corta la conexión desde el servidor (`pg_terminate_backend`): el trabajador no sabe
+si su último COMMIT se confirmó, vuelve a conectar y repite la misma entrega, con la misma
+identidad. Al final se cuenta, en la base: ninguna entrega perdida ni repetida.
+
+Lo que es simulado: las «máquinas» son procesos de esta misma máquina, y el corte de red es el
+servidor cerrando la conexión. Lo que es de verdad: los procesos, las conexiones, el servidor,
+las señales y las transacciones que quedan a medias.
+
+El trabajador es `python -m curso.varias_maquinas CONEXION SEMILLA PLAN_JSON`, con los módulos
+del cuaderno en su PYTHONPATH (importa `buzon_pg`). Escribe una línea por suceso: «pid N» (su
+backend, al conectar), «hecha ENTREGA» y «reconecta».
+
+Lección 07.
+"""
+import json
+import os
+import queue
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+# Qué le pasa a cada trabajador, y tras cuántas entregas hechas: un SIGKILL al proceso (y otro
+# trabajador lo sustituye) o el corte de su conexión desde el servidor (y él vuelve a conectar).
+PERCANCES = {1: ("sigkill", 3), 2: ("corte", 3), 3: ("sigkill", 7), 4: ("corte", 10)}
+SUSTITUTO = 100  # el trabajador que ocupa el lugar del n.º N muerto es el N + 100
+ESPERA_MAXIMA_S = 120  # un techo para el simulacro entero; en esta máquina tarda un par de segundos
+
+
+def plan(padres, hijos):
+    """Las entregas del simulacro: [(padre, hijo, entrega, carga)], una por hijo de cada padre."""
+    return [(padre, hijo, f"{padre}/{hijo}/1", {"hallazgos": [f"lo que {hijo} vio para {padre}"]})
+            for padre in padres for hijo in hijos]
+
+
+# --- El trabajador (otro proceso) ----------------------------------------------------------------
+
+def trabajar(conexion, semilla, entregas):
+    """Recibe y admite cada entrega, en el orden de su semilla; si la conexión cae, reconecta y
+    repite la misma entrega (misma identidad: repetirla no duplica nada)."""
+    import psycopg
+
+    import buzon_pg
+
+    def conectar():
+        bd = buzon_pg.abrir_buzon(conexion)
+        print("pid", bd.info.backend_pid, flush=True)
+        return bd
+
+    orden = list(entregas)
+    random.Random(semilla).shuffle(orden)
+    bd = conectar()
+    for padre, hijo, entrega, carga in orden:
+        while True:
+            try:
+                buzon_pg.recibir(bd, padre, hijo, entrega, carga)
+                buzon_pg.admitir(bd, entrega)
+                break
+            except (psycopg.OperationalError, psycopg.InterfaceError):  # la conexión se cortó
+                print("reconecta", flush=True)
+                bd = conectar()
+        print("hecha", entrega, flush=True)
+
+
+# --- Quien los lanza, los mata y cuenta ----------------------------------------------------------
+
+def simulacro(conexion, modulos, entregas, percances=PERCANCES):
+    """Lanza un trabajador por cada número de `percances`, le aplica su percance y espera a que
+    todos (los sustitutos también) acaben. Devuelve {"sigkill": n, "corte": n, "reconecta": n,
+    "errores": {trabajador: código}}. `modulos` es la carpeta de donde importan `buzon_pg`."""
+    import psycopg
+
+    entorno = dict(os.environ, PYTHONPATH=os.pathsep.join([str(modulos), *(p for p in sys.path if p)]))
+    sucesos, procesos, hilos = queue.Queue(), {}, []
+
+    def leer(numero, proceso):
+        for linea in proceso.stdout:
+            sucesos.put((numero, linea.split()))
+        sucesos.put((numero, ["fin"]))
+
+    def arrancar(numero):
+        procesos[numero] = subprocess.Popen(
+            [sys.executable, "-m", "curso.varias_maquinas", conexion, str(numero), json.dumps(entregas)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=entorno)
+        hilo = threading.Thread(target=leer, args=(numero, procesos[numero]), daemon=True)
+        hilo.start()
+        hilos.append(hilo)
+
+    cuenta = {"sigkill": 0, "corte": 0, "reconecta": 0}
+    hechas, pids, vivos = {n: 0 for n in percances}, {}, set(percances)
+    limite = time.monotonic() + ESPERA_MAXIMA_S
+    with psycopg.connect(conexion, autocommit=True) as servidor:
+        try:
+            for numero in percances:
+                arrancar(numero)
+            while vivos:
+                numero, suceso = sucesos.get(timeout=max(0.1, limite - time.monotonic()))
+                if suceso[0] == "pid":
+                    pids[numero] = int(suceso[1])
+                elif suceso[0] == "reconecta":
+                    cuenta["reconecta"] += 1
+                elif suceso[0] == "hecha":
+                    hechas[numero] += 1
+                    percance, tras = percances.get(numero, (None, None))
+                    if hechas[numero] == tras and percance == "sigkill":
+                        procesos[numero].send_signal(signal.SIGKILL)  # quizá a mitad de una transacción
+                        cuenta["sigkill"] += 1
+                        hechas[numero + SUSTITUTO] = 0
+                        vivos.add(numero + SUSTITUTO)
+                        arrancar(numero + SUSTITUTO)
+                    elif hechas[numero] == tras and percance == "corte":
+                        servidor.execute("SELECT pg_terminate_backend(%s)", (pids[numero],))
+                        cuenta["corte"] += 1
+                elif suceso[0] == "fin":
+                    vivos.discard(numero)
+        finally:
+            for proceso in procesos.values():
+                if proceso.poll() is None:
+                    proceso.kill()
+                proceso.wait()
+            for hilo in hilos:
+                hilo.join()
+            errores = {n: p.stderr.read().strip().splitlines()[-1:] or [p.returncode]
+                       for n, p in procesos.items() if p.returncode not in (0, -signal.SIGKILL)}
+            for proceso in procesos.values():
+                proceso.stdout.close()
+                proceso.stderr.close()
+    cuenta["errores"] = errores
+    return cuenta
+
+
+if __name__ == "__main__":
+    trabajar(sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3]))
