@@ -501,11 +501,37 @@ def lanzar(conexion, semilla, plan):
     return proceso
 
 
+def plan_del_simulacro(almacen, padres):
+    """Las entregas del simulacro, [padre, hijo, entrega, carga], con sus padres ya creados."""
+    for n in range(padres):
+        almacen.crear_padre(f"p{n}", list(HIJOS_DEL_SIMULACRO))
+    return [(f"p{n}", hijo, f"p{n}-{hijo}", {"hijo": hijo, "padre": n})
+            for n in range(padres) for hijo in HIJOS_DEL_SIMULACRO]
+
+
+def perdidas_y_dobles(almacen, plan):
+    """Qué resultados del plan no entraron en la trayectoria de su padre, y cuántos entraron más de
+    una vez. Se cuentan por lo que dicen (padre y carga), no por su identidad de entrega."""
+    veces = {(padre, json.dumps(carga, sort_keys=True)): 0 for padre, _, _, carga in plan}
+    for padre, cuerpo in almacen.filas("SELECT padre, carga FROM mensajes"):
+        veces[(padre, json.dumps(json.loads(cuerpo), sort_keys=True))] += 1
+    return sorted(clave for clave, n in veces.items() if n == 0), sum(n > 1 for n in veces.values())
+
+
+def test_si_cada_trabajador_inventa_su_identidad_cada_resultado_entra_una_vez_por_trabajador(pg):
+    """La variante ingenua del simulacro: la identidad la pone quien envía (entrega-de-N), no la
+    entrega. Sin cortes ni muertes, los dos trabajadores meten cada resultado dos veces."""
+    plan = plan_del_simulacro(pg, 3)
+    procesos = [lanzar(pg.destino, numero, [(p, h, f"{e}-de-{numero}", c) for p, h, e, c in plan])
+                for numero in (1, 2)]
+    for proceso in procesos:
+        proceso.communicate(timeout=ESPERA_MAXIMA_S)
+        assert proceso.returncode == 0
+    assert perdidas_y_dobles(pg, plan) == ([], len(plan))
+
+
 def test_trabajadores_que_mueren_ni_pierden_ni_duplican_entregas(pg):
-    plan = [(f"p{n}", hijo, f"p{n}-{hijo}", {"hijo": hijo, "padre": n})
-            for n in range(PADRES_DEL_SIMULACRO) for hijo in HIJOS_DEL_SIMULACRO]
-    for n in range(PADRES_DEL_SIMULACRO):
-        pg.crear_padre(f"p{n}", list(HIJOS_DEL_SIMULACRO))
+    plan = plan_del_simulacro(pg, PADRES_DEL_SIMULACRO)
     sucesos = queue.Queue()
     procesos = {}
 
@@ -557,10 +583,7 @@ def test_trabajadores_que_mueren_ni_pierden_ni_duplican_entregas(pg):
     # Al reanudar, lo recibido y sin admitir se admite (lo que dejara a medias un proceso muerto).
     for entrega in pg.pendientes():
         pg.admitir(entrega)
-    entregas = {entrega for _, _, entrega, _ in plan}
-    admitidas = [entrega for (entrega,) in pg.filas("SELECT entrega FROM mensajes")]
-    perdidas, repetidas = entregas - set(admitidas), len(admitidas) - len(set(admitidas))
-    assert (perdidas, repetidas) == (set(), 0)
+    assert perdidas_y_dobles(pg, plan) == ([], 0)
     assert pg.filas("SELECT disposicion, count(*) FROM buzon GROUP BY disposicion") == [("admitida", len(plan))]
     for n in range(PADRES_DEL_SIMULACRO):
         assert [seq for seq, _, _ in pg.mensajes(f"p{n}")] == [1, 2]
