@@ -128,13 +128,22 @@ def simulacro(conexion, modulos, entregas, percances=PERCANCES):
                 proceso.wait()
             for hilo in hilos:
                 hilo.join()
-            errores = {n: p.stderr.read().strip().splitlines()[-1:] or [p.returncode]
+            errores = {n: _la_excepcion(p.stderr.read()) or p.returncode
                        for n, p in procesos.items() if p.returncode not in (0, -signal.SIGKILL)}
             for proceso in procesos.values():
                 proceso.stdout.close()
                 proceso.stderr.close()
     cuenta["errores"] = errores
     return cuenta
+
+
+def _la_excepcion(salida_de_error):
+    """La línea de la excepción en un traceback: la última que no es un detalle del servidor
+    (psycopg añade DETAIL, HINT o CONTEXT debajo) ni está sangrada."""
+    for linea in reversed(salida_de_error.strip().splitlines()):
+        if linea and not linea[0].isspace() and not linea.startswith(("DETAIL:", "HINT:", "CONTEXT:")):
+            return linea
+    return None
 
 
 if __name__ == "__main__":
