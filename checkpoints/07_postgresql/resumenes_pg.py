@@ -199,7 +199,7 @@ def contexto(bd, ejecucion):
 
     Devuelve {"activo": id o None, "resumen": lista de afirmaciones o None,
     "cobertura": n, "cola": [(seq, texto), ...]}, leído en UNA sentencia: en READ COMMITTED
-    cada sentencia ve su propio momento, y dos podrían ver un resumen y la cola de otro.
+    cada sentencia ve su propio instante, y así el resumen y su cola son del mismo.
     """
     exigir_guardable(ejecucion)
     filas = bd.execute(
