@@ -14,7 +14,7 @@ from contextlib import ExitStack, contextmanager
 from curso import rutas
 from curso.carreras import cargar_modulo
 from curso.ejercicios import Fallo, ejercicio, igual
-from curso.postgres import esquema_de_prueba, servidor_de_pruebas
+from curso.postgres import VARIABLE_DE_CONEXION, FaltaPostgres, esquema_de_prueba, servidor_de_pruebas
 
 # Si la otra conexión espera un cerrojo del alumno (un SELECT … FOR UPDATE, que también vale), se
 # rinde tras este tiempo y lo intenta cuando el alumno acaba. Nunca lo obtendría antes: el alumno
@@ -32,7 +32,12 @@ def base_de_prueba():
     """(abrir, esquema): un esquema vacío y `abrir(modulo)`, que conecta con él por el `abrir_buzon`
     (o `abrir`) del módulo. Al salir, cierra las conexiones y borra el esquema."""
     with ExitStack() as pila:
-        servidor = pila.enter_context(servidor_de_pruebas())
+        try:
+            servidor = pila.enter_context(servidor_de_pruebas())
+        except FaltaPostgres as error:  # una línea por caso; cómo conseguirlo, en `python -m curso postgres`
+            raise Fallo(f"un servidor PostgreSQL: el de {VARIABLE_DE_CONEXION} o uno de usar y tirar",
+                        str(error).splitlines()[0], "sin servidor no se puede comprobar: mira cómo "
+                        "conseguirlo con python -m curso postgres") from None
         esquema = pila.enter_context(esquema_de_prueba(servidor, prefijo="ejercicio"))
 
         def abrir(modulo):

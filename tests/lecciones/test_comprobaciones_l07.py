@@ -136,3 +136,16 @@ def test_cada_error_lo_pilla_el_caso_escrito_para_el(id, modulo, error, funcion,
     fallan, pendientes, informe = evaluar_con_otra_version(id, modulo, funcion, tmp_path)
     assert not pendientes, informe
     assert fallan == casos_que_nombran(id, trozos), f"{error}:\n{informe}"
+
+
+def test_sin_servidor_cada_caso_lo_dice_en_una_linea_y_remite_a_curso_postgres(tmp_path, monkeypatch):
+    """Sin CURSO_POSTGRES ni programas de PostgreSQL, ningún caso pasa ni lanza una traza: cada uno
+    dice que falta el servidor, en pocas líneas, y dónde se explica cómo conseguirlo."""
+    monkeypatch.delenv(VARIABLE_DE_CONEXION)
+    vacia = tmp_path / "sin_programas"
+    vacia.mkdir()
+    monkeypatch.setenv("CURSO_POSTGRES_BIN", str(vacia))
+    fallan, pendientes, informe = evaluar_con_otra_version("7.2", "buzon_pg", RECIBIR, tmp_path)
+    assert fallan == {caso.descripcion for caso in ejercicios.buscar("7.2").casos} and not pendientes, informe
+    assert informe.count("python -m curso postgres") == len(fallan), informe
+    assert "Traceback" not in informe and len(informe.splitlines()) == 2 + 3 * len(fallan), informe
