@@ -336,6 +336,13 @@ def test_recibir_aplica_el_encargo_del_hijo(almacen):
     assert bd.volcado() == antes
     assert bd.recibir(PADRE, "logs", "e-1", ENTREGA_LOGS) == "recibida"
     assert bd.recibir(PADRE, "config", "e-2", RESULTADO) == "recibida"
+    # La misma identidad con otros datos que además incumplen el encargo: un ValueError y nada
+    # cambia en los dos. (El mensaje puede ser uno u otro: SQLite mira antes si ya estaba, y
+    # PostgreSQL valida antes de su INSERT … ON CONFLICT.)
+    antes = bd.volcado()
+    with pytest.raises(ValueError, match="ya se recibió con otros datos|no está dentro de los recursos"):
+        bd.recibir(PADRE, "logs", "e-1", {**ENTREGA_LOGS, "referencias": ["/etc/passwd"]})
+    assert bd.volcado() == antes
 
 
 # --- El recorrido entero ---------------------------------------------------------------------------
