@@ -200,6 +200,7 @@ class ClusterTemporal:
         self.ajustes = dict(ajustes or {})
         self.vigilado = vigilado
         self._vigilante = None
+        self._dueno = None
         self.carpeta = None
         self.puerto = None
         self.conexion = None
@@ -238,7 +239,8 @@ class ClusterTemporal:
             self._initdb(clave)
             self._configurar()
             self._arrancar_en_un_puerto()
-            atexit.register(self.parar)
+            self._dueno = os.getpid()
+            atexit.register(self._al_salir)
             if self.vigilado:
                 self._vigilante = _lanzar_vigilante(self)
         except BaseException:
@@ -251,7 +253,7 @@ class ClusterTemporal:
         """Para el servidor (si está en marcha) y borra su carpeta. No deja ningún proceso."""
         if self.carpeta is None:
             return
-        atexit.unregister(self.parar)
+        atexit.unregister(self._al_salir)
         try:
             if (self.datos / "postmaster.pid").exists():
                 hecho = self._correr("pg_ctl", "stop", "-D", self.datos, "-m", "fast", "-w",
@@ -268,6 +270,11 @@ class ClusterTemporal:
                 vigilante, self._vigilante = self._vigilante, None
                 vigilante.stdin.close()
                 vigilante.wait()
+
+    def _al_salir(self):
+        """El atexit: solo en el proceso que lo arrancó (un hijo hecho con fork hereda la lista)."""
+        if os.getpid() == self._dueno:
+            self.parar()
 
     # --- Los pasos de arrancar
 
