@@ -8,7 +8,10 @@ reutiliza la 05 (el buzón). Un paquete, por piezas que se leen por separado:
 - `textos.py`: lo que se lee de una exploración, sin widgets (`totales`, `panel`, `cruce`,
   `dibujar_carriles`, el HTML de los carriles);
 - `widget.py`: el widget, una vista fina sobre `textos.py` (`explorar_carreras`);
-- `escenarios/`: los escenarios del curso, uno por lección (`resumenes`, `buzon`).
+- `paralelo.py`: el mismo recorrido con cada actor en su hilo y su conexión, y transacciones
+  abiertas entre pasos, en SQLite o en PostgreSQL (`explorar_en_sqlite`, `explorar_en_postgres`;
+  lección 07);
+- `escenarios/`: los escenarios del curso, uno por lección (`resumenes`, `buzon`, `postgres`).
 
 Aquí está lo que usan los cuadernos y los tests: `from curso.carreras import explorar, totales`.
 `explorar_carreras` se importa al pedirlo, para que quien no dibuja no cargue ipywidgets.
@@ -16,6 +19,7 @@ Aquí está lo que usan los cuadernos y los tests: `from curso.carreras import e
 from curso.carreras.explorador import (ERROR_INESPERADO, Escenario, Evento, Exploracion, Invariante,
                                        Mundo, Paso, Registro, Variante, cargar_modulo, explorar,
                                        intercalados, numero_de_intercalados)
+from curso.carreras.paralelo import explorar_en_paralelo, explorar_en_postgres, explorar_en_sqlite
 from curso.carreras.textos import (carriles, carriles_html, comparacion, cruce, dibujar_carriles,
                                    panel, resumen, totales)
 

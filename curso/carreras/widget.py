@@ -46,12 +46,14 @@ def dibujar(exploracion, correcta, i):
             pie)
 
 
-def explorar_carreras(escenario, variantes=None, *, modulo=None, intercalado=1):
+def explorar_carreras(escenario, variantes=None, *, modulo=None, intercalado=1, explorador=None):
     """El explorable de las carreras para `escenario` (un `curso.carreras.Escenario`).
 
     `variantes`: los nombres de las que se ofrecen (todas si es None); la correcta va siempre la
     primera. `modulo`: el código que se pone a prueba (por defecto, el del escenario: el del punto
-    de control). `intercalado`: el que se muestra al empezar.
+    de control). `intercalado`: el que se muestra al empezar. `explorador`: quién recorre los
+    intercalados, `explorador(escenario, variante, modulo)`; por defecto `explorar`, el de SQLite
+    paso a paso (la lección 07 pasa `functools.partial(explorar_en_postgres, conexion=...)`).
 
     Devuelve un `VBox` con los botones de la variante, su descripción, los totales, el deslizador
     del intercalado (1..N), los carriles y el panel. Un ajuste imposible (una variante que no
@@ -66,7 +68,7 @@ def explorar_carreras(escenario, variantes=None, *, modulo=None, intercalado=1):
 
     def exploracion_de(nombre):
         if nombre not in cache:
-            cache[nombre] = explorar(escenario, nombre, modulo)
+            cache[nombre] = (explorador or explorar)(escenario, nombre, modulo)
         return cache[nombre]
 
     referencia = nombres[0]

@@ -1,0 +1,682 @@
+"""El explorador de carreras con transacciones abiertas: cada actor en su hilo y su conexión.
+
+Equipo del curso; lo estrena la lección 07 (las carreras de las lecciones 04 y 05, en PostgreSQL).
+El explorador de `explorador.py` ejecuta cada paso entero antes del siguiente: ninguna transacción
+queda abierta entre dos pasos, y por eso no ve lo que pasa cuando dos transacciones se cruzan. En
+PostgreSQL eso es justo lo que importa: en READ COMMITTED, lo que una transacción leyó puede cambiar
+antes de que escriba. Aquí:
+
+- cada actor corre en su propio hilo, con su propia conexión, y solo avanza cuando el explorador
+  le da el turno (un intercalado sigue siendo un orden fijo de pasos: nada lo decide un reloj);
+- un paso *partido* (lo marca el escenario poniendo detrás un paso `CONFIRMA`) se para justo antes
+  de su primer COMMIT: entre medias pueden actuar los demás, con su transacción abierta;
+- si una sentencia tiene que esperar el cerrojo de otra transacción, el actor queda *esperando*:
+  en PostgreSQL lo dice pg_stat_activity (wait_event_type = 'Lock', y pg_blocking_pids dice
+  quién), nunca un tiempo de espera; en SQLite, `BEGIN IMMEDIATE` con busy_timeout = 0 contesta
+  «database is locked» al momento y se reintenta cuando el que escribe acaba. Sus turnos se
+  guardan y los hace, en orden, en cuanto deja de esperar;
+- el motor (`EnSqlite()` o `EnPostgres(conexion)`) da a cada intercalado un estado inicial nuevo:
+  en SQLite, una copia del fichero; en PostgreSQL, un esquema propio vaciado (TRUNCATE) y
+  preparado otra vez.
+
+Lo que devuelve es la misma `Exploracion` que el explorador de SQLite: sirven los mismos textos
+(`textos.py`) y el mismo widget (`widget.py`). Un paso que espera deja dos eventos: «espera …»
+cuando se bloquea y «… (tras esperar)» cuando sigue; por eso un intercalado puede tener más
+eventos que pasos.
+"""
+import functools
+import os
+import re
+import secrets
+import sqlite3
+import tempfile
+import threading
+import time
+from collections import deque
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from curso.carreras.explorador import (ERROR_INESPERADO, MEMORIA, Escenario, Evento, Exploracion, Invariante,
+                                       Mundo, Registro, _copiar, cargar_modulo, intercalados)
+
+
+def CONFIRMA(mundo):  # noqa: N802 — un marcador, no una función que se llame
+    """Marcador: el paso anterior del mismo actor se para antes de su COMMIT, y este lo confirma."""
+    raise AssertionError("CONFIRMA es un marcador: no se ejecuta")
+
+
+# Un tope, no una medida: cada paso tarda milisegundos. Si se pasa, es un fallo del escenario.
+ESPERA_MAXIMA_S = 30.0
+# Cada cuánto se mira pg_stat_activity mientras un actor corre (solo si aún no ha terminado su turno).
+SONDEO_S = 0.001
+
+COMMIT = re.compile(r"\s*(COMMIT|END)\b", re.IGNORECASE)
+BEGIN_DE_ESCRITURA = re.compile(r"\s*BEGIN\s+(IMMEDIATE|EXCLUSIVE)\b", re.IGNORECASE)
+FIN_DE_TRANSACCION = re.compile(r"\s*(COMMIT|END|ROLLBACK)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class EscenarioEnParalelo(Escenario):
+    """Un escenario para este explorador: el de siempre, con el módulo de cada motor.
+
+    `modulo` es el de PostgreSQL; `modulo_sqlite`, el de SQLite con las mismas funciones. `abrir` es
+    el nombre de la función del módulo que abre la conexión de cada actor (p. ej. "abrir_buzon").
+    `conectar` no se usa: las conexiones las abre el explorador, una por actor, en su hilo.
+    """
+    modulo_sqlite: Path = None
+    abrir: str = "abrir"
+
+
+# --- Los motores ---------------------------------------------------------------------------------
+
+class EnSqlite:
+    """SQLite: un fichero por intercalado, copia de uno preparado una sola vez."""
+    nombre = "sqlite"
+
+    @contextmanager
+    def base(self, escenario, mundo_inicial, preparar):
+        en_memoria = MEMORIA if MEMORIA.is_dir() and os.access(MEMORIA, os.W_OK) else None
+        with tempfile.TemporaryDirectory(prefix="carreras-paralelo-", dir=en_memoria) as carpeta:
+            self._carpeta = Path(carpeta)
+            mundo_inicial.ruta = self._carpeta / "inicial.db"
+            preparar(mundo_inicial)
+            self._plantilla = mundo_inicial.ruta
+            self._numero = 0
+            yield
+
+    def nueva_ronda(self, mundo, preparar):
+        self._numero += 1
+        mundo.ruta = self._carpeta / f"intercalado-{self._numero}.db"
+        _copiar(self._plantilla, mundo.ruta)
+
+    def fin_de_ronda(self, mundo):
+        for fichero in self._carpeta.glob(f"{mundo.ruta.name}*"):
+            fichero.unlink()
+
+    def observador(self, mundo):
+        return sqlite3.connect(mundo.ruta, isolation_level=None)
+
+    def preparar_conexion(self, real):
+        real.execute("PRAGMA busy_timeout = 0")  # «locked» al momento: lo decide el explorador
+        return real
+
+    def conexion_del_actor(self, actor, abrir, ruta):
+        return self.preparar_conexion(abrir(ruta))
+
+    def adaptar(self, sql):
+        return sql
+
+    def bloqueadores(self, actor):
+        return None  # en SQLite la espera la dice la excepción, no una consulta
+
+
+class EnPostgres:
+    """PostgreSQL: un esquema propio en el servidor de `conexion`, vaciado antes de cada intercalado.
+
+    Las conexiones de los actores se guardan de un intercalado al siguiente (abrir una cuesta más que
+    todo lo demás); la que un paso cierra (una caída) se abre otra vez en el siguiente."""
+    nombre = "postgres"
+
+    def __init__(self, conexion):
+        self.conexion = conexion
+        self._guardadas = {}
+
+    @contextmanager
+    def base(self, escenario, mundo_inicial, preparar):
+        import psycopg
+        from psycopg.conninfo import make_conninfo
+
+        from curso.postgres import esquema_de_prueba
+
+        with ExitStack() as pila:
+            esquema = pila.enter_context(esquema_de_prueba(self.conexion, prefijo="carreras"))
+            self._aplicacion = f"carreras_{secrets.token_hex(4)}"
+            self.ruta = make_conninfo(esquema, application_name=self._aplicacion)
+            self._vigia = pila.enter_context(psycopg.connect(self.ruta, autocommit=True))
+            # Vaciar y rellenar no tiene que esperar al disco: si el servidor cayera, se repetiría.
+            self._vigia.execute("SET synchronous_commit = off")
+            pila.callback(self._cerrar_guardadas)
+            mundo_inicial.ruta = self.ruta
+            preparar(mundo_inicial)
+            self._restaurar = self._foto_inicial()
+            yield
+
+    def _foto_inicial(self):
+        """El SQL que devuelve el esquema al estado que dejó `preparar`: cada tabla copiada aparte y
+        cada secuencia con su valor. Con un superusuario basta un DELETE y un INSERT por tabla,
+        sin mirar las claves foráneas (session_replication_role); sin él, TRUNCATE y preparar otra vez."""
+        bd = self._vigia
+        tablas = [t for (t,) in bd.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")]
+        (superusuario,) = bd.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
+        if not superusuario:
+            lista = ", ".join(f'"{t}"' for t in tablas)
+            return None if not tablas else f"TRUNCATE {lista} RESTART IDENTITY CASCADE"
+        partes = ["BEGIN", "SET LOCAL session_replication_role = replica"]
+        for t in tablas:
+            bd.execute(f'CREATE TABLE "_inicial_{t}" AS TABLE "{t}"')
+            partes += [f'DELETE FROM "{t}"', f'INSERT INTO "{t}" OVERRIDING SYSTEM VALUE SELECT * FROM "_inicial_{t}"']
+        for secuencia, ultimo in bd.execute(
+                "SELECT sequencename, last_value FROM pg_sequences WHERE schemaname = current_schema()").fetchall():
+            partes.append(f"SELECT setval('\"{secuencia}\"', {ultimo or 1}, {'true' if ultimo else 'false'})")
+        partes.append("COMMIT")
+        self._con_copia = True
+        return ";\n".join(partes)
+
+    def nueva_ronda(self, mundo, preparar):
+        mundo.ruta = self.ruta
+        if self._restaurar:
+            self._vigia.execute(self._restaurar)
+        if not getattr(self, "_con_copia", False):
+            preparar(mundo)
+
+    def fin_de_ronda(self, mundo):
+        pass
+
+    def observador(self, mundo):
+        return _ComoSqlite(self._vigia)
+
+    def preparar_conexion(self, real):
+        # Lo que se explora es el orden de las transacciones, no una caída del servidor: el COMMIT
+        # no espera al disco (READ COMMITTED y los cerrojos no cambian por esto).
+        real.execute("SET synchronous_commit = off")
+        return real
+
+    def conexion_del_actor(self, actor, abrir, ruta):
+        real = self._guardadas.pop(actor, None)
+        if real is None or real.closed:
+            real = self.preparar_conexion(abrir(ruta))
+        return real
+
+    def devolver(self, actor, real):
+        if real.closed:
+            return
+        if real.info.transaction_status != 0:  # no debería: cada transacción acaba en su paso
+            real.rollback()
+        self._guardadas[actor] = real
+
+    def _cerrar_guardadas(self):
+        for real in self._guardadas.values():
+            real.close()
+        self._guardadas.clear()
+
+    def adaptar(self, sql):
+        # Las variantes ingenuas se escriben una vez, con los «?» de sqlite3; psycopg quiere «%s».
+        return sql.replace("?", "%s") if "?" in sql and "%s" not in sql else sql
+
+    def bloqueadores(self, pid):
+        """Los pid que hacen esperar a `pid`, o None si no espera ningún cerrojo."""
+        fila = self._vigia.execute(
+            "SELECT wait_event_type = 'Lock', pg_blocking_pids(pid) FROM pg_stat_activity WHERE pid = %s",
+            (pid,)).fetchone()
+        if fila is None or not fila[0] or not fila[1]:
+            return None
+        return tuple(fila[1])
+
+
+class _ComoSqlite:
+    """El observador en PostgreSQL con la forma que esperan los escenarios: «?» en vez de «%s».
+
+    Sus BEGIN y COMMIT no hacen falta: mientras se observa, ningún actor puede confirmar (los
+    demás están parados, esperando un cerrojo o esperando su turno), así que las consultas de una
+    foto ven el mismo momento aunque vayan sueltas."""
+
+    def __init__(self, bd):
+        self._bd = bd
+
+    def execute(self, sql, parametros=()):
+        if sql.strip().upper() in ("BEGIN", "COMMIT"):
+            return None
+        return self._bd.execute(sql.replace("?", "%s"), parametros or None)
+
+    def close(self):
+        pass  # es la conexión del motor: la cierra él
+
+
+# --- Cada actor, en su hilo ----------------------------------------------------------------------
+
+LISTO, CORRIENDO, ESPERANDO, DESPIERTO, ACABADO = "listo", "corriendo", "esperando", "despierto", "acabado"
+
+
+class _Cancelado(BaseException):
+    """El explorador ya no dará más turnos a este hilo (solo si algo salió mal)."""
+
+
+class _Conexion:
+    """La conexión de un actor: todo va a la de verdad, pero el actor se para antes del COMMIT de un
+    paso partido y anota cuándo espera un cerrojo."""
+
+    def __init__(self, real, actor):
+        self._real = real
+        self._actor = actor
+        actor.real = real
+        actor.pid = getattr(getattr(real, "info", None), "backend_pid", None)
+
+    def __getattr__(self, nombre):
+        return getattr(self._real, nombre)
+
+    def execute(self, sql, *argumentos, **opciones):
+        sql = self._actor.motor.adaptar(sql)
+        if COMMIT.match(sql):
+            self._actor.antes_de_confirmar()
+        resultado = self._actor.sentencia(lambda: self._real.execute(sql, *argumentos, **opciones), sql)
+        if BEGIN_DE_ESCRITURA.match(sql):
+            self._actor.escribiendo = True
+        elif FIN_DE_TRANSACCION.match(sql):
+            self._actor.escribiendo = False
+        return resultado
+
+    @contextmanager
+    def transaction(self, *argumentos, **opciones):
+        """La de psycopg, con la parada antes de confirmar (si el bloque acaba sin excepción)."""
+        with self._real.transaction(*argumentos, **opciones) as transaccion:
+            yield transaccion
+            self._actor.antes_de_confirmar()
+
+    def close(self):
+        self._actor.escribiendo = False  # SQLite: cerrar suelta el turno de escritura
+        self._real.close()
+
+
+class _Actor:
+    """Un actor en su hilo: espera su turno, hace su paso (o lo sigue) y dice cómo le fue."""
+
+    def __init__(self, nombre, pasos, explorador):
+        self.nombre = nombre
+        self.pasos = pasos
+        self.motor = explorador.motor
+        self.cond = explorador.cond
+        self.mundo = explorador.mundo
+        self.estado = "iniciando"
+        self.informe = None          # (resultado, error) del último turno
+        self.partir = self.parado = False
+        self.caido = False
+        self.escribiendo = False     # SQLite: tiene el turno de escritura (BEGIN IMMEDIATE)
+        self.en_sentencia = False
+        self.real = self.pid = self.guardada = None
+        self.propias = []            # (clave, conexión) de las que abre un paso (al reiniciar)
+        self.diferidos = deque()     # los turnos que le tocaron mientras esperaba
+        self.en_curso = None         # el nombre del paso que está haciendo
+        self.progreso = 0            # sentencias hechas: si no cambia, no ha avanzado
+        self.fallo = None
+        self.hilo = threading.Thread(target=self._correr, name=f"carreras-{nombre}", daemon=True)
+
+    # En el hilo del actor --------------------------------------------------------------------
+
+    def _correr(self):
+        _local.actor = self
+        try:
+            abrir = self.mundo.funcion_sin_envolver(self.mundo.abrir)
+            real = self.guardada = self.motor.conexion_del_actor(self.nombre, abrir, self.mundo.ruta)
+            self.mundo.conexiones[self.nombre] = _Conexion(real, self)
+            self._listo(None)
+            for i, paso in enumerate(self.pasos):
+                if paso.hacer is CONFIRMA:
+                    continue
+                self._esperar_turno()
+                self.partir = i + 1 < len(self.pasos) and self.pasos[i + 1].hacer is CONFIRMA
+                self.parado = False
+                try:
+                    informe = (str(paso.hacer(self.mundo)), None)
+                except Exception as excepcion:  # noqa: BLE001 — se anota, como en explorar()
+                    informe = (None, f"{type(excepcion).__name__}: {excepcion}")
+                    self.caido = True
+                self.partir = False
+                self._listo(informe, ultimo=self.caido or i == max(
+                    j for j, p in enumerate(self.pasos) if p.hacer is not CONFIRMA))
+                if self.caido:
+                    return
+        except _Cancelado:
+            pass
+        except BaseException as excepcion:  # noqa: BLE001 — lo dice el explorador
+            self.fallo = excepcion
+            with self.cond:
+                self.estado = ACABADO
+                self.cond.notify_all()
+        finally:
+            if self.motor.nombre == "sqlite":  # sqlite3: cada conexión se cierra en su hilo
+                for real in [self.guardada, *(real for _, real in self.propias)]:
+                    if real is not None:
+                        real.close()
+
+    def _listo(self, informe, ultimo=False):
+        with self.cond:
+            self.informe = informe
+            self.estado = ACABADO if ultimo else LISTO
+            self.cond.notify_all()
+
+    def _esperar_turno(self):
+        with self.cond:
+            while self.estado != CORRIENDO:
+                if self.estado == "cancelado":
+                    raise _Cancelado()
+                self.cond.wait()
+
+    def antes_de_confirmar(self):
+        """Llamada justo antes del COMMIT: en un paso partido, la primera vez, se para aquí."""
+        if self.partir and not self.parado:
+            self.parado = True
+            self._listo(("hecho, sin confirmar", None))
+            self._esperar_turno()
+
+    def sentencia(self, ejecutar, sql):
+        if self.motor.nombre == "sqlite":
+            return self._sentencia_sqlite(ejecutar, sql)
+        self.en_sentencia = True
+        error = resultado = None
+        try:
+            resultado = ejecutar()
+        except BaseException as excepcion:  # noqa: BLE001 — se relanza abajo
+            error = excepcion
+        with self.cond:
+            self.en_sentencia = False
+            self.progreso += 1
+            if self.estado == ESPERANDO:  # el explorador vio que esperábamos: ahora, su permiso
+                self.estado = DESPIERTO
+                self.cond.notify_all()
+                self._esperar_turno_sin_soltar()
+        if error is not None:
+            raise error
+        return resultado
+
+    def _esperar_turno_sin_soltar(self):
+        while self.estado != CORRIENDO:
+            if self.estado == "cancelado":
+                raise _Cancelado()
+            self.cond.wait()
+
+    def _sentencia_sqlite(self, ejecutar, sql):
+        while True:
+            try:
+                resultado = ejecutar()
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or not BEGIN_DE_ESCRITURA.match(sql):
+                    raise
+                with self.cond:
+                    self.estado = ESPERANDO
+                    self.cond.notify_all()
+                    self._esperar_turno_sin_soltar()
+                continue
+            with self.cond:
+                self.progreso += 1
+            return resultado
+
+
+_local = threading.local()
+
+
+@contextmanager
+def sin_parar():
+    """Dentro de un paso partido, lo que no debe pararse antes de su COMMIT (p. ej. `recibir`
+    antes de `admitir`): la parada queda para la transacción siguiente."""
+    actor = getattr(_local, "actor", None)
+    partir = actor is not None and actor.partir
+    if actor is not None:
+        actor.partir = False
+    try:
+        yield
+    finally:
+        if actor is not None:
+            actor.partir = partir
+
+
+class _MundoEnParalelo(Mundo):
+    """El mundo de un intercalado: en el hilo de un actor, abrir una conexión da una que se para."""
+
+    def funcion_sin_envolver(self, nombre):
+        return Mundo.funcion(self, nombre)
+
+    def funcion(self, nombre):
+        original = Mundo.funcion(self, nombre)
+        actor = getattr(_local, "actor", None)
+        if nombre != self.abrir or actor is None:
+            return original
+
+        @functools.wraps(original)
+        def abrir_y_envolver(ruta):
+            clave = f"{actor.nombre}, reinicio {len(actor.propias) + 1}"
+            real = actor.motor.conexion_del_actor(clave, original, ruta)
+            actor.propias.append((clave, real))
+            return _Conexion(real, actor)
+        return abrir_y_envolver
+
+
+# --- Explorar ------------------------------------------------------------------------------------
+
+def explorar_en_paralelo(escenario, variante="correcta", *, motor, modulo=None, hasta_el_primer_fallo=False):
+    """Recorre cada intercalado de `escenario` con `variante` en `motor` (EnSqlite() o
+    EnPostgres(conexion)), cada actor con su hilo y su conexión. Devuelve una `Exploracion`.
+
+    `modulo`: el código a probar (por defecto, el del escenario para ese motor).
+    `hasta_el_primer_fallo`: para en el primer intercalado que rompe alguna invariante (para los
+    tests que solo quieren saber si un escenario pilla a una variante); la exploración queda
+    entonces incompleta: sus totales no son los del escenario."""
+    if isinstance(variante, str):
+        if variante not in escenario.variantes:
+            opciones = ", ".join(repr(nombre) for nombre in escenario.variantes)
+            raise ValueError(f"El escenario «{escenario.nombre}» no tiene la variante {variante!r}; tiene {opciones}.")
+        variante = escenario.variantes[variante]
+    if modulo is None:
+        ruta = escenario.modulo if motor.nombre == "postgres" else escenario.modulo_sqlite
+        modulo = cargar_modulo(ruta, f"_carreras_{Path(ruta).stem}")
+
+    invariantes = list(escenario.invariantes) + [
+        Invariante(*ERROR_INESPERADO, lambda mundo, eventos: all(e.error is None for e in eventos))
+    ]
+    actores = tuple(escenario.actores)
+    registros = []
+    plantilla = _MundoEnParalelo(ruta=None, modulo=modulo, variante=variante)
+    plantilla.abrir = escenario.abrir
+
+    def preparar(mundo):
+        try:
+            escenario.preparar(mundo)
+        finally:
+            for nombre in list(mundo.conexiones):
+                mundo.conexiones.pop(nombre).close()
+
+    with motor.base(escenario, plantilla, preparar):
+        for numero, orden in enumerate(intercalados(escenario.actores), 1):
+            mundo = _MundoEnParalelo(ruta=None, modulo=modulo, variante=variante, datos=dict(plantilla.datos))
+            mundo.abrir = escenario.abrir
+            motor.nueva_ronda(mundo, preparar if motor.nombre == "postgres" else lambda m: None)
+            ronda = _Ronda(escenario, motor, mundo)
+            try:
+                eventos = ronda.recorrer(orden)
+                fallos = tuple(inv.nombre for inv in invariantes if not inv.comprobar(mundo, eventos))
+                resultado = escenario.resultado(mundo)
+            finally:
+                ronda.cerrar()
+                motor.fin_de_ronda(mundo)
+            registros.append(Registro(numero, actores, tuple(eventos), resultado, fallos))
+            if fallos and hasta_el_primer_fallo:
+                break
+    return Exploracion(
+        escenario=escenario.nombre,
+        variante=variante.nombre,
+        invariantes=tuple((inv.nombre, inv.fallo) for inv in invariantes),
+        registros=tuple(registros),
+    )
+
+
+class _Ronda:
+    """Un intercalado: los hilos de los actores, el orden de sus turnos y lo que se anota."""
+
+    def __init__(self, escenario, motor, mundo):
+        self.escenario = escenario
+        self.motor = motor
+        self.mundo = mundo
+        self.cond = threading.Condition()
+        self.eventos = []
+        mundo.conexiones["observador"] = motor.observador(mundo)
+        self.actores = {nombre: _Actor(nombre, list(pasos), self) for nombre, pasos in escenario.actores.items()}
+        for actor in self.actores.values():
+            actor.hilo.start()
+        for actor in self.actores.values():
+            self._esperar(actor, lambda a: a.estado != "iniciando")
+            if actor.fallo is not None:
+                raise actor.fallo
+
+    def recorrer(self, orden):
+        for paso in orden:
+            actor = self.actores[paso.actor]
+            if actor.estado in (ESPERANDO, DESPIERTO) or actor.diferidos:
+                actor.diferidos.append(paso)
+                continue
+            self._turno(actor, paso)
+            self._despertar()
+        limite = time.monotonic() + ESPERA_MAXIMA_S
+        while any(a.estado in (ESPERANDO, DESPIERTO) or a.diferidos for a in self.actores.values()):
+            # Todos los que quedan esperan: un abrazo mortal, que PostgreSQL deshace abortando a uno.
+            if time.monotonic() > limite:
+                raise RuntimeError("Los actores se esperan unos a otros y nadie lo deshace.")
+            time.sleep(SONDEO_S * 10)
+            self._despertar()
+        return self.eventos
+
+    def cerrar(self):
+        with self.cond:
+            for actor in self.actores.values():
+                if actor.estado != ACABADO:
+                    actor.estado = "cancelado"
+            self.cond.notify_all()
+        for actor in self.actores.values():
+            actor.hilo.join(ESPERA_MAXIMA_S)
+        observador = self.mundo.conexiones.pop("observador", None)
+        if observador is not None:
+            observador.close()
+        for actor in self.actores.values():
+            self.mundo.conexiones.pop(actor.nombre, None)
+            if self.motor.nombre == "sqlite":
+                continue  # las cerró su hilo
+            for clave, real in actor.propias:
+                self.motor.devolver(clave, real)
+            if actor.guardada is not None:
+                self.motor.devolver(actor.nombre, actor.guardada)
+
+    # Turnos -----------------------------------------------------------------------------------
+
+    def _turno(self, actor, paso):
+        if actor.caido or actor.estado == ACABADO and paso.hacer is not CONFIRMA:
+            return self._anotar(actor, paso.nombre, "no llega a ocurrir")
+        if paso.hacer is CONFIRMA:
+            if actor.caido:
+                return self._anotar(actor, paso.nombre, "no llega a ocurrir")
+            if not actor.parado or actor.estado == ACABADO or actor.informe != ("hecho, sin confirmar", None):
+                return self._anotar(actor, paso.nombre, "nada que confirmar")
+        actor.en_curso = paso.nombre
+        self._dar_paso(actor)
+        self._anotar_turno(actor, paso.nombre)
+
+    def _dar_paso(self, actor):
+        with self.cond:
+            actor.estado = CORRIENDO
+            self.cond.notify_all()
+        self._asentar(actor)
+
+    def _asentar(self, actor):
+        """Espera a que `actor` acabe su turno, se pare o se quede esperando un cerrojo."""
+        limite = time.monotonic() + ESPERA_MAXIMA_S
+        while True:
+            with self.cond:
+                self.cond.wait_for(lambda: actor.estado != CORRIENDO, timeout=SONDEO_S)
+                if actor.estado != CORRIENDO:
+                    return
+                en_sentencia = actor.en_sentencia
+            if en_sentencia and self.motor.nombre == "postgres":
+                quienes = self.motor.bloqueadores(actor.pid)
+                if quienes:
+                    with self.cond:
+                        if actor.estado == CORRIENDO and actor.en_sentencia:
+                            actor.estado = ESPERANDO
+                            actor.esperando_a = quienes
+                            return
+            if actor.fallo is not None:
+                raise actor.fallo
+            if time.monotonic() > limite:
+                raise RuntimeError(f"{actor.nombre} ni acaba su paso ni espera un cerrojo.")
+
+    def _anotar_turno(self, actor, nombre):
+        if actor.fallo is not None:
+            raise actor.fallo
+        if actor.estado == ESPERANDO:
+            return self._anotar(actor, nombre, self._a_quien(actor))
+        resultado, error = actor.informe
+        self._anotar(actor, nombre, f"error: {error}" if error else resultado, error)
+
+    def _a_quien(self, actor):
+        """«espera a A, que …»: a quién espera `actor` (en PostgreSQL lo dice pg_blocking_pids)."""
+        if self.motor.nombre == "sqlite":
+            otros = [a.nombre for a in self.actores.values() if a is not actor and a.escribiendo]
+            return f"espera a {' y '.join(otros) or 'otra conexión'}, que tiene el turno de escritura"
+        por_pid = {a.pid: a.nombre for a in self.actores.values() if a.pid is not None}
+        nombres = sorted({por_pid.get(pid, "otra conexión") for pid in getattr(actor, "esperando_a", ())})
+        return f"espera a {' y '.join(nombres)}, que aún no ha{'n' if len(nombres) > 1 else ''} confirmado"
+
+    def _anotar(self, actor, paso, resultado, error=None):
+        self.eventos.append(Evento(len(self.eventos) + 1, actor.nombre, paso, resultado, error,
+                                   self.escenario.observar(self.mundo)))
+
+    def _despertar(self):
+        """Tras cada turno: quien esperaba un cerrojo que ya se soltó sigue, y hace lo que se le guardó."""
+        cambio = True
+        while cambio:
+            cambio = False
+            for actor in self.actores.values():
+                if actor.estado in (ESPERANDO, DESPIERTO) and self._puede_seguir(actor):
+                    antes = actor.progreso
+                    self._dar_paso(actor)
+                    if actor.estado == ESPERANDO and actor.progreso == antes:
+                        continue  # SQLite: alguien volvió a coger el turno de escritura
+                    self._anotar_turno(actor, f"{actor.en_curso} (tras esperar)")
+                    cambio = True
+                while actor.diferidos and actor.estado not in (ESPERANDO, DESPIERTO):
+                    self._turno(actor, actor.diferidos.popleft())
+                    cambio = True
+
+    def _puede_seguir(self, actor):
+        if self.motor.nombre == "sqlite":
+            return not any(a.escribiendo for a in self.actores.values() if a is not actor)
+        limite = time.monotonic() + ESPERA_MAXIMA_S
+        while True:
+            with self.cond:
+                if actor.estado == DESPIERTO:
+                    return True
+            quienes = self.motor.bloqueadores(actor.pid)
+            if quienes:
+                actor.esperando_a = quienes
+                return False
+            # Ya no espera ningún cerrojo, pero su sentencia aún no ha vuelto: cuestión de instantes.
+            with self.cond:
+                self.cond.wait_for(lambda: actor.estado == DESPIERTO, timeout=SONDEO_S)
+            if time.monotonic() > limite:
+                raise RuntimeError(f"{actor.nombre} dejó de esperar y su sentencia no vuelve.")
+
+    def _esperar(self, actor, condicion):
+        with self.cond:
+            if not self.cond.wait_for(lambda: condicion(actor), timeout=ESPERA_MAXIMA_S):
+                raise RuntimeError(f"{actor.nombre} no arranca.")
+
+
+# --- Lo que usan el cuaderno de la lección 07 y los tests --------------------------------------
+
+def explorar_en_postgres(escenario, variante="correcta", modulo=None, *, conexion=None,
+                         hasta_el_primer_fallo=False):
+    """`explorar_en_paralelo` en el PostgreSQL de `conexion` (por defecto, el de CURSO_POSTGRES),
+    en un esquema propio que se borra al acabar. Con la misma firma que `explorar` (escenario,
+    variante, modulo), para el widget: `functools.partial(explorar_en_postgres, conexion=...)`."""
+    if conexion is None:
+        from curso.postgres import VARIABLE_DE_CONEXION
+        conexion = os.environ.get(VARIABLE_DE_CONEXION)
+        if not conexion:
+            raise ValueError("Falta el servidor: pasa conexion=... (la cadena que da `python -m curso "
+                             f"postgres`) o pon la cadena en la variable {VARIABLE_DE_CONEXION}.")
+    return explorar_en_paralelo(escenario, variante, motor=EnPostgres(conexion), modulo=modulo,
+                                hasta_el_primer_fallo=hasta_el_primer_fallo)
+
+
+def explorar_en_sqlite(escenario, variante="correcta", modulo=None, *, hasta_el_primer_fallo=False):
+    """`explorar_en_paralelo` en SQLite: los mismos hilos, las mismas paradas antes del COMMIT."""
+    return explorar_en_paralelo(escenario, variante, motor=EnSqlite(), modulo=modulo,
+                                hasta_el_primer_fallo=hasta_el_primer_fallo)
