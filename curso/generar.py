@@ -19,9 +19,12 @@ cambia cada región por un esbozo que no falla al definirse, solo al llamarse, y
 import re
 import sys
 
-import nbformat
-
 from curso import rutas
+
+# nbformat se importa dentro de las funciones que lo usan: importarlo cuesta cerca de un segundo
+# (valida con jsonschema, que compila gramáticas al cargarse), y este módulo lo cargan también
+# `comprobar` en cada núcleo de los cuadernos y `comparar`/`restaurar`, que solo quieren
+# `ejercicio_del_aviso`.
 
 INICIO = "# BEGIN SOLUCIÓN"
 FIN = "# END SOLUCIÓN"
@@ -93,6 +96,8 @@ def ejercicio_de(celda):
 
 def cuaderno_del_alumno(resuelto):
     """El cuaderno del alumno que corresponde a un cuaderno resuelto (objetos nbformat)."""
+    import nbformat
+
     alumno = nbformat.from_dict(resuelto)
     alumno.metadata.pop("widgets", None)
     for celda in alumno.cells:
@@ -110,6 +115,8 @@ def cuaderno_del_alumno(resuelto):
 
 def texto_del_alumno(ruta_resuelto):
     """El texto exacto (JSON) que `generar` escribe para el cuaderno resuelto de esa ruta."""
+    import nbformat
+
     resuelto = nbformat.read(ruta_resuelto, as_version=4)
     return nbformat.writes(cuaderno_del_alumno(resuelto)) + "\n"
 

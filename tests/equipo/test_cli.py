@@ -201,3 +201,15 @@ def test_servidor_y_probar_pasan_sus_argumentos_tal_cual(monkeypatch):
     cli.main(["probar", "-q", "tests/equipo/test_cli.py"])
     assert recibidos == {"servidor": ["--puerto", "8123", "--guion", "x"],
                          "probar": ["-q", "tests/equipo/test_cli.py"]}
+
+
+def test_comparar_restaurar_y_el_cuaderno_no_cargan_nbformat():
+    """nbformat tarda cerca de un segundo en cargarse (valida con jsonschema). Solo lo necesitan
+    `generar` y `ejecutar`; si lo cargara lo que importan `comparar`, `restaurar`, `comprobar` o
+    cada núcleo de un cuaderno (`curso.cuaderno`), todos pagarían ese segundo en cada arranque."""
+    hecho = subprocess.run(
+        [sys.executable, "-c", "import sys\nimport curso.__main__, curso.puntos, curso.ejercicios, curso.cuaderno, "
+         "curso.calificar\nprint(sorted(m for m in ('nbformat', 'jsonschema') if m in sys.modules))"],
+        cwd=rutas.RAIZ, capture_output=True, text=True, timeout=60)
+    assert hecho.returncode == 0, hecho.stderr
+    assert hecho.stdout.strip() == "[]"

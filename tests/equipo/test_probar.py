@@ -89,3 +89,17 @@ def test_el_reparto_equilibra_lo_que_cuesta_cada_mitad():
                      for p in (rutas.RAIZ / "tests").rglob("test_*.py"))
     # El reparto voraz deja las mitades a menos de un fichero (el más pesado) de distancia.
     assert max(pesos) - min(pesos) <= mas_pesado
+
+
+def test_el_punto_de_control_mas_alto_empieza_justo_despues_de_los_tests_del_curso():
+    """Las partes empiezan en el orden de la lista. El punto de control más alto corre todo lo que
+    no se repite de los anteriores (es la parte más larga tras los tests del curso): si esperara
+    detrás de los cuadernos, empezaría cuando las demás ya acaban y alargaría todo `probar`."""
+    nombres = [nombre for nombre, _ in probar.partes()]
+    mas_alto = max(rutas.puntos_de_control())
+    assert nombres[:probar.MITADES] == [f"tests del curso ({i} de {probar.MITADES})"
+                                        for i in range(1, probar.MITADES + 1)]
+    assert nombres[probar.MITADES] == f"punto de control {mas_alto:02d}"
+    # Los demás puntos de control, después de los cuadernos: son las partes más cortas.
+    assert max(i for i, n in enumerate(nombres) if n.startswith("cuadernos")) < min(
+        i for i, n in enumerate(nombres) if n.startswith("punto de control") and n != nombres[probar.MITADES])

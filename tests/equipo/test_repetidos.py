@@ -92,3 +92,19 @@ def test_en_el_curso_cada_test_saltado_es_la_misma_prueba_que_una_que_corre():
             assert copia in corren[donde]
             assert test.read_bytes() == copia.read_bytes()
             assert repetidos.huella(test, puntos[numero]) == repetidos.huella(copia, puntos[donde])
+
+
+def test_lo_que_se_recuerda_de_cada_fichero_sigue_a_su_texto_no_a_su_ruta(tmp_path):
+    """`nombres_usados` recuerda lo que sacó de cada texto (la cuenta entera recorre unos 2300
+    ficheros y solo unas decenas son distintos). Si un fichero cambia entre dos cuentas del mismo
+    proceso, la segunda ve lo que importa ahora: aquí, `a.py` pasa a importar `b.py`, que es
+    distinto en cada punto de control (recordar por ruta daría la prueba por repetida)."""
+    puntos = {n: montar(tmp_path, n, {"a.py": "X = 1\n", "b.py": f"Y = {n}\n"}, {"test_a.py": TEST_QUE_IMPORTA})
+              for n in (1, 2)}
+    assert cuantas_corren(puntos) == {2: ["test_a.py"]}  # b.py no cuenta: nadie lo usa
+    for carpeta in puntos.values():
+        (carpeta / "a.py").write_text("import b\nX = 1\n", encoding="utf-8")
+    assert cuantas_corren(puntos) == {1: ["test_a.py"], 2: ["test_a.py"]}
+    nombres = repetidos.nombres_usados("import b\nX = 1\n")
+    assert nombres == {"b"}
+    assert not hasattr(nombres, "add")  # inmutable: todas las llamadas comparten el mismo resultado
