@@ -25,6 +25,9 @@ MEDICIONES = {
     "buzon": Medicion("buzon", "explorar las carreras del buzón y admitir con synchronous=FULL, "
                                "frente a fsync (lección 05)"),
     "todo": Medicion("todo", "el simulacro entero: una caída tras cada paso y cien al azar (lección 06)"),
+    "postgres": Medicion("postgres", "admisiones por segundo con 1, 2, 4 y 8 trabajadores en PostgreSQL y "
+                                     "en SQLite, explorar las carreras en PostgreSQL y el simulacro con "
+                                     "SIGKILL y cortes: perdidas y repetidas (lección 07)"),
 }
 
 
