@@ -149,8 +149,7 @@ class EnPostgres:
         bd = self._vigia
         tablas = [t for (t,) in bd.execute(
             "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")]
-        (superusuario,) = bd.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
-        if not superusuario:
+        if not self._superusuario():
             lista = ", ".join(f'"{t}"' for t in tablas)
             return None if not tablas else f"TRUNCATE {lista} RESTART IDENTITY CASCADE"
         partes = ["BEGIN", "SET LOCAL session_replication_role = replica"]
@@ -163,6 +162,10 @@ class EnPostgres:
         partes.append("COMMIT")
         self._con_copia = True
         return ";\n".join(partes)
+
+    def _superusuario(self):
+        (superusuario,) = self._vigia.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
+        return superusuario
 
     def nueva_ronda(self, mundo, preparar):
         mundo.ruta = self.ruta

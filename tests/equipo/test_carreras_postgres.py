@@ -145,6 +145,18 @@ def test_dos_veces_lo_mismo(postgres, en_postgres):
     assert una == otra
 
 
+def test_sin_superusuario_vacia_y_prepara_cada_vez_con_el_mismo_resultado(postgres, en_postgres, monkeypatch):
+    """Con un usuario sin privilegios (un servidor de CURSO_POSTGRES), cada intercalado empieza con
+    TRUNCATE y `preparar` otra vez, no con la copia: lo que sale es lo mismo."""
+    from curso.carreras import paralelo
+
+    monkeypatch.setattr(paralelo.EnPostgres, "_superusuario", lambda self: False)
+    hasta_que_falla = explorar_en_postgres(TARDIAS, "lee_y_escribe", conexion=postgres, hasta_el_primer_fallo=True)
+    completa = en_postgres(TARDIAS, "lee_y_escribe")
+    assert not hasta_que_falla.registros[-1].correcto
+    assert hasta_que_falla.registros == completa.registros[:len(hasta_que_falla.registros)]
+
+
 def test_sin_servidor_lo_dice_en_castellano(monkeypatch):
     monkeypatch.delenv("CURSO_POSTGRES", raising=False)
     with pytest.raises(ValueError, match="Falta el servidor"):
