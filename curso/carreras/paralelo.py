@@ -86,6 +86,7 @@ class EnSqlite:
             yield
 
     def nueva_ronda(self, mundo, preparar):
+        """Una copia del fichero preparado (`preparar` no hace falta: la copia ya lo está)."""
         self._numero += 1
         mundo.ruta = self._carpeta / f"intercalado-{self._numero}.db"
         _copiar(self._plantilla, mundo.ruta)
@@ -239,7 +240,10 @@ class _ComoSqlite:
 
 # --- Cada actor, en su hilo ----------------------------------------------------------------------
 
-LISTO, CORRIENDO, ESPERANDO, DESPIERTO, ACABADO = "listo", "corriendo", "esperando", "despierto", "acabado"
+# Cómo está cada actor: esperando su turno, con él, esperando un cerrojo, con el cerrojo ya
+# concedido (a la espera de que el explorador le deje seguir), sin más pasos, o parado para siempre.
+INICIANDO, LISTO, CORRIENDO, ESPERANDO, DESPIERTO, ACABADO, CANCELADO = (
+    "iniciando", "listo", "corriendo", "esperando", "despierto", "acabado", "cancelado")
 
 
 class _Cancelado(BaseException):
@@ -253,7 +257,6 @@ class _Conexion:
     def __init__(self, real, actor):
         self._real = real
         self._actor = actor
-        actor.real = real
         actor.pid = getattr(getattr(real, "info", None), "backend_pid", None)
 
     def __getattr__(self, nombre):
@@ -285,19 +288,19 @@ class _Conexion:
 class _Actor:
     """Un actor en su hilo: espera su turno, hace su paso (o lo sigue) y dice cómo le fue."""
 
-    def __init__(self, nombre, pasos, explorador):
+    def __init__(self, nombre, pasos, ronda):
         self.nombre = nombre
         self.pasos = pasos
-        self.motor = explorador.motor
-        self.cond = explorador.cond
-        self.mundo = explorador.mundo
-        self.estado = "iniciando"
+        self.motor = ronda.motor
+        self.cond = ronda.cond
+        self.mundo = ronda.mundo
+        self.estado = INICIANDO
         self.informe = None          # (resultado, error) del último turno
         self.partir = self.parado = False
         self.caido = False
         self.escribiendo = False     # SQLite: tiene el turno de escritura (BEGIN IMMEDIATE)
         self.en_sentencia = False
-        self.real = self.pid = self.guardada = None
+        self.pid = self.guardada = None  # PostgreSQL: el pid de su conexión; la que se guarda
         self.propias = []            # (clave, conexión) de las que abre un paso (al reiniciar)
         self.diferidos = deque()     # los turnos que le tocaron mientras esperaba
         self.en_curso = None         # el nombre del paso que está haciendo
@@ -351,10 +354,7 @@ class _Actor:
 
     def _esperar_turno(self):
         with self.cond:
-            while self.estado != CORRIENDO:
-                if self.estado == "cancelado":
-                    raise _Cancelado()
-                self.cond.wait()
+            self._esperar_turno_sin_soltar()
 
     def antes_de_confirmar(self):
         """Llamada justo antes del COMMIT: en un paso partido, la primera vez, se para aquí."""
@@ -384,8 +384,9 @@ class _Actor:
         return resultado
 
     def _esperar_turno_sin_soltar(self):
+        """Espera el turno con `self.cond` ya cogido (wait lo suelta mientras espera)."""
         while self.estado != CORRIENDO:
-            if self.estado == "cancelado":
+            if self.estado == CANCELADO:
                 raise _Cancelado()
             self.cond.wait()
 
@@ -483,7 +484,7 @@ def explorar_en_paralelo(escenario, variante="correcta", *, motor, modulo=None, 
         for numero, orden in enumerate(intercalados(escenario.actores), 1):
             mundo = _MundoEnParalelo(ruta=None, modulo=modulo, variante=variante, datos=dict(plantilla.datos))
             mundo.abrir = escenario.abrir
-            motor.nueva_ronda(mundo, preparar if motor.nombre == "postgres" else lambda m: None)
+            motor.nueva_ronda(mundo, preparar)
             ronda = _Ronda(escenario, motor, mundo)
             try:
                 eventos = ronda.recorrer(orden)
@@ -517,7 +518,7 @@ class _Ronda:
         for actor in self.actores.values():
             actor.hilo.start()
         for actor in self.actores.values():
-            self._esperar(actor, lambda a: a.estado != "iniciando")
+            self._esperar(actor, lambda a: a.estado != INICIANDO)
             if actor.fallo is not None:
                 raise actor.fallo
 
@@ -542,7 +543,7 @@ class _Ronda:
         with self.cond:
             for actor in self.actores.values():
                 if actor.estado != ACABADO:
-                    actor.estado = "cancelado"
+                    actor.estado = CANCELADO
             self.cond.notify_all()
         for actor in self.actores.values():
             actor.hilo.join(ESPERA_MAXIMA_S)
