@@ -455,8 +455,11 @@ def correr_tests(copia, raiz, limite, parar=None):
     """Corre pytest con los tests de `copia` en su propio grupo de procesos; al acabar, al pasar
     `limite` segundos o si alguien activa `parar` (un threading.Event: el Ctrl-C de `calificar`),
     mata el grupo entero (lo que dejara en marcha el código del alumno, también). Devuelve el código de salida de pytest (None si no terminó a tiempo) y lo que escribió."""
+    # Sin los complementos que estos tests no usan: nbval (carga todo Jupyter) y el de hypothesis
+    # (carga hypothesis entero, medio segundo de CPU, aunque ningún test lo use; los que lo usan lo
+    # importan ellos y corren igual, y un fallo se cuenta igual).
     orden = [sys.executable, "-P", "-m", "pytest", "-q", "-p", "curso.calificar", "-p", "no:nbval",
-             "-p", "no:cacheprovider", "--continue-on-collection-errors", "-c", str(raiz / "pytest.ini"), "--rootdir", str(raiz),
+             "-p", "no:hypothesispytest", "-p", "no:cacheprovider", "--continue-on-collection-errors", "-c", str(raiz / "pytest.ini"), "--rootdir", str(raiz),
              str(copia / "tests")]
     with open(raiz / "salida.txt", "wb") as salida:
         proceso = subprocess.Popen(orden, cwd=copia, env=_entorno(raiz, copia), stdin=subprocess.DEVNULL,
