@@ -33,10 +33,11 @@ from curso.rutas import PUNTOS
 
 PUNTO = PUNTOS / "07_postgresql"
 TRABAJADORES = (1, 2, 4, 8)
-ADMISIONES = 400       # por ronda: en esta máquina, de medio segundo a un segundo y medio
+ADMISIONES = 1000      # por ronda: en esta máquina, alrededor de un segundo
 RONDAS = 3             # se da la mediana: la máquina cambia de ritmo (otros procesos, cachés)
 HIJOS = ("logs", "config")
 PADRES_DEL_SIMULACRO = 30  # 60 entregas: cada trabajador las hace todas
+TRABAJADORES_DEL_SIMULACRO = 8
 ESPERA_MAXIMA_S = 300  # un techo para una ronda; ninguna tarda más de unos segundos
 
 
@@ -183,9 +184,17 @@ def medir_exploraciones(conexion, nombres=None):
     return cifras
 
 
-def medir_simulacro(conexion, padres=PADRES_DEL_SIMULACRO):
-    """{"sigkill", "corte", "reconecta", "entregas", "perdidas", "repetidas", "errores"} del simulacro
-    de varias máquinas, en un esquema nuevo; perdidas y repetidas, contadas en la base."""
+def percances(entregas, trabajadores):
+    """{trabajador: (percance, tras cuántas entregas hechas)}: a los impares, SIGKILL; a los pares, el
+    corte de su conexión desde el servidor; cada uno en otro momento, de la primera entrega a la
+    penúltima (cada trabajador las hace todas, así que a todos les llega)."""
+    return {n: ("sigkill" if n % 2 else "corte", 1 + (n - 1) * (entregas - 2) // max(1, trabajadores - 1))
+            for n in range(1, trabajadores + 1)}
+
+
+def medir_simulacro(conexion, padres=PADRES_DEL_SIMULACRO, trabajadores=TRABAJADORES_DEL_SIMULACRO):
+    """{"sigkill", "corte", "reconecta", "entregas", "perdidas", "repetidas", "errores", ...} del
+    simulacro de varias máquinas, en un esquema nuevo; perdidas y repetidas, contadas en la base."""
     from curso import varias_maquinas
     from curso.carreras import cargar_modulo
     from curso.postgres import esquema_de_prueba
@@ -198,7 +207,7 @@ def medir_simulacro(conexion, padres=PADRES_DEL_SIMULACRO):
         try:
             for padre in nombres:
                 buzon_pg.crear_padre(bd, padre, list(HIJOS))
-            cuenta = varias_maquinas.simulacro(esquema, PUNTO, plan)
+            cuenta = varias_maquinas.simulacro(esquema, PUNTO, plan, percances(len(plan), trabajadores))
             por_entrega = dict(bd.execute("SELECT entrega, COUNT(*) FROM mensajes GROUP BY entrega").fetchall())
             (en_cola,) = bd.execute("SELECT COUNT(*) FROM ejecuciones WHERE estado='en_cola' AND version=1").fetchone()
         finally:
@@ -213,11 +222,11 @@ def medir_simulacro(conexion, padres=PADRES_DEL_SIMULACRO):
 # --- La orden ----------------------------------------------------------------------------------
 
 def main(conexion=None, trabajadores=TRABAJADORES, admisiones=ADMISIONES, rondas=RONDAS,
-         padres=PADRES_DEL_SIMULACRO, escenarios=None):
+         padres=PADRES_DEL_SIMULACRO, escenarios=None, trabajadores_del_simulacro=TRABAJADORES_DEL_SIMULACRO):
     """Mide, imprime en castellano y devuelve las cifras en un dict. Sin `conexion`, la de
     CURSO_POSTGRES o un servidor de usar y tirar. Los demás argumentos achican la medida (el test
-    la corre en pequeño): cuántos trabajadores, admisiones por ronda, rondas, padres del simulacro
-    y qué escenarios explorar (todos, si es None)."""
+    la corre en pequeño): cuántos trabajadores, admisiones por ronda, rondas, padres del simulacro,
+    qué escenarios explorar (todos, si es None) y cuántos trabajadores en el simulacro."""
     from curso.postgres import servidor_de_pruebas
 
     with ExitStack() as pila:
@@ -230,7 +239,7 @@ def main(conexion=None, trabajadores=TRABAJADORES, admisiones=ADMISIONES, rondas
         print("Tiempo de explorar cada escenario de la lección 07 en PostgreSQL:", flush=True)
         exploraciones = medir_exploraciones(conexion, escenarios)
         print("El simulacro de varias máquinas (SIGKILL y cortes desde el servidor)…", flush=True)
-        simulacro = medir_simulacro(conexion, padres)
+        simulacro = medir_simulacro(conexion, padres, trabajadores_del_simulacro)
 
     print(f"\nAdmisiones por segundo ({admisiones} por ronda, mediana de {rondas} rondas; cada COMMIT espera al disco):")
     print(f"  {'trabajadores':>12}  {'PostgreSQL':>10}  {'SQLite':>8}  PostgreSQL/SQLite")
@@ -240,7 +249,8 @@ def main(conexion=None, trabajadores=TRABAJADORES, admisiones=ADMISIONES, rondas
     for nombre, (intercalados, segundos) in exploraciones.items():
         print(f"  {nombre}: {intercalados} intercalados en {segundos:.2f} s")
     cumple = simulacro["perdidas"] == 0 and simulacro["repetidas"] == 0 and not simulacro["errores"]
-    print(f"Simulacro: {simulacro['entregas']} entregas; {simulacro['sigkill']} trabajadores muertos con SIGKILL, "
+    print(f"Simulacro: {trabajadores_del_simulacro} trabajadores, cada uno con las {simulacro['entregas']} entregas; "
+          f"{simulacro['sigkill']} muertos con SIGKILL (y sustituidos), "
           f"{simulacro['corte']} conexiones cortadas desde el servidor ({simulacro['reconecta']} reconexiones); "
           f"{simulacro['perdidas']} perdidas, {simulacro['repetidas']} repetidas (objetivo: 0 y 0); "
           f"{simulacro['padres_activados_una_vez']} de {simulacro['padres']} padres activados una vez"

@@ -10,7 +10,8 @@ from curso.medir import postgres as medir
 
 
 def test_medir_postgres_en_pequeno(postgres, capsys):
-    cifras = medir.main(postgres, trabajadores=(1, 2), admisiones=8, rondas=2, padres=6, escenarios=["tardias"])
+    cifras = medir.main(postgres, trabajadores=(1, 2), admisiones=8, rondas=2, padres=6,
+                        escenarios=["tardias"], trabajadores_del_simulacro=4)
     assert set(cifras["admisiones_por_s"]) == {1, 2}
     for fila in cifras["admisiones_por_s"].values():
         assert fila["postgres"] > 0 and fila["sqlite"] > 0
@@ -19,9 +20,17 @@ def test_medir_postgres_en_pequeno(postgres, capsys):
                                                    "segundos": cifras["exploraciones"]["tardias"]["segundos"]}}
     simulacro = cifras["simulacro"]
     assert (simulacro["entregas"], simulacro["perdidas"], simulacro["repetidas"], simulacro["errores"]) == (12, 0, 0, {})
-    assert simulacro["sigkill"] == 2 and simulacro["corte"] == 2
+    assert simulacro["sigkill"] == 2 and simulacro["corte"] == 2  # los impares y los pares de 4
     assert simulacro["padres_activados_una_vez"] == 6
     assert cifras["cumple_objetivo"] is True
     salida = capsys.readouterr().out
     assert "0 perdidas, 0 repetidas" in salida and "PostgreSQL/SQLite" in salida
+
+
+def test_cada_percance_llega_antes_de_la_ultima_entrega():
+    for entregas, trabajadores in [(12, 4), (12, 8), (60, 8), (2, 3)]:
+        tabla = medir.percances(entregas, trabajadores)
+        assert sorted(tabla) == list(range(1, trabajadores + 1))
+        assert {p for p, _ in tabla.values()} == ({"sigkill", "corte"} if trabajadores > 1 else {"sigkill"})
+        assert all(1 <= tras < entregas for _, tras in tabla.values())
 
