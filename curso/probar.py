@@ -17,6 +17,7 @@ corre con su propia carpeta temporal (la variable TMPDIR, que respetan Python, S
 Chromium) y, al terminar, esa carpeta tiene que estar vacía: si queda algo, la parte falla y dice
 qué quedó. Así ninguna fuga nueva pasa sin que se vea.
 """
+import json
 import os
 import re
 import subprocess
@@ -40,12 +41,19 @@ SIN_NBVAL = ["-p", "no:nbval"]
 
 
 # Los tests del curso son la parte más larga: en un solo proceso marcarían el tiempo de todo
-# `probar`. Se reparten en MITADES procesos por fichero, equilibrando lo que cuesta cada uno. Lo
-# que cuesta un fichero se estima por lo que hace que tarde: procesos que arranca, comprobaciones
-# que corren tests enteros, ejemplos de hypothesis, esperas. Es una estimación: un reparto
-# desigual solo tarda más, nunca se salta nada.
+# `probar`. Se reparten en MITADES procesos por fichero, equilibrando lo que tarda cada uno según
+# TIEMPOS: los segundos de cada fichero medidos en una pasada (con pytest, en un solo proceso).
+# Un fichero que aún no está apuntado cuenta como la mediana de los apuntados. Es una estimación:
+# un reparto desigual solo tarda más, nunca se salta nada. Para volver a medirlos (tras añadir o
+# cambiar mucho un fichero de tests):
+#
+#     python -m pytest -q -p no:nbval -p curso.probar tests/equipo tests/lecciones
+#
+# (este módulo es también un complemento de pytest: ver `apuntar_tiempos`, al final). Antes se
+# estimaba por lo que el texto del fichero hace (procesos, esperas...), y con los tests de la
+# lección 07 una mitad tardó en `probar` 75 s y la otra 150 s.
 MITADES = 2
-LO_QUE_TARDA = re.compile(r"subprocess\.|Popen|comprobar_en|calificar\(|comprobar\(|curso\(|given\(|SIGKILL|sleep\(")
+TIEMPOS = rutas.RAIZ / "tests" / "datos" / "tiempos_de_los_tests.json"
 
 
 # Los tests del navegador (JupyterLab + Chromium) van en su carpeta, y en su propia parte.
@@ -57,15 +65,29 @@ def tests_del_curso():
     return sorted((rutas.RAIZ / "tests").rglob("test_*.py"))
 
 
-def repartir_tests_del_curso(mitades=MITADES):
-    """Los ficheros de tests/ (sin los del navegador) en `mitades` listas de peso parecido."""
-    ficheros = [p for p in tests_del_curso() if NAVEGADOR not in p.parents]
-    peso = {f: 1 + len(LO_QUE_TARDA.findall(f.read_text(encoding="utf-8"))) for f in ficheros}
+def tiempos_apuntados(ruta=None):
+    """{fichero relativo a la raíz: segundos} de `ruta` (TIEMPOS si no se da; {} si no existe)."""
+    ruta = ruta or TIEMPOS
+    return json.loads(ruta.read_text(encoding="utf-8")) if ruta.exists() else {}
+
+
+def pesos(ficheros, apuntados):
+    """{fichero: segundos estimados}: los apuntados, y la mediana de ellos para los demás."""
+    conocidos = sorted(apuntados.values())
+    mediana = conocidos[len(conocidos) // 2] if conocidos else 1.0
+    return {f: apuntados.get(f, mediana) for f in ficheros}
+
+
+def repartir_tests_del_curso(mitades=MITADES, apuntados=None):
+    """Los ficheros de tests/ (sin los del navegador) en `mitades` listas de peso parecido: cada
+    fichero, del que más tarda al que menos, a la lista que menos lleva."""
+    ficheros = [str(p.relative_to(rutas.RAIZ)) for p in tests_del_curso() if NAVEGADOR not in p.parents]
+    peso = pesos(ficheros, tiempos_apuntados() if apuntados is None else apuntados)
     listas = [[] for _ in range(mitades)]
     cargas = [0] * mitades
-    for f in sorted(ficheros, key=lambda f: (-peso[f], f.name)):
+    for f in sorted(ficheros, key=lambda f: (-peso[f], f)):
         i = cargas.index(min(cargas))
-        listas[i].append(str(f.relative_to(rutas.RAIZ)))
+        listas[i].append(f)
         cargas[i] += peso[f]
     return [sorted(lista) for lista in listas if lista]
 
@@ -186,3 +208,31 @@ def main(argv=None):
         print("La carpeta temporal queda como estaba: ninguna parte dejó nada en ella.")
     print(f"{pasan_total} passed, {fallan_total} failed")
     return 0 if all(codigo == 0 for _, codigo, _, _ in hechas) else 1
+
+
+# --- Lo que tarda cada fichero de tests: `-p curso.probar` apunta TIEMPOS -------------------------
+
+_segundos = {}  # {fichero: segundos} de la sesión de pytest que carga este módulo como complemento
+
+
+def pytest_runtest_logreport(report):
+    """Suma a su fichero lo que tarda cada fase de cada test (preparación, test y recogida)."""
+    fichero = report.nodeid.split("::")[0]
+    _segundos[fichero] = _segundos.get(fichero, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session):
+    """Al acabar la sesión, apunta lo medido en TIEMPOS."""
+    if _segundos:
+        apuntar_tiempos(_segundos)
+
+
+def apuntar_tiempos(segundos, ruta=None):
+    """Guarda en `ruta` los segundos de los ficheros de tests del curso que han corrido; los demás
+    apuntados se quedan como estaban, salvo los de ficheros que ya no existen."""
+    ruta = ruta or TIEMPOS
+    tiempos = tiempos_apuntados(ruta)
+    tiempos.update({f: round(s, 1) for f, s in segundos.items()
+                    if f.startswith("tests/") and not f.startswith("tests/navegador/")})
+    tiempos = {f: s for f, s in sorted(tiempos.items()) if (rutas.RAIZ / f).exists()}
+    ruta.write_text(json.dumps(tiempos, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -80,15 +80,53 @@ def test_los_tests_del_curso_se_reparten_sin_saltarse_ni_repetir_ninguno():
     assert sorted(en_partes) == todos  # cada fichero de tests/, en exactamente una parte
 
 
-def test_el_reparto_equilibra_lo_que_cuesta_cada_mitad():
+def test_el_reparto_equilibra_lo_que_tarda_cada_mitad():
+    """Con los segundos apuntados de cada fichero, las mitades quedan a menos de un fichero (el
+    más lento) de distancia. (El reparto de antes, por lo que el texto de cada fichero hace, con
+    estos mismos tiempos daba 42 s y 76 s: 34 s de diferencia, más que el fichero más lento.)"""
+    apuntados = probar.tiempos_apuntados()
+    assert apuntados, "faltan los tiempos apuntados (ver probar.TIEMPOS)"
     mitades = probar.repartir_tests_del_curso()
     assert len(mitades) == probar.MITADES
-    pesos = [sum(1 + len(probar.LO_QUE_TARDA.findall((rutas.RAIZ / f).read_text(encoding="utf-8")))
-                 for f in mitad) for mitad in mitades]
-    mas_pesado = max(1 + len(probar.LO_QUE_TARDA.findall(p.read_text(encoding="utf-8")))
-                     for p in (rutas.RAIZ / "tests").rglob("test_*.py"))
-    # El reparto voraz deja las mitades a menos de un fichero (el más pesado) de distancia.
-    assert max(pesos) - min(pesos) <= mas_pesado
+    peso = probar.pesos([f for mitad in mitades for f in mitad], apuntados)
+    cargas = [sum(peso[f] for f in mitad) for mitad in mitades]
+    assert max(cargas) - min(cargas) <= max(peso.values())
+
+
+def test_un_fichero_sin_apuntar_cuenta_como_la_mediana_y_corre_igual():
+    apuntados = {"tests/a.py": 1.0, "tests/b.py": 2.0, "tests/c.py": 30.0}
+    assert probar.pesos(["tests/a.py", "tests/nuevo.py"], apuntados) == {"tests/a.py": 1.0, "tests/nuevo.py": 2.0}
+    assert probar.pesos(["tests/nuevo.py"], {}) == {"tests/nuevo.py": 1.0}
+    # Sin tiempos apuntados, todos los ficheros siguen en alguna mitad, una sola vez.
+    todos = sorted(str(p.relative_to(rutas.RAIZ)) for p in probar.tests_del_curso()
+                   if probar.NAVEGADOR not in p.parents)
+    assert sorted(f for mitad in probar.repartir_tests_del_curso(apuntados={}) for f in mitad) == todos
+
+
+def test_apuntar_tiempos_guarda_lo_que_ha_corrido_y_conserva_lo_demas(tmp_path):
+    ruta = tmp_path / "tiempos.json"
+    ruta.write_text('{"tests/equipo/test_cli.py": 9.0, "tests/equipo/test_puntos.py": 4.0, '
+                    '"tests/equipo/test_que_ya_no_existe.py": 3.0}', encoding="utf-8")
+    probar.apuntar_tiempos({"tests/equipo/test_cli.py": 1.234, "tests/navegador/test_navegador.py": 50.0,
+                            "checkpoints/01_el_bucle/tests/test_bucle.py": 2.0}, ruta)
+    # Lo que corrió, redondeado; lo que no, como estaba; ni el navegador (tiene su parte), ni los
+    # puntos de control (van por punto), ni ficheros que ya no existen.
+    assert probar.tiempos_apuntados(ruta) == {"tests/equipo/test_cli.py": 1.2, "tests/equipo/test_puntos.py": 4.0}
+
+
+def test_el_complemento_apunta_lo_que_tarda_cada_fichero(tmp_path, monkeypatch):
+    """`-p curso.probar` suma las fases de cada test a su fichero y lo apunta al acabar."""
+    ruta = tmp_path / "tiempos.json"
+    monkeypatch.setattr(probar, "TIEMPOS", ruta)
+    monkeypatch.setattr(probar, "_segundos", {})
+    informe = type("Informe", (), {})
+    for nodeid, segundos in [("tests/equipo/test_cli.py::test_a", 0.5), ("tests/equipo/test_cli.py::test_a", 0.25),
+                             ("tests/equipo/test_puntos.py::test_b[x]", 2.0)]:
+        r = informe()
+        r.nodeid, r.duration = nodeid, segundos
+        probar.pytest_runtest_logreport(r)
+    probar.pytest_sessionfinish(None)
+    assert probar.tiempos_apuntados(ruta) == {"tests/equipo/test_cli.py": 0.8, "tests/equipo/test_puntos.py": 2.0}
 
 
 def test_el_punto_de_control_mas_alto_empieza_justo_despues_de_los_tests_del_curso():
