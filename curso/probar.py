@@ -164,6 +164,11 @@ def correr(nombre, argumentos, extra):
     with tempfile.TemporaryDirectory(prefix="curso-probar-", ignore_cleanup_errors=True) as tmp:
         temporal = os.path.join(tmp, "temporal")
         os.mkdir(temporal)
+        # 0711: como root, el PostgreSQL de usar y tirar corre como `postgres`, que tiene que poder
+        # atravesar estas carpetas para llegar a la del cluster (suya). Así el cluster también vive
+        # aquí dentro, y si una parte lo deja, se ve (sin listar lo de dentro a otros usuarios).
+        for carpeta in (tmp, temporal):
+            os.chmod(carpeta, 0o711)
         entorno = dict(os.environ, CURSO_ESPACIO=os.path.join(tmp, "espacio"), TMPDIR=temporal)
         orden = [sys.executable, "-m", "pytest", "-q", *argumentos, *extra]
         print(f"▶ empieza {nombre}", flush=True)

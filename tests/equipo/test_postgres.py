@@ -8,6 +8,7 @@ nada); sin los programas, un mensaje en castellano que dice cómo conseguirlos; 
 import os
 import pwd
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -36,9 +37,33 @@ def programas():
         pruebas_postgres.sin_postgres(str(error))
 
 
+@pytest.fixture(autouse=True)
+def carpeta_temporal_propia(monkeypatch):
+    """Cada test crea sus clusters en una carpeta temporal solo suya, y mira solo esa.
+
+    Así «no deja nada» no depende de lo que hagan a la vez otros procesos (otra parte de
+    `probar`, el cuaderno 07, otra terminal), que crean sus carpetas `curso-pg-*` en la carpeta
+    temporal de todos. Es 0711: como root, el usuario `postgres` tiene que poder atravesarla para
+    llegar a la del cluster, que es suya. Si un test falla a medias, lo que quedó se para y se
+    borra aquí: un test en rojo no deja un servidor en marcha."""
+    carpeta = Path(tempfile.mkdtemp(prefix="test-postgres-"))
+    carpeta.chmod(0o711)
+    monkeypatch.setattr(tempfile, "tempdir", str(carpeta))
+    monkeypatch.setenv("TMPDIR", str(carpeta))  # y para los subprocesos (python -m curso postgres)
+    yield carpeta
+    for resto in carpeta.glob("curso-pg-*"):
+        for pid in procesos_del_cluster(resto):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(resto, ignore_errors=True)
+    shutil.rmtree(carpeta, ignore_errors=True)
+
+
 def carpetas_de_clusters():
-    """Las carpetas de cluster que hay ahora en las dos carpetas temporales donde se crean."""
-    return {p for base in {tempfile.gettempdir(), "/tmp"} for p in Path(base).glob("curso-pg-*")}
+    """Las carpetas de cluster que hay ahora en la carpeta temporal (la de este test)."""
+    return set(Path(tempfile.gettempdir()).glob("curso-pg-*"))
 
 
 def uid_de(pid):
@@ -125,7 +150,8 @@ def test_si_quien_lo_arranco_muere_de_un_sigkill_el_vigilante_lo_para_y_lo_borra
             resto.carpeta, resto.pid = carpeta, postmaster
             resto._programas, resto._usuario = pg.carpeta_de_programas(), pg.usuario_del_servidor()
             resto.parar()
-    assert not carpeta.exists()  # (no se compara con todas las de /tmp: otros procesos crean las suyas)
+    assert not carpeta.exists()
+    assert carpetas_de_clusters() == set()
 
 
 def test_como_root_el_servidor_corre_como_postgres_y_si_no_como_quien_lo_arranca(cluster):
