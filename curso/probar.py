@@ -9,7 +9,7 @@ Corre, cada parte en su propio proceso de pytest y con un espacio de trabajo tem
 3. los cuadernos resueltos con `--nbval` (se comparan las salidas);
 4. los cuadernos del alumno con `--nbval-lax` (solo que corran sin errores).
 
-Corren tantas partes a la vez como núcleos más una; al final, la salida de cada una, una línea por parte y el
+Corren tantas partes a la vez como núcleos más dos; al final, la salida de cada una, una línea por parte y el
 total. Devuelve 0 solo si todo pasa.
 
 Los tests dejan la carpeta temporal del sistema como la encontraron. Para comprobarlo, cada parte
@@ -29,10 +29,11 @@ from pathlib import Path
 
 from curso import repetidos, rutas
 
-# Una parte más que núcleos: buena parte del tiempo de cada parte es espera (subprocesos que
-# arrancan, tiempos límite que vencen, el navegador que pinta), y otra parte la aprovecha. En la
-# máquina de referencia (dos núcleos), medido: dos a la vez, 196 s; tres a la vez, 160 s.
-PARTES_DE_MAS = 1
+# Dos partes más que núcleos: buena parte del tiempo de cada parte es espera (subprocesos que
+# arrancan, tiempos límite que vencen, el navegador que pinta, el servidor PostgreSQL), y otras
+# partes la aprovechan. En la máquina de referencia (dos núcleos), medido con las lecciones 00–07
+# (2189 tests): tres a la vez, 153 s y un 29 % de la CPU sin usar; cuatro a la vez, 142 s.
+PARTES_DE_MAS = 2
 
 
 # Las partes que no son cuadernos no necesitan el plugin de nbval, que tarda unos segundos en
@@ -184,7 +185,7 @@ def correr(nombre, argumentos, extra):
 
 
 def main(argv=None):
-    """Corre todas las partes, tantas a la vez como núcleos más una (ver PARTES_DE_MAS)."""
+    """Corre todas las partes, tantas a la vez como núcleos más dos (ver PARTES_DE_MAS)."""
     extra = list(argv or [])
     a_la_vez = (os.cpu_count() or 1) + PARTES_DE_MAS
     inicio = time.monotonic()

@@ -262,16 +262,23 @@ MEMORIA = Path("/dev/shm")
 ERROR_INESPERADO = ("ningún paso falla sin control", "acaban con un error inesperado")
 
 
+def elegir_variante(escenario, variante):
+    """La `Variante` de `escenario` que nombra `variante` (o la misma, si ya es una); un nombre
+    que el escenario no tiene es un ValueError que dice cuáles tiene."""
+    if not isinstance(variante, str):
+        return variante
+    if variante not in escenario.variantes:
+        opciones = ", ".join(repr(nombre) for nombre in escenario.variantes)
+        raise ValueError(f"El escenario «{escenario.nombre}» no tiene la variante {variante!r}; tiene {opciones}.")
+    return escenario.variantes[variante]
+
+
 def explorar(escenario, variante="correcta", modulo=None):
     """Recorre cada intercalado de `escenario` con `variante`, cada uno en un fichero nuevo.
 
     `modulo` es el código a probar; por defecto se carga `escenario.modulo` por su ruta.
     """
-    if isinstance(variante, str):
-        if variante not in escenario.variantes:
-            opciones = ", ".join(repr(nombre) for nombre in escenario.variantes)
-            raise ValueError(f"El escenario «{escenario.nombre}» no tiene la variante {variante!r}; tiene {opciones}.")
-        variante = escenario.variantes[variante]
+    variante = elegir_variante(escenario, variante)
     if modulo is None:
         modulo = cargar_modulo(escenario.modulo, f"_carreras_{Path(escenario.modulo).stem}")
 

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from curso.carreras.explorador import (ERROR_INESPERADO, MEMORIA, Escenario, Evento, Exploracion, Invariante,
-                                       Mundo, Registro, _copiar, cargar_modulo, intercalados)
+                                       Mundo, Registro, _copiar, cargar_modulo, elegir_variante,
+                                       intercalados)
 
 
 def CONFIRMA(mundo):  # noqa: N802 — un marcador, no una función que se llame
@@ -456,11 +457,7 @@ def explorar_en_paralelo(escenario, variante="correcta", *, motor, modulo=None, 
     `hasta_el_primer_fallo`: para en el primer intercalado que rompe alguna invariante (para los
     tests que solo quieren saber si un escenario pilla a una variante); la exploración queda
     entonces incompleta: sus totales no son los del escenario."""
-    if isinstance(variante, str):
-        if variante not in escenario.variantes:
-            opciones = ", ".join(repr(nombre) for nombre in escenario.variantes)
-            raise ValueError(f"El escenario «{escenario.nombre}» no tiene la variante {variante!r}; tiene {opciones}.")
-        variante = escenario.variantes[variante]
+    variante = elegir_variante(escenario, variante)
     if modulo is None:
         ruta = escenario.modulo if motor.nombre == "postgres" else escenario.modulo_sqlite
         modulo = cargar_modulo(ruta, f"_carreras_{Path(ruta).stem}")
