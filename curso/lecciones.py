@@ -11,7 +11,7 @@ LECCIONES = {
                      "api.py", "guionizado.py", "correr.py"]},
     2: {"cuaderno": "02_la_ventana", "ficheros": []},
     3: {"cuaderno": "03_compactar", "ficheros": ["compactar.py", "bucle.py", "agente.py", "correr.py"]},
-    4: {"cuaderno": "04_resumenes_en_sqlite", "ficheros": ["validacion.py", "resumenes.py", "durable.py"]},
+    4: {"cuaderno": "04_resumenes_en_sqlite", "ficheros": ["validacion.py", "historial.py", "resumenes.py", "durable.py"]},
     5: {"cuaderno": "05_el_buzon",
         "ficheros": ["entorno.py", "procesos.py", "herramientas.py", "permisos.py", "exigencias.py", "encargos.py",
                      "padres.py", "buzon.py", "hijos.py", "subagentes.py"]},

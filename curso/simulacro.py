@@ -75,13 +75,13 @@ elif variante == "apuntar_despues_de_actuar":  # la respuesta se apunta con sus 
         llamadas = agentes.llamadas_de(respuesta)
         observaciones = [agentes.atender(bd, agente["id"], ll, entorno, usuario, borrador) for ll in llamadas]
         with agentes.pasos.en(bd, "respuesta", agente["id"], final=not llamadas):
-            agentes.resumenes.anotar(bd, agente["id"], agentes.guardar(("asistente", respuesta)))
+            agentes.historial.anotar(bd, agente["id"], agentes.guardar(("asistente", respuesta)))
         if not llamadas:
             return actuar(bd, agente, modelo, entorno, usuario, borrador, padre, copia)
         with agentes.pasos.en(bd, "compactacion", agente["id"]):
             agentes.CompactacionDurable(bd, agente["id"], agente["umbral"])(modelo, M + [("asistente", respuesta)])
         with agentes.pasos.en(bd, "observaciones", agente["id"]):
-            agentes.resumenes.anotar(bd, agente["id"], agentes.guardar(("usuario", observaciones)))
+            agentes.historial.anotar(bd, agente["id"], agentes.guardar(("usuario", observaciones)))
         return "sigue"
     reanudar.actuar = ingenua
 elif variante != "correcta":
@@ -174,7 +174,7 @@ def carpeta_en_memoria():
     """Una carpeta en /dev/shm si lo hay (si no, en la temporal), que se borra al salir.
 
     El simulacro mata procesos, no apaga la máquina: lo confirmado sobrevive a un SIGKILL igual en
-    memoria que en disco (ver resumenes.abrir), y así cada paso no espera a un fsync del disco."""
+    memoria que en disco (ver historial.abrir), y así cada paso no espera a un fsync del disco."""
     carpeta = tempfile.mkdtemp(prefix="simulacro-06-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     try:
         yield Path(carpeta)

@@ -1,127 +1,22 @@
-"""Resúmenes durables en SQLite: el historial entero, resúmenes versionados y un puntero.
+"""Resúmenes versionados de una ejecución y el puntero al activo, movido con compare-and-swap.
 
-Lección 04. Guardamos tres cosas por separado:
-
-- `historial`: cada mensaje de una ejecución, numerado (`seq`) y nunca borrado;
-- `resumenes`: cada versión de resumen, con su `cobertura` (el último `seq` que resume) y la
-  versión de la que partió (`anterior`);
-- `ejecuciones`: un único puntero por ejecución, `resumen_activo`.
-
-Instalar un resumen (`instalar`) es comprobar el candidato (`validar_candidato`), añadir una
-versión y mover el puntero (`mover_puntero`), todo en una transacción (`transaccion`). El
-puntero solo se mueve si sigue señalando la base de la que partió quien preparó el resumen
-(compare-and-swap): si otro instaló antes, el resumen llega tarde y se rechaza con
-`BaseObsoleta`. Mover el puntero no borra nada.
-
-La petición siguiente se arma con `contexto()`: el resumen activo más la cola del historial
-posterior a su cobertura. Lo que llegó mientras se preparaba el resumen está en esa cola.
+Lección 04. Sobre las tablas de `historial.py`, `instalar` comprueba el candidato, añade una
+versión y mueve el puntero, todo en una `transaccion`. El puntero solo se mueve si sigue en la
+base de la que partió el resumen: si otro instaló antes, este llega tarde (`BaseObsoleta`). No se
+borra nada. `contexto()` arma la petición siguiente: el resumen activo y la cola posterior.
 """
 import json
-from contextlib import contextmanager
 
-from validacion import (conectar, exigir_base, exigir_ejecucion, exigir_entero_positivo, exigir_que_exista,
-                        exigir_resumen_de, exigir_texto, muestra, nombre_del_resumen)
+from historial import en_historial, transaccion
+from validacion import (exigir_base, exigir_ejecucion, exigir_entero_positivo, exigir_que_exista, exigir_resumen_de,
+                        exigir_texto, muestra, nombre_del_resumen)
 
 # Una afirmación del resumen: qué se afirma y qué mensaje del historial lo respalda.
 CLAVES_DE_AFIRMACION = {"texto", "fuente"}
 
-# Las dos claves foráneas compuestas, (ejecución, resumen), hacen que ni el puntero de una
-# ejecución ni la versión de la que parte un resumen puedan ser un resumen de OTRA ejecución.
-# (Una clave con algún NULL no se comprueba: sin resumen activo, o sin anterior, vale.)
-ESQUEMA = (
-    """CREATE TABLE IF NOT EXISTS ejecuciones (
-        id TEXT PRIMARY KEY,
-        resumen_activo INTEGER,
-        FOREIGN KEY (id, resumen_activo) REFERENCES resumenes(ejecucion, id)
-    )""",
-    """CREATE TABLE IF NOT EXISTS historial (
-        ejecucion TEXT NOT NULL REFERENCES ejecuciones(id),
-        seq INTEGER NOT NULL CHECK (seq >= 1),
-        texto TEXT NOT NULL,
-        PRIMARY KEY (ejecucion, seq)
-    )""",
-    """CREATE TABLE IF NOT EXISTS resumenes (
-        id INTEGER PRIMARY KEY,
-        ejecucion TEXT NOT NULL REFERENCES ejecuciones(id),
-        cobertura INTEGER NOT NULL CHECK (cobertura >= 1),
-        cuerpo TEXT NOT NULL,
-        anterior INTEGER,
-        UNIQUE (ejecucion, id),  -- a lo que apuntan las claves compuestas
-        FOREIGN KEY (ejecucion, anterior) REFERENCES resumenes(ejecucion, id)
-    )""",
-)
-
 
 class BaseObsoleta(Exception):
     """El resumen partió de una base que ya no es la activa: otro instaló antes."""
-
-
-@contextmanager
-def transaccion(bd):
-    """Una transacción de escritura: COMMIT si el bloque termina bien, ROLLBACK si no.
-
-    BEGIN IMMEDIATE pide el turno de escritura al empezar, no a mitad de camino: así, con
-    varios escritores, los demás esperan su turno en vez de fallar con «database is locked».
-    Se deshace ante cualquier excepción, también KeyboardInterrupt.
-    """
-    bd.execute("BEGIN IMMEDIATE")
-    try:
-        yield bd
-        bd.execute("COMMIT")
-    except BaseException:
-        if bd.in_transaction:
-            bd.execute("ROLLBACK")
-        raise
-
-
-def abrir(ruta):
-    """Abre (o crea) la base de datos de `ruta`, lista para varios procesos a la vez.
-
-    Lanza ValueError si `ruta` no sirve (ver `validacion.conectar`), sin tocar lo que haya en ella.
-    """
-    bd = conectar(ruta)
-    bd.execute("PRAGMA foreign_keys=ON")  # se activa en cada conexión: SQLite las trae apagadas
-    bd.execute("PRAGMA journal_mode=WAL")  # lectores sin esperar al escritor; queda en el fichero
-    # En modo WAL, FULL sincroniza el WAL con el disco en cada COMMIT: lo confirmado sobrevive
-    # también a un corte de luz. NORMAL solo sincroniza en los checkpoints: la base nunca queda
-    # corrupta, pero un corte de luz puede deshacer los últimos COMMIT. (Si solo muere el
-    # proceso, con SIGKILL por ejemplo, ninguno de los dos pierde nada confirmado.)
-    bd.execute("PRAGMA synchronous=FULL")
-    tablas = bd.execute(
-        "SELECT COUNT(*) FROM sqlite_master WHERE type='table' "
-        "AND name IN ('ejecuciones', 'historial', 'resumenes')"
-    ).fetchone()[0]
-    if tablas < len(ESQUEMA):
-        # Sentencia a sentencia con execute(), dentro de una transacción: o las tres tablas o
-        # ninguna. No uses executescript() aquí: confirma (COMMIT) cualquier transacción abierta
-        # antes de empezar, también con isolation_level=None, y rompería la atomicidad.
-        with transaccion(bd):
-            for sentencia in ESQUEMA:
-                bd.execute(sentencia)
-    return bd
-
-
-def crear_ejecucion(bd, ejecucion):
-    """Registra una ejecución nueva, todavía sin resumen activo."""
-    exigir_ejecucion(ejecucion)
-    with transaccion(bd):
-        if bd.execute("SELECT 1 FROM ejecuciones WHERE id=?", (ejecucion,)).fetchone():
-            raise ValueError(f"La ejecución {ejecucion!r} ya existe: usa otro identificador.")
-        bd.execute("INSERT INTO ejecuciones(id) VALUES (?)", (ejecucion,))
-
-
-def anotar(bd, ejecucion, texto):
-    """Añade `texto` al final del historial de `ejecucion` y devuelve su número (`seq`)."""
-    exigir_ejecucion(ejecucion)
-    exigir_texto(texto, "El texto del mensaje", vacio_permitido=True)
-    with transaccion(bd):
-        exigir_que_exista(bd, ejecucion)
-        (ultimo,) = bd.execute(
-            "SELECT COALESCE(MAX(seq), 0) FROM historial WHERE ejecucion=?", (ejecucion,)
-        ).fetchone()
-        bd.execute("INSERT INTO historial(ejecucion, seq, texto) VALUES (?, ?, ?)",
-                   (ejecucion, ultimo + 1, texto))
-    return ultimo + 1
 
 
 def activo(bd, ejecucion):
@@ -163,7 +58,7 @@ def instalar(bd, ejecucion, base, corte, candidato):
                 f"El corte {corte} no amplía la cobertura de la base ({cobertura_base}): "
                 "un resumen nuevo debe cubrir más mensajes que aquel del que parte."
             )
-        if not _en_historial(bd, ejecucion, corte):
+        if not en_historial(bd, ejecucion, corte):
             raise ValueError(
                 f"El corte {corte} no es un mensaje del historial de {ejecucion!r}: "
                 "corta en un mensaje que exista."
@@ -206,7 +101,7 @@ def validar_candidato(bd, ejecucion, corte, candidato):
         exigir_texto(afirmacion["texto"], f"El texto de la afirmación {numero}")
         exigir_entero_positivo(afirmacion["fuente"], f"La fuente de la afirmación {numero}")
     for fuente in sorted({afirmacion["fuente"] for afirmacion in candidato}):
-        if fuente > corte or not _en_historial(bd, ejecucion, fuente):
+        if fuente > corte or not en_historial(bd, ejecucion, fuente):
             raise ValueError(
                 f"La fuente {fuente} no es un mensaje de {ejecucion!r} anterior o igual al "
                 f"corte {corte}: cita solo mensajes que el resumen cubre."
@@ -220,7 +115,7 @@ def mover_puntero(bd, ejecucion, base, nuevo):
     `instalar`, para que su excepción deshaga también la versión recién insertada.
 
     `nuevo` tiene que ser un resumen de `ejecucion` (ValueError si no): el puntero de una
-    ejecución nunca señala el resumen de otra. El esquema tampoco lo deja (ver ESQUEMA).
+    ejecución nunca señala el resumen de otra. El esquema tampoco lo deja (ver historial.ESQUEMA).
     """
     exigir_ejecucion(ejecucion)
     exigir_base(base)
@@ -276,9 +171,3 @@ def contexto(bd, ejecucion):
 
 def _cobertura(bd, ejecucion, base):
     return 0 if base is None else exigir_resumen_de(bd, ejecucion, base, "La base")
-
-
-def _en_historial(bd, ejecucion, seq):
-    return bd.execute(
-        "SELECT 1 FROM historial WHERE ejecucion=? AND seq=?", (ejecucion, seq)
-    ).fetchone() is not None

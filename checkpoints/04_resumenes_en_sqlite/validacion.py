@@ -1,8 +1,8 @@
-"""Las comprobaciones de la entrada de `resumenes.py`, con sus mensajes de error en castellano.
+"""Las comprobaciones de la entrada de `historial.py` y `resumenes.py`, con sus mensajes de error en castellano.
 
 Lección 04. Una llamada mal hecha se rechaza con un ValueError que dice qué se
 esperaba y qué llegó, antes de escribir nada: la base de datos queda como estaba. Están aparte
-para que `resumenes.py` se lea como lo que hace con los resúmenes; el buzón de la lección 05
+para que `historial.py` y `resumenes.py` se lean como lo que hacen; el buzón de la lección 05
 usa también `muestra`.
 """
 import math

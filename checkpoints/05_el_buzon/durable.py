@@ -4,7 +4,7 @@ Lección 04. `CompactacionDurable(bd, ejecucion)` se enchufa al bucle en lugar d
 (`agente(..., compactar=CompactacionDurable(bd, "e1"))`) sin cambiar ni una línea de bucle.py.
 En cada turno:
 
-1. anota en el historial de `resumenes.py` cada mensaje de M que aún no estaba (la respuesta
+1. anota en el historial de `historial.py` cada mensaje de M que aún no estaba (la respuesta
    del turno y las observaciones del anterior). El historial no se borra nunca;
 2. si M pasa del umbral, hace lo mismo que `compactar`: el harness (nunca el modelo) corta en
    un turno entero, y el modelo escribe el resumen. Pero en vez de cambiar M en memoria,
@@ -18,6 +18,7 @@ Un mensaje se guarda como el JSON de `[rol, contenido]`.
 """
 import json
 
+import historial
 import resumenes
 from compactar import INSTRUCCION, NOTA, RECIENTES, UMBRAL, corte, inicio_de, tokens
 from entorno import HERRAMIENTAS, texto_de
@@ -82,7 +83,7 @@ class CompactacionDurable:
         self.bd, self.ejecucion, self.umbral, self.k = bd, ejecucion, umbral, k
         self.seqs = self.vista = None  # todavía no ha visto ninguna M
         if not bd.execute("SELECT 1 FROM ejecuciones WHERE id=?", (ejecucion,)).fetchone():
-            resumenes.crear_ejecucion(bd, ejecucion)
+            historial.crear_ejecucion(bd, ejecucion)
 
     def __call__(self, modelo, M):
         p, c = inicio_de(M), corte(M, self.k)  # M mal formada: el error de compactar, y nada escrito
@@ -121,7 +122,7 @@ class CompactacionDurable:
                 "M no sigue a la que devolvió la compactación anterior: usa un "
                 "CompactacionDurable nuevo (con su propia ejecución) para cada ejecución del bucle.")
         for mensaje in M[len(self.seqs):]:
-            self.seqs.append(resumenes.anotar(self.bd, self.ejecucion, guardar(mensaje)))
+            self.seqs.append(historial.anotar(self.bd, self.ejecucion, guardar(mensaje)))
         self.vista = list(M)
 
     def desde_el_almacen(self, inicio):

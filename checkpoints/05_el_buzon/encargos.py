@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import PurePosixPath
 
 from exigencias import exigir_json_puro, exigir_utf8
-from resumenes import muestra
+from validacion import muestra
 
 CLAVES_DEL_ENCARGO = ("objetivo", "recursos", "acciones", "entregable", "tope_de_pasos", "plazo")
 CAMPOS_DEL_ENTREGABLE = ("hallazgos", "referencias", "incertidumbres")

@@ -20,9 +20,9 @@ import json
 
 from encargos import validar_entrega
 from exigencias import exigir_identidad, json_canonico
+from historial import transaccion
 from padres import (EN_COLA, EN_MARCHA, ESPERANDO, ESTADOS, MAXIMO_DE_HIJOS, TERMINALES,  # noqa: F401
                     abrir_buzon, crear_esquema, crear_padre, estado, mensajes, terminar)
-from resumenes import transaccion
 
 RECIBIDA = "recibida"      # en el buzón, todavía fuera de la trayectoria del padre
 ADMITIDA = "admitida"      # en la trayectoria del padre, con su número (`seq_admitida`)

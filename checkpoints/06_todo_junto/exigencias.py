@@ -11,7 +11,7 @@ import json
 import math
 import sys
 
-from resumenes import muestra
+from validacion import muestra
 
 # Una identidad (de entrega, de padre o de hijo) nombra algo; no es un documento.
 LARGO_MAXIMO_DE_IDENTIDAD = 100

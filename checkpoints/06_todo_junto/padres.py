@@ -14,7 +14,8 @@ import json
 
 from encargos import validar_encargo
 from exigencias import exigir_identidad, json_canonico
-from resumenes import abrir, muestra, transaccion
+from historial import abrir, transaccion
+from validacion import muestra
 
 # --- Los estados de un padre -------------------------------------------------------------------
 

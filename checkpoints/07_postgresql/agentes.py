@@ -19,8 +19,8 @@ quedó: el historial dice si falta pedir, atender las llamadas pendientes o entr
 import json
 
 import buzon
+import historial
 import pasos
-import resumenes
 import subagentes
 from compactar import INSTRUCCION
 from durable import CompactacionDurable, guardar, reconstruir
@@ -109,12 +109,12 @@ def actuar(bd, agente, modelo, entorno, usuario, borrador, padre, copia):
     que, M = donde_esta(bd, agente)
     if agente["papel"] == "padre" and len(M) == len(agente["inicio"]):
         with pasos.en(bd, "integracion", id):  # lo primero que ve el padre: lo comprobado
-            resumenes.anotar(bd, id, guardar(("usuario", integracion(bd, padre, copia))))
+            historial.anotar(bd, id, guardar(("usuario", integracion(bd, padre, copia))))
         que, M = donde_esta(bd, agente)
     if que == "pedir":
         respuesta = modelo(M)
         with pasos.en(bd, "respuesta", id, final=not llamadas_de(respuesta)):
-            resumenes.anotar(bd, id, guardar(("asistente", respuesta)))  # antes de actuar
+            historial.anotar(bd, id, guardar(("asistente", respuesta)))  # antes de actuar
         M = M + [("asistente", respuesta)]
         que = "atender" if llamadas_de(respuesta) else "terminar"
     if que == "terminar":
@@ -123,7 +123,7 @@ def actuar(bd, agente, modelo, entorno, usuario, borrador, padre, copia):
         M = CompactacionDurable(bd, id, agente["umbral"])(modelo, M)
     observaciones = [atender(bd, id, llamada, entorno, usuario, borrador) for llamada in llamadas_de(M[-1][1])]
     with pasos.en(bd, "observaciones", id):
-        resumenes.anotar(bd, id, guardar(("usuario", observaciones)))
+        historial.anotar(bd, id, guardar(("usuario", observaciones)))
     return "sigue"
 
 

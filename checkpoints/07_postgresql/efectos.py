@@ -25,8 +25,8 @@ import json
 import shutil
 
 import herramientas
+import historial
 import pasos
-import resumenes
 from entorno import CATALOGO, resultado
 from permisos import atender as atender_sin_efectos
 from permisos import permitido, problema_de_argumentos
@@ -99,7 +99,7 @@ def intencion_de_editar(bd, agente, llamada, entorno, borrador):
             pass
         shutil.rmtree(borrador, ignore_errors=True)
     antes = huella(fichero)
-    with pasos.en(bd, "intencion", agente, llamada=llamada["id"], ruta=ruta), resumenes.transaccion(bd):
+    with pasos.en(bd, "intencion", agente, llamada=llamada["id"], ruta=ruta), historial.transaccion(bd):
         bd.execute("INSERT INTO llamadas(agente, id, nombre, entrada, antes, despues, esperado) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
                    (agente, llamada["id"], llamada["name"], json.dumps(llamada["input"], ensure_ascii=False),
@@ -115,7 +115,7 @@ def ejecutar_como_mucho_una_vez(bd, agente, llamada, entorno, usuario, ya_intent
                                 "consta si llegó a ejecutarse: no se repite. Comprueba su efecto antes "
                                 "de pedirla otra vez", error=True)
     else:
-        with pasos.en(bd, "intencion", agente, llamada=llamada["id"]), resumenes.transaccion(bd):
+        with pasos.en(bd, "intencion", agente, llamada=llamada["id"]), historial.transaccion(bd):
             bd.execute("INSERT INTO llamadas(agente, id, nombre, entrada) VALUES (?, ?, ?, ?)",
                        (agente, llamada["id"], llamada["name"],
                         json.dumps(llamada["input"], ensure_ascii=False)))
@@ -127,6 +127,6 @@ def ejecutar_como_mucho_una_vez(bd, agente, llamada, entorno, usuario, ya_intent
 
 def apuntar_resultado(bd, agente, llamada, observacion):
     """El resultado de una llamada con efectos, en su propio paso durable."""
-    with pasos.en(bd, "resultado", agente, llamada=llamada["id"]), resumenes.transaccion(bd):
+    with pasos.en(bd, "resultado", agente, llamada=llamada["id"]), historial.transaccion(bd):
         bd.execute("UPDATE llamadas SET resultado=? WHERE agente=? AND id=?",
                    (json.dumps(observacion, ensure_ascii=False), agente, llamada["id"]))

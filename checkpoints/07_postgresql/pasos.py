@@ -5,7 +5,7 @@ respuesta, instalar un resumen, recibir una entrega, admitirla... Cada una que e
 un **paso durable**: si el proceso muere justo después de su COMMIT, lo que hizo queda; si muere
 antes, no queda nada de ella.
 
-`Conexion` envuelve la conexión de SQLite sin que resumenes.py ni buzon.py lo noten (tienen
+`Conexion` envuelve la conexión de SQLite sin que historial.py ni buzon.py lo noten (tienen
 `execute`, `in_transaction`... como siempre) y hace dos cosas en cada COMMIT de una transacción
 que escribió algo:
 
@@ -27,7 +27,7 @@ import os
 import signal
 from contextlib import contextmanager
 
-from resumenes import transaccion
+from historial import transaccion
 
 MORIR_EN = "CURSO_MORIR_EN"
 FALLAR_EN = "CURSO_FALLAR_EN"

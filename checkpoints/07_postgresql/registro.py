@@ -21,8 +21,8 @@ from pathlib import Path
 
 import buzon
 import pasos
-import resumenes
 from durable import recuperar
+from historial import transaccion
 
 VERSION = "construye-tu-agente/06"  # cambia si cambia el esquema de esta lección
 NOMBRE_DE_LA_BASE = "todo_junto.db"
@@ -61,7 +61,7 @@ def abrir(ruta, vida=0):
     bd = pasos.Conexion(buzon.abrir_buzon(ruta), vida)
     nombres = {n for (n,) in bd.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if not {"curso", "agentes", "llamadas", "pasos"} <= nombres:
-        with pasos.en(bd, "esquema"), resumenes.transaccion(bd):
+        with pasos.en(bd, "esquema"), transaccion(bd):
             for sentencia in TABLAS:
                 bd.execute(sentencia)
     return bd
@@ -91,8 +91,8 @@ def agentes(bd):
 
 def crear_agente(bd, id, papel, orden, modelo, inicio, herramientas, carpeta, umbral, tope, escritura=()):
     """Añade un agente. Su ejecución (lección 04) tiene que existir ya: la del padre la crea
-    `buzon.crear_padre`; la de un hijo, `resumenes.crear_ejecucion`."""
-    with pasos.en(bd, "agente", id), resumenes.transaccion(bd):
+    `buzon.crear_padre`; la de un hijo, `historial.crear_ejecucion`."""
+    with pasos.en(bd, "agente", id), transaccion(bd):
         bd.execute("INSERT INTO agentes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    (id, papel, orden, modelo, json.dumps(inicio, ensure_ascii=False),
                     json.dumps(list(herramientas)), json.dumps(list(escritura)), str(carpeta),

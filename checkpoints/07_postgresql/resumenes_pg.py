@@ -1,7 +1,8 @@
 """Los resúmenes durables de la lección 04, en PostgreSQL (psycopg 3).
 
-Lección 07. Las mismas tablas, funciones y promesas que `resumenes.py` (los tests del punto de
-control corren el mismo contrato sobre los dos), con sus comprobaciones de la entrada importadas.
+Lección 07. Las mismas tablas, funciones y promesas que `historial.py` y `resumenes.py` (los
+tests del punto de control corren el mismo contrato sobre los dos), con sus comprobaciones de la
+entrada importadas.
 Lo que cambia es el aislamiento: `BEGIN IMMEDIATE` deja escribir a una sola transacción a la vez;
 PostgreSQL deja avanzar a muchas, y en READ COMMITTED (la que fija `abrir()`) cada sentencia ve lo
 confirmado cuando empieza. Leer y después escribir ya no es seguro: otro puede confirmar en medio.
@@ -14,6 +15,7 @@ from contextlib import contextmanager
 import psycopg
 
 import resumenes as _sqlite
+from historial import en_historial
 from resumenes import CLAVES_DE_AFIRMACION, BaseObsoleta  # noqa: F401  (las mismas, para quien use este módulo)
 from validacion import (exigir_base, exigir_ejecucion, exigir_entero_positivo, exigir_que_exista, exigir_resumen_de,
                         exigir_texto, muestra, nombre_del_resumen)
@@ -25,7 +27,7 @@ ESPERA_AL_CONECTAR_S = 10
 # consultivo (un número que todos acuerdan bloquear) los pone en fila mientras se crea el esquema.
 CERROJO_DEL_ESQUEMA = 7_040_001
 
-# El esquema de resumenes.py. BIGINT es el entero de 64 bits de SQLite: exigir_entero_positivo
+# El esquema de historial.py. BIGINT es el entero de 64 bits de SQLite: exigir_entero_positivo
 # vale igual. La clave foránea del puntero va al final, cuando ya existen las dos tablas.
 ESQUEMA = (
     "CREATE TABLE IF NOT EXISTS ejecuciones (id TEXT PRIMARY KEY, resumen_activo BIGINT)",
@@ -144,13 +146,13 @@ def instalar(bd, ejecucion, base, corte, candidato):
     exigir_base(base)
     exigir_entero_positivo(corte, "El corte")
     with transaccion(bd):
-        # Lo que depende de la base de datos, con las comprobaciones de resumenes.py y validacion.py.
+        # Lo que depende de la base de datos, con las mismas comprobaciones que en SQLite.
         exigir_que_exista(_ComoSqlite(bd), ejecucion)
         cobertura_base = 0 if base is None else exigir_resumen_de(_ComoSqlite(bd), ejecucion, base, "La base")
         if corte <= cobertura_base:
             raise ValueError(f"El corte {corte} no amplía la cobertura de la base ({cobertura_base}): "
                              "un resumen nuevo debe cubrir más mensajes que aquel del que parte.")
-        if not _sqlite._en_historial(_ComoSqlite(bd), ejecucion, corte):
+        if not en_historial(_ComoSqlite(bd), ejecucion, corte):
             raise ValueError(f"El corte {corte} no es un mensaje del historial de {ejecucion!r}: "
                              "corta en un mensaje que exista.")
         validar_candidato(bd, ejecucion, corte, candidato)
@@ -233,9 +235,9 @@ def exigir_guardable(ejecucion):
 
 
 class _ComoSqlite:
-    """La conexión de psycopg con la forma que esperan las lecturas de resumenes.py y validacion.py:
-    parámetros con «?» (sqlite3) en vez de «%s» (psycopg). Solo para esas consultas, que no llevan
-    «?» ni «%» dentro de ningún texto."""
+    """La conexión de psycopg con la forma que esperan las lecturas de historial.py, resumenes.py y
+    validacion.py: parámetros con «?» (sqlite3) en vez de «%s» (psycopg). Solo para esas consultas,
+    que no llevan «?» ni «%» dentro de ningún texto."""
 
     def __init__(self, bd):
         self._bd = bd

@@ -24,9 +24,9 @@ import sys
 from pathlib import Path
 
 import buzon
+import historial
 import pasos
 import registro
-import resumenes
 from api import ErrorDelModelo
 from encargos import encargo
 from hijos import SISTEMA_DE_HIJO, pedido
@@ -88,7 +88,7 @@ def preparar(carpeta, proyecto):
 def preparar_base(bd):
     """Las filas de una ejecución nueva: la versión, el padre con sus hijos y los tres agentes."""
     with pasos.en(bd, "preparar"):
-        with resumenes.transaccion(bd):
+        with historial.transaccion(bd):
             bd.executemany("INSERT INTO curso(clave, valor) VALUES (?, ?)",
                            [("version", registro.VERSION), ("copia", "copia")])
         hijos = encargos()
@@ -98,7 +98,7 @@ def preparar_base(bd):
                               UMBRAL_DEL_SIMULACRO, 2)
         for orden, (hijo, modelo) in enumerate((("logs", "guion:hijo-logs"),
                                                 ("config", "guion:hijo-config-anota")), 1):
-            resumenes.crear_ejecucion(bd, hijo)
+            historial.crear_ejecucion(bd, hijo)
             escritura = ESCRITURA_DEL_HIJO_CONFIG if hijo == "config" else []
             sistema = SISTEMA_DE_HIJO + (
                 PERMISO_DE_ESCRITURA.format(rutas=", ".join(escritura)) if escritura else "")

@@ -39,9 +39,9 @@ def cargar_modulo(ruta, nombre):
     Sirve para probar el código de un punto de control sin ponerlo en sys.path: los módulos de
     distintos puntos de control se llaman igual.
 
-    Si el módulo importa a un vecino por su nombre (`buzon.py`, de la lección 05, hace
-    `from resumenes import abrir`), recibe el de su misma carpeta, aunque ya hubiera otro
-    `resumenes` importado o antes en sys.path. Al terminar, sys.path y esos nombres de
+    Si el módulo importa a un vecino por su nombre (`padres.py`, de la lección 05, hace
+    `from historial import abrir`), recibe el de su misma carpeta, aunque ya hubiera otro
+    `historial` importado o antes en sys.path. Al terminar, sys.path y esos nombres de
     sys.modules quedan como estaban: el vecino solo lo conserva el módulo cargado.
     """
     ruta = Path(ruta)

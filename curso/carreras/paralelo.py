@@ -36,6 +36,7 @@ from collections import deque
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from curso.carreras.explorador import (ERROR_INESPERADO, MEMORIA, Escenario, Evento, Exploracion, Invariante,
                                        Mundo, Registro, _copiar, cargar_modulo, elegir_variante,
@@ -62,11 +63,13 @@ class EscenarioEnParalelo(Escenario):
     """Un escenario para este explorador: el de siempre, con el módulo de cada motor.
 
     `modulo` es el de PostgreSQL; `modulo_sqlite`, el de SQLite con las mismas funciones. `abrir` es
-    el nombre de la función del módulo que abre la conexión de cada actor (p. ej. "abrir_buzon").
+    el nombre de la función del módulo que abre la conexión de cada actor (p. ej. "abrir_buzon"), o
+    una función que la encuentra a partir del módulo (el resumenes.py de SQLite no abre: lo hace su
+    vecino historial.py).
     `conectar` no se usa: las conexiones las abre el explorador, una por actor, en su hilo.
     """
     modulo_sqlite: Path = None
-    abrir: str = "abrir"
+    abrir: Any = "abrir"
 
 
 # --- Los motores ---------------------------------------------------------------------------------
@@ -430,6 +433,8 @@ class _MundoEnParalelo(Mundo):
     """El mundo de un intercalado: en el hilo de un actor, abrir una conexión da una que se para."""
 
     def funcion_sin_envolver(self, nombre):
+        if callable(nombre):  # el escenario dice cómo encontrarla a partir del módulo
+            return nombre(self.modulo)
         return Mundo.funcion(self, nombre)
 
     def funcion(self, nombre):

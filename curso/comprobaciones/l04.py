@@ -6,9 +6,9 @@ from curso.carreras import cargar_modulo
 from curso.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
 
 
-def referencia():
-    """El resumenes.py del punto de control 04, para preparar las bases de los casos."""
-    return cargar_modulo(rutas.puntos_de_control()[4] / "resumenes.py", "_resumenes_de_referencia")
+def referencia(nombre):
+    """El `nombre`.py del punto de control 04 (historial o resumenes), para preparar las bases de los casos."""
+    return cargar_modulo(rutas.puntos_de_control()[4] / f"{nombre}.py", f"_{nombre}_de_referencia")
 
 
 def fichero():
@@ -16,14 +16,16 @@ def fichero():
 
 
 def con_historial(n=4):
-    """Una base (hecha con la referencia) con la ejecución «e» y n mensajes, y otra «otra» con 6."""
-    ref = referencia()
-    bd = ref.abrir(fichero())
+    """Una base (hecha con la referencia) con la ejecución «e» y n mensajes, y otra «otra» con 6.
+
+    Devuelve el resumenes.py de referencia, para instalar sobre ella, y la base."""
+    historial = referencia("historial")
+    bd = historial.abrir(fichero())
     for ejecucion, cuantos in (("e", n), ("otra", 6)):
-        ref.crear_ejecucion(bd, ejecucion)
+        historial.crear_ejecucion(bd, ejecucion)
         for i in range(1, cuantos + 1):
-            ref.anotar(bd, ejecucion, f"mensaje {i} de {ejecucion}")
-    return ref, bd
+            historial.anotar(bd, ejecucion, f"mensaje {i} de {ejecucion}")
+    return referencia("resumenes"), bd
 
 
 def lanza(nombre, funcion, *args):
@@ -40,7 +42,7 @@ def lanza(nombre, funcion, *args):
 # --- 4.1 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "4.1", leccion=4, titulo="transaccion: BEGIN IMMEDIATE, COMMIT o ROLLBACK",
-    nombre=None, modulo="resumenes",
+    nombre=None, modulo="historial",
     pistas=[
         "Es un generador decorado con @contextmanager: lo que va antes del yield abre la "
         "transacción, y lo de después la cierra.",
@@ -65,18 +67,18 @@ def estado_de(bd):
 
 
 @caso("si el bloque termina bien, lo escrito queda (COMMIT)")
-def _(resumenes):
+def _(historial):
     bd = conexion()
-    with resumenes.transaccion(bd):
+    with historial.transaccion(bd):
         bd.execute("INSERT INTO t VALUES (1)")
     igual(estado_de(bd), {"transacción abierta": False, "filas en t": 1})
 
 
 @caso("si el bloque lanza, se deshace todo y la excepción sigue su camino")
-def _(resumenes):
+def _(historial):
     bd = conexion()
     try:
-        with resumenes.transaccion(bd):
+        with historial.transaccion(bd):
             bd.execute("INSERT INTO t VALUES (1)")
             raise ValueError("a mitad")
     except ValueError:
@@ -87,10 +89,10 @@ def _(resumenes):
 
 
 @caso("también se deshace ante KeyboardInterrupt (BaseException)")
-def _(resumenes):
+def _(historial):
     bd = conexion()
     try:
-        with resumenes.transaccion(bd):
+        with historial.transaccion(bd):
             bd.execute("INSERT INTO t VALUES (1)")
             raise KeyboardInterrupt
     except KeyboardInterrupt:
@@ -99,10 +101,10 @@ def _(resumenes):
 
 
 @caso("pide el turno de escritura al empezar (BEGIN IMMEDIATE): otro escritor tiene que esperar")
-def _(resumenes):
+def _(historial):
     bd = conexion()
     otra = sqlite3.connect(bd.execute("PRAGMA database_list").fetchone()[2], isolation_level=None, timeout=0)
-    with resumenes.transaccion(bd):
+    with historial.transaccion(bd):
         try:
             otra.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError:
@@ -121,7 +123,7 @@ caso = ejercicio(
         "El texto, no vacío (usa exigir_texto); la fuente, un int de verdad y no un bool "
         "(exigir_entero_positivo ya lo hace).",
         "Después, cada fuente distinta: tiene que ser <= corte y estar en el historial de ESA "
-        "ejecución (_en_historial). Si no, ValueError que lo diga. No escribas nada.",
+        "ejecución (en_historial, de historial.py). Si no, ValueError que lo diga. No escribas nada.",
     ],
 )
 

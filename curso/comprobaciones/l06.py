@@ -26,7 +26,7 @@ def mundo(tope=4):
     R, D = referencia("registro"), referencia("durable")
     carpeta = carpeta_temporal("ejercicio-6-")
     bd = R.abrir(carpeta / "e.db")
-    R.resumenes.crear_ejecucion(bd, "h")
+    referencia("historial").crear_ejecucion(bd, "h")
     R.crear_agente(bd, "h", "hijo", 1, "guion:eco", INICIO, ["leer", "editar"], "copia", 1000, tope)
     (agente,) = R.agentes(bd)
     copia = carpeta / "copia"
@@ -45,7 +45,7 @@ def observacion(id, texto):
 
 def anotar(R, D, bd, *mensajes):
     for mensaje in mensajes:
-        R.resumenes.anotar(bd, "h", D.guardar(mensaje))
+        referencia("historial").anotar(bd, "h", D.guardar(mensaje))
 
 
 LEE = ("asistente", [{"type": "text", "text": "Leo."}, llamada("t1", "leer", ruta="notas.txt")])
@@ -107,7 +107,7 @@ def _(donde_esta):
     R, D, bd, agente, _ = mundo(tope=9)
     dos = ("asistente", [llamada("t2", "leer", ruta="notas.txt")])
     anotar(R, D, bd, LEE, LEIDO, dos, ("usuario", [observacion("t2", TEXTO)]))
-    R.resumenes.instalar(bd, "h", None, 2, [{"texto": "Leí notas.txt: dos líneas.", "fuente": 2}])
+    referencia("resumenes").instalar(bd, "h", None, 2, [{"texto": "Leí notas.txt: dos líneas.", "fuente": 2}])
     que, M = donde_esta(bd, agente)
     igual((que, M), ("pedir", D.reconstruir(bd, "h", INICIO)), "M, la de la base")
 
@@ -145,7 +145,7 @@ def preparada(atender):
 
 def sin_resultado(bd):
     """La base como la deja una caída antes de apuntar el resultado: la intención, sola."""
-    with referencia("resumenes").transaccion(bd):
+    with referencia("historial").transaccion(bd):
         bd.execute("UPDATE llamadas SET resultado=NULL WHERE agente='h' AND id='t1'")
 
 

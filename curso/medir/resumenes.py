@@ -40,13 +40,14 @@ def medir_durabilidad(carpeta, rondas=RONDAS, por_ronda=POR_RONDA):
     fichero y llama a fsync.
     """
     r = cargar_modulo(escenario_resumenes.MODULO, "_resumenes_04_medida")
+    h = cargar_modulo(escenario_resumenes.MODULO.with_name("historial.py"), "_historial_04_medida")
     carpeta = Path(carpeta)
-    bd = r.abrir(carpeta / "medida.db")
+    bd = h.abrir(carpeta / "medida.db")
     descriptor = os.open(carpeta / "fsync.bin", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        r.crear_ejecucion(bd, "medida")
+        h.crear_ejecucion(bd, "medida")
         total = rondas * por_ronda
-        with r.transaccion(bd):  # el historial, de una vez: aquí no se mide anotar()
+        with h.transaccion(bd):  # el historial, de una vez: aquí no se mide anotar()
             bd.executemany("INSERT INTO historial VALUES ('medida', ?, ?)",
                            [(seq, f"mensaje {seq}") for seq in range(1, total + 1)])
         base, corte = None, 0

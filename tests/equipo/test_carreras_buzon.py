@@ -241,20 +241,20 @@ def test_las_cargas_del_escenario_cumplen_sus_encargos(buzon):
             assert buzon.validar_entrega(escenarios.ENCARGOS[hijo], carga) is None, entrega
 
 
-def test_cargar_modulo_da_a_buzon_el_resumenes_de_su_carpeta_y_no_deja_rastro():
-    impostor = type(sys)("resumenes")  # otro «resumenes» ya importado, como el del alumno
-    sys.modules["resumenes"] = impostor
+def test_cargar_modulo_da_a_buzon_el_historial_de_su_carpeta_y_no_deja_rastro():
+    impostor = type(sys)("historial")  # otro «historial» ya importado, como el del alumno
+    sys.modules["historial"] = impostor
     ruta_antes = list(sys.path)
     try:
         modulo = cargar_modulo(escenarios.MODULO, "_buzon_05_vecinos")
-        # buzon.py usa `transaccion` de resumenes.py: la de su carpeta, no la del impostor
-        assert modulo.transaccion.__wrapped__.__code__.co_filename == str(escenarios.MODULO.with_name("resumenes.py"))
-        assert sys.modules["resumenes"] is impostor
+        # buzon.py usa `transaccion` de historial.py: la de su carpeta, no la del impostor
+        assert modulo.transaccion.__wrapped__.__code__.co_filename == str(escenarios.MODULO.with_name("historial.py"))
+        assert sys.modules["historial"] is impostor
         assert sys.path == ruta_antes
     finally:
-        sys.modules.pop("resumenes", None)
+        sys.modules.pop("historial", None)
         sys.modules.pop("_buzon_05_vecinos", None)
-    assert "resumenes" not in sys.modules
+    assert "historial" not in sys.modules
 
 
 def test_la_caida_no_ejecuta_nada_mas_ni_el_rollback(tmp_path, buzon):

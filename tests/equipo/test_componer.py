@@ -228,15 +228,16 @@ def versiones_de(leccion, nombre):
 MODULOS_QUE_CAMBIAN = sorted({(leccion, nombre) for leccion, nombre, _, _ in CELDAS})
 
 
-def test_hay_celdas_que_cambian_en_las_lecciones_03_04_y_05():
-    assert {(n, m) for n, m, _, _ in CELDAS} >= {(3, "bucle"), (3, "agente"), (3, "correr"), (4, "resumenes"),
-                                                   (5, "entorno"), (5, "herramientas"), (5, "permisos")}
+def test_hay_celdas_que_cambian_en_las_lecciones_03_05_06_y_07():
+    assert {(n, m) for n, m, _, _ in CELDAS} >= {(3, "bucle"), (3, "agente"), (3, "correr"), (5, "entorno"),
+                                                   (5, "herramientas"), (5, "permisos"), (6, "agentes"),
+                                                   (7, "resumenes_pg")}
 
 
 @pytest.mark.parametrize("leccion, nombre", MODULOS_QUE_CAMBIAN, ids=[f"{n:02d} {m}" for n, m in MODULOS_QUE_CAMBIAN])
 def test_las_celdas_que_cambian_componen_su_punto_de_control_sobre_el_anterior(leccion, nombre):
     """El punto de control anterior (o lo que escribió una celda de antes en la misma lección, como
-    la primera de resumenes.py en la 04) más las celdas --cambia, en orden, es, byte a byte, el de
+    la primera de agentes.py en la 06) más las celdas --cambia, en orden, es, byte a byte, el de
     la lección."""
     final = (rutas.puntos_de_control()[leccion] / f"{nombre}.py").read_text(encoding="utf-8")
     versiones = versiones_de(leccion, nombre)

@@ -64,11 +64,11 @@ def en_memoria(punto, tmp_path_factory):
 def en_sqlite(punto, tmp_path_factory):
     """La misma ejecución con CompactacionDurable; tras cada turno, el fichero se cierra, se reabre
     y se reconstruye M con una conexión nueva."""
-    r, d = punto["resumenes"], punto["durable"]
+    h, d = punto["historial"], punto["durable"]
     carpeta = tmp_path_factory.mktemp("sqlite")
     ruta = carpeta / "m.db"
     inicio = punto["agente"].inicio(PEDIDO, RECETARIO)
-    compactador = d.CompactacionDurable(r.abrir(ruta), EJECUCION)
+    compactador = d.CompactacionDurable(h.abrir(ruta), EJECUCION)
     reconstruidas = [reabrir_y_reconstruir(punto, ruta, inicio)]  # antes del primer turno
 
     def reabriendo(modelo, M):
@@ -76,7 +76,7 @@ def en_sqlite(punto, tmp_path_factory):
             return compactador(modelo, M)
         finally:
             compactador.bd.close()
-            compactador.bd = r.abrir(ruta)
+            compactador.bd = h.abrir(ruta)
             reconstruidas.append(reabrir_y_reconstruir(punto, ruta, inicio))
 
     try:
@@ -88,7 +88,7 @@ def en_sqlite(punto, tmp_path_factory):
 
 
 def reabrir_y_reconstruir(punto, ruta, inicio):
-    bd = punto["resumenes"].abrir(ruta)
+    bd = punto["historial"].abrir(ruta)
     try:
         return punto["durable"].reconstruir(bd, EJECUCION, inicio)
     finally:

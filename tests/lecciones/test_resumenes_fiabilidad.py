@@ -1,4 +1,4 @@
-"""La fiabilidad de `resumenes.py` (punto de control 04): entradas malas, procesos que compiten
+"""La fiabilidad de `historial.py` y `resumenes.py` (punto de control 04): entradas malas, procesos que compiten
 y procesos que mueren con SIGKILL a mitad de `instalar`.
 
 El módulo se carga por su ruta con un nombre privado: los puntos de control tienen módulos que
@@ -20,6 +20,7 @@ from curso.rutas import PUNTOS
 
 RUTA_MODULO = PUNTOS / "04_resumenes_en_sqlite" / "resumenes.py"
 R = cargar_modulo(RUTA_MODULO, "_resumenes_04_fiabilidad")
+H = cargar_modulo(RUTA_MODULO.with_name("historial.py"), "_historial_04_fiabilidad")  # abrir, anotar...
 EJECUCION = "r-1"
 SOLO_LECTURA = {"texto": "Solo lectura", "fuente": 1}
 
@@ -39,12 +40,12 @@ def volcado(bd):
 @pytest.fixture(scope="module")
 def bd_fija(tmp_path_factory):
     """r-1: historial 1-6, resúmenes hasta 2 y hasta 4 (activo). r-2: historial 1-10, resumen hasta 8."""
-    bd = R.abrir(tmp_path_factory.mktemp("entradas") / "entradas.db")
+    bd = H.abrir(tmp_path_factory.mktemp("entradas") / "entradas.db")
     ids = {}
     for ejecucion, mensajes, cortes in (("r-1", 6, (2, 4)), ("r-2", 10, (8,))):
-        R.crear_ejecucion(bd, ejecucion)
+        H.crear_ejecucion(bd, ejecucion)
         for n in range(1, mensajes + 1):
-            R.anotar(bd, ejecucion, f"mensaje {n} de {ejecucion}")
+            H.anotar(bd, ejecucion, f"mensaje {n} de {ejecucion}")
         base = None
         for corte in cortes:
             base = ids[(ejecucion, corte)] = R.instalar(bd, ejecucion, base, corte, [SOLO_LECTURA])
@@ -197,6 +198,7 @@ sys.path.insert(0, str(__import__("pathlib").Path(ruta_modulo).parent))  # su ve
 especificacion = importlib.util.spec_from_file_location("_resumenes_hijo", ruta_modulo)
 r = importlib.util.module_from_spec(especificacion)
 especificacion.loader.exec_module(r)
+import historial as h  # abrir y anotar, del vecino historial.py
 EJECUCION = "r-1"
 
 
@@ -208,7 +210,7 @@ def ultimo(bd):
     return bd.execute("SELECT MAX(seq) FROM historial WHERE ejecucion=?", (EJECUCION,)).fetchone()[0]
 
 
-bd = r.abrir(ruta_bd)
+bd = h.abrir(ruta_bd)
 if modo == "carrera":
     indice = int(argumento)
     while sys.stdin.readline().strip() == "ronda":
@@ -224,7 +226,7 @@ if modo == "carrera":
             decir("error", type(error).__name__, str(error))
 elif modo == "pasos":
     texto = f"antes de la pausa {argumento}"
-    decir("anotado", r.anotar(bd, EJECUCION, texto), texto)
+    decir("anotado", h.anotar(bd, EJECUCION, texto), texto)
     base, _ = r.activo(bd, EJECUCION)
     conexion = Pausador(bd, int(argumento))
     nuevo = r.instalar(conexion, EJECUCION, base, ultimo(bd), candidato(ultimo(bd)))
@@ -240,7 +242,7 @@ elif modo == "azar":
         for _ in range(azar.randint(1, 2)):
             n += 1
             texto = f"hijo {argumento}, mensaje {n}"
-            decir("anotado", r.anotar(bd, EJECUCION, texto), texto)
+            decir("anotado", h.anotar(bd, EJECUCION, texto), texto)
         base, _ = r.activo(bd, EJECUCION)
         decir("instalando", base)
         decir("instalado", r.instalar(bd, EJECUCION, base, ultimo(bd), candidato(ultimo(bd))), base)
@@ -253,12 +255,12 @@ def lanzar(modo, ruta_bd, argumento, con_entrada=False):
 
 
 def preparar(ruta, mensajes):
-    bd = R.abrir(ruta)
-    R.crear_ejecucion(bd, EJECUCION)
+    bd = H.abrir(ruta)
+    H.crear_ejecucion(bd, EJECUCION)
     historial = {}
     for n in range(1, mensajes + 1):
         texto = "Regla: solo lectura." if n == 1 else f"mensaje {n}"
-        historial[R.anotar(bd, EJECUCION, texto)] = texto
+        historial[H.anotar(bd, EJECUCION, texto)] = texto
     inicial = R.instalar(bd, EJECUCION, None, 1, [SOLO_LECTURA])
     return bd, historial, inicial
 
@@ -307,7 +309,7 @@ def test_ocho_procesos_en_carrera_gana_uno_por_base(tmp_path):
     try:
         for ronda in range(RONDAS_DE_CARRERA):
             for n in range(PROCESOS_EN_CARRERA):
-                R.anotar(bd, EJECUCION, f"ronda {ronda}, mensaje {n}")
+                H.anotar(bd, EJECUCION, f"ronda {ronda}, mensaje {n}")
             base, _ = R.activo(bd, EJECUCION)
             decir_a(hijos, "ronda")
             assert [leer(h) for h in hijos] == [["listo", base]] * len(hijos)  # todos leen la misma

@@ -32,7 +32,8 @@ from curso.rutas import RECETARIO
 from durable import CompactacionDurable, guardar, lo_que_dice, reconstruir
 from entorno import llamada, resultado, texto
 from guionizado import ModeloGuionizado
-from resumenes import abrir, activo, instalar
+from historial import abrir, transaccion
+from resumenes import activo, instalar
 
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
 EJECUCION = "e1"
@@ -229,7 +230,7 @@ def instalar_y_borrar_lo_resumido(original):
     """INGENUA: instala bien, pero borra del historial lo que el resumen cubre, «para ahorrar»."""
     def instalar(bd, ejecucion, base, corte, candidato):
         nuevo = original(bd, ejecucion, base, corte, candidato)
-        with resumenes.transaccion(bd):
+        with transaccion(bd):
             bd.execute("DELETE FROM historial WHERE ejecucion=? AND seq<=?", (ejecucion, corte))
         return nuevo
     return instalar

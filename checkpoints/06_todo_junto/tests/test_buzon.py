@@ -9,6 +9,7 @@ import pytest
 
 import buzon
 import exigencias
+import historial
 import padres
 import resumenes
 from buzon import admitir, pendientes, recibir
@@ -67,14 +68,14 @@ def test_abrir_buzon_deja_claves_foraneas_wal_y_synchronous_full(bd):
 
 
 def test_el_buzon_se_monta_sobre_la_base_de_la_leccion_04(ruta):
-    antigua = resumenes.abrir(ruta)
-    resumenes.crear_ejecucion(antigua, "r-1")
-    resumenes.anotar(antigua, "r-1", "La ejecución es de solo lectura.")
+    antigua = historial.abrir(ruta)
+    historial.crear_ejecucion(antigua, "r-1")
+    historial.anotar(antigua, "r-1", "La ejecución es de solo lectura.")
     antigua.close()
     bd = abrir_buzon(ruta)
     assert estado(bd, "r-1") == ("en_marcha", 0)  # las ejecuciones que había siguen en marcha
     assert resumenes.contexto(bd, "r-1")["cola"] == [(1, "La ejecución es de solo lectura.")]
-    resumenes.crear_ejecucion(bd, "r-2")  # y resumenes.py sigue funcionando sobre la base nueva
+    historial.crear_ejecucion(bd, "r-2")  # y historial.py sigue funcionando sobre la base nueva
     assert estado(bd, "r-2") == ("en_marcha", 0)
     bd.close()
 

@@ -9,8 +9,8 @@ import json
 import pytest
 
 import efectos
+import historial
 import registro
-import resumenes
 from entorno import llamada
 from permisos import atender as atender_sin_efectos
 
@@ -30,7 +30,7 @@ def puede_editar(nombre, entrada):
 def mundo(tmp_path):
     """(bd, copia, borrador): un agente «a» que puede editar, y su copia con notas.txt."""
     bd = registro.abrir(tmp_path / "e.db")
-    resumenes.crear_ejecucion(bd, "a")
+    historial.crear_ejecucion(bd, "a")
     registro.crear_agente(bd, "a", "hijo", 1, "guion:eco", [("sistema", "s"), ("usuario", "u")],
                           ["leer", "editar", "ejecutar"], "copia", 1000, 5)
     copia = tmp_path / "copia"

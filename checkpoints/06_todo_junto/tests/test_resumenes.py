@@ -5,8 +5,8 @@ import sqlite3
 import pytest
 
 import resumenes
-from resumenes import (BaseObsoleta, abrir, activo, anotar, contexto, crear_ejecucion, instalar, mover_puntero,
-                        transaccion, validar_candidato)
+from historial import abrir, anotar, crear_ejecucion, transaccion
+from resumenes import BaseObsoleta, activo, contexto, instalar, mover_puntero, validar_candidato
 
 EJECUCION = "r-1"
 ORIGINALES = [
@@ -41,20 +41,6 @@ def volcado(bd):
 
 def filas(bd, tabla):
     return bd.execute(f"SELECT * FROM {tabla} ORDER BY 1, 2").fetchall()
-
-
-def test_abrir_deja_claves_foraneas_wal_y_synchronous_full(bd):
-    assert bd.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-    assert bd.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert bd.execute("PRAGMA synchronous").fetchone()[0] == 2  # 2 es FULL
-    with pytest.raises(sqlite3.IntegrityError):
-        bd.execute("INSERT INTO historial VALUES ('no-existe', 1, 'huérfano')")
-
-
-def test_anotar_numera_el_historial_sin_huecos(bd):
-    assert anotar(bd, EJECUCION, "quinto") == len(ORIGINALES) + 1
-    seqs = [seq for _, seq, _ in filas(bd, "historial")]
-    assert seqs == list(range(1, len(ORIGINALES) + 2))
 
 
 def test_mover_el_puntero_no_borra_nada(bd):
@@ -292,58 +278,6 @@ def test_un_entero_enorme_o_un_valor_muy_anidado_se_rechazan_con_su_mensaje(bd):
             instalar(bd, *argumentos)
         assert type(error.value) is ValueError
     assert volcado(bd) == antes
-
-
-def foto(carpeta):
-    """Todo lo que hay en `carpeta`: rutas y contenidos."""
-    return {str(p.relative_to(carpeta)): p.read_bytes() if p.is_file() else None for p in carpeta.rglob("*")}
-
-
-@pytest.mark.parametrize("que, motivo", [
-    ("nada", "La ruta de la base de datos debe ser un texto o un Path, no None"),
-    ("carpeta", "es una carpeta"),
-    ("texto", "no es una base de datos SQLite"),
-    ("sin_carpeta", "No se puede abrir ni crear"),
-])
-def test_abrir_rechaza_lo_que_no_es_una_base_de_datos_sin_tocarlo(tmp_path, que, motivo):
-    (tmp_path / "carpeta").mkdir()
-    (tmp_path / "notas.txt").write_text("Esto no es una base de datos.\n" * 20, encoding="utf-8")
-    ruta = {"nada": None, "carpeta": tmp_path / "carpeta", "texto": tmp_path / "notas.txt",
-            "sin_carpeta": tmp_path / "no-existe" / "resumenes.db"}[que]
-    antes = foto(tmp_path)
-    with pytest.raises(ValueError, match=motivo) as error:
-        abrir(ruta)
-    assert type(error.value) is ValueError
-    assert foto(tmp_path) == antes
-
-
-@pytest.mark.parametrize("excepcion", [ValueError, KeyboardInterrupt, SystemExit])
-def test_transaccion_deshace_ante_cualquier_excepcion(bd, excepcion):
-    antes = volcado(bd)
-    with pytest.raises(excepcion):
-        with transaccion(bd):
-            bd.execute("INSERT INTO historial VALUES (?, 99, 'a medias')", (EJECUCION,))
-            raise excepcion("interrumpido a mitad")
-    assert not bd.in_transaction
-    assert volcado(bd) == antes
-
-
-def test_executescript_confirma_la_transaccion_abierta(tmp_path):
-    # La trampa que evita `abrir()`: executescript() hace COMMIT antes de empezar, aunque la
-    # conexión se abriera con isolation_level=None y hubiera un BEGIN pendiente.
-    ruta = tmp_path / "trampa.db"
-    bd = sqlite3.connect(ruta, isolation_level=None)
-    bd.execute("CREATE TABLE t (x)")
-    bd.execute("BEGIN IMMEDIATE")
-    bd.execute("INSERT INTO t VALUES ('debería deshacerse')")
-    bd.executescript("SELECT 1;")
-    assert not bd.in_transaction  # la transacción ya no existe...
-    with pytest.raises(sqlite3.OperationalError, match="no transaction is active"):
-        bd.execute("ROLLBACK")  # ...así que no hay nada que deshacer
-    bd.close()
-    otra = sqlite3.connect(ruta)
-    assert otra.execute("SELECT x FROM t").fetchall() == [("debería deshacerse",)]
-    otra.close()
 
 
 def test_la_restriccion_del_principio_sobrevive_a_dos_compactaciones(ruta):

@@ -17,6 +17,7 @@ import pytest
 
 import buzon
 import buzon_pg
+import historial
 import padres_pg
 import resumenes
 import resumenes_pg
@@ -40,6 +41,8 @@ class Almacen:
         self.motor = motor
         self.destino = destino
         self.resumenes = resumenes_pg if motor == "postgres" else resumenes
+        # En SQLite, abrir, crear_ejecucion, anotar y transaccion son de historial.py.
+        self.historial = resumenes_pg if motor == "postgres" else historial
         self.buzon = buzon_pg if motor == "postgres" else buzon
         self.ErrorDeIntegridad = psycopg.IntegrityError if motor == "postgres" else sqlite3.IntegrityError
         self.conexion = None
@@ -51,7 +54,7 @@ class Almacen:
     def __getattr__(self, nombre):
         if nombre.startswith("_"):
             raise AttributeError(nombre)
-        for modulo in (self.buzon, self.resumenes):
+        for modulo in (self.buzon, self.historial, self.resumenes):
             if hasattr(modulo, nombre):
                 valor = getattr(modulo, nombre)
                 return functools.partial(valor, self.conexion) if nombre in CON_CONEXION else valor
@@ -66,7 +69,7 @@ class Almacen:
 
     def nueva(self, solo_resumenes=False):
         """Otra conexión a la misma base, como la de otro proceso (se cierra al acabar el test)."""
-        abrir = self.resumenes.abrir if solo_resumenes else self.buzon.abrir_buzon
+        abrir = self.historial.abrir if solo_resumenes else self.buzon.abrir_buzon
         conexion = abrir(self.destino)
         self._abiertas.append(conexion)
         return conexion

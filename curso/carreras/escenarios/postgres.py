@@ -89,7 +89,7 @@ RESUMENES = EscenarioEnParalelo(
     ),
     modulo=PUNTO / "resumenes_pg.py",
     modulo_sqlite=r.MODULO,
-    abrir="abrir",
+    abrir=r.abrir_de,
     actores={
         "A": [lee_y_prepara("A", r.CORTES["A"]), r.instala("A", r.CORTES["A"]), confirma("A")],
         "B": [lee_y_prepara("B", r.CORTES["B"]), r.instala("B", r.CORTES["B"]), confirma("B")],

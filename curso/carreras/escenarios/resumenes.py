@@ -17,10 +17,12 @@ mira la base de datos con SQL directo (sin pasar por el código que se prueba) t
 Las invariantes se comprueban en TODOS los intercalados, y cada una tiene una variante ingenua
 que la rompe: así se ve que la comprobación puede fallar.
 """
+import functools
 import json
 import sqlite3
+from pathlib import Path
 
-from curso.carreras.explorador import Escenario, Invariante, Paso, Variante
+from curso.carreras.explorador import Escenario, Invariante, Paso, Variante, cargar_modulo
 from curso.rutas import PUNTOS
 
 MODULO = PUNTOS / "04_resumenes_en_sqlite" / "resumenes.py"
@@ -39,20 +41,46 @@ CORTES = {"A": 4, "B": 3}
 
 # --- Preparar y observar --------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=None)
+def _historial_junto_a(ruta):
+    return cargar_modulo(Path(ruta).with_name("historial.py"), "_carreras_historial")
+
+
+def historial_de(modulo):
+    """El módulo que abre la base, crea la ejecución y anota (`abrir`, `crear_ejecucion`, `anotar`)
+    para el `modulo` que se prueba.
+
+    El resumenes.py de SQLite los toma de historial.py, en su misma carpeta; resumenes_pg.py
+    (lección 07) los define él mismo.
+    """
+    if hasattr(modulo, "abrir"):
+        return modulo
+    return _historial_junto_a(modulo.__file__)
+
+
+def abrir_de(modulo):
+    """La función que abre la conexión de un actor, para el `modulo` que se prueba."""
+    return historial_de(modulo).abrir
+
+
+def historial(mundo):
+    return historial_de(mundo.modulo)
+
+
 def preparar(mundo):
     """El estado inicial: historial 1-4 y un resumen activo hasta 2 (se prepara una vez)."""
-    m = mundo.modulo
-    bd = mundo.conexiones["preparacion"] = m.abrir(mundo.ruta)
-    m.crear_ejecucion(bd, EJECUCION)
+    h = historial(mundo)
+    bd = mundo.conexiones["preparacion"] = h.abrir(mundo.ruta)
+    h.crear_ejecucion(bd, EJECUCION)
     for _, texto in ORIGINALES:
-        m.anotar(bd, EJECUCION, texto)
-    mundo.datos["inicial"] = m.instalar(bd, EJECUCION, None, COBERTURA_INICIAL, RESUMEN_INICIAL)
+        h.anotar(bd, EJECUCION, texto)
+    mundo.datos["inicial"] = mundo.modulo.instalar(bd, EJECUCION, None, COBERTURA_INICIAL, RESUMEN_INICIAL)
 
 
 def conectar(mundo):
     """Una conexión por actor, como si fueran procesos distintos, y otra para observar."""
     for actor in ("A", "B", "llegada"):
-        mundo.conexiones[actor] = mundo.modulo.abrir(mundo.ruta)
+        mundo.conexiones[actor] = historial(mundo).abrir(mundo.ruta)
     mundo.conexiones["observador"] = sqlite3.connect(mundo.ruta, isolation_level=None)
 
 
@@ -137,7 +165,7 @@ def instala(actor, corte):
 
 
 def llega_el_mensaje(mundo):
-    seq = mundo.modulo.anotar(mundo.conexiones["llegada"], EJECUCION, LLEGADA[1])
+    seq = historial(mundo).anotar(mundo.conexiones["llegada"], EJECUCION, LLEGADA[1])
     return f"anotado como {seq}"
 
 
