@@ -20,5 +20,5 @@ LECCIONES = {
                      "todo_junto.py"]},
     # La única cuyo punto de control no se llama como su cuaderno: lo que deja es PostgreSQL.
     7: {"cuaderno": "07_cuando_una_maquina_no_basta", "punto": "07_postgresql",
-        "ficheros": ["resumenes_pg.py", "padres_pg.py", "buzon_pg.py"]},
+        "ficheros": ["historial_pg.py", "resumenes_pg.py", "padres_pg.py", "buzon_pg.py"]},
 }

@@ -1,6 +1,6 @@
 """El buzón durable de la lección 05, en PostgreSQL (psycopg 3), y cómo despertar al padre.
 
-Lección 07. Las mismas funciones y promesas que `buzon.py`, sobre la base de `resumenes_pg.py`;
+Lección 07. Las mismas funciones y promesas que `buzon.py`, sobre la base de `historial_pg.py`;
 las tablas y el ciclo del padre están en `padres_pg.py`, como en SQLite están en `padres.py`. Lo
 que cambia:
 
@@ -22,9 +22,9 @@ import json
 from buzon import ADMITIDA, DUPLICADA, RECIBIDA, TARDIA  # noqa: F401  (los mismos nombres)
 from encargos import validar_entrega
 from exigencias import json_canonico
+from historial_pg import abrir, transaccion
 from padres_pg import (EN_COLA, EN_MARCHA, ESPERANDO, ESTADOS, MAXIMO_DE_HIJOS, TERMINALES,  # noqa: F401
                        abrir_buzon, crear_esquema, crear_padre, estado, exigir_nombre, mensajes, terminar)
-from resumenes_pg import abrir, transaccion
 
 # El canal de los avisos: lleva el nombre del padre que acaba de pasar a 'en_cola'.
 CANAL = "buzon_en_cola"

@@ -2,7 +2,7 @@
 estado, su trayectoria y terminarlo.
 
 Lección 07. Lo mismo que `padres.py` (las mismas tablas, funciones y promesas), sobre la base
-de `resumenes_pg.py`. Los estados, los encargos y las identidades se comprueban con lo de la
+de `historial_pg.py`. Los estados, los encargos y las identidades se comprueban con lo de la
 lección 05, importado. Lo que cambia: crear un padre que ya existe se sabe por el número de filas
 de `INSERT … ON CONFLICT DO NOTHING` (dos que lo crean a la vez no chocan), y `terminar` bloquea
 la fila del padre, como `admitir` en `buzon_pg.py`, para que no se cuele en medio de una admisión.
@@ -11,8 +11,8 @@ import json
 
 from encargos import validar_encargo
 from exigencias import exigir_identidad, json_canonico
+from historial_pg import CERROJO_DEL_ESQUEMA, abrir, exigir_sin_nulos, existen, transaccion
 from padres import EN_COLA, EN_MARCHA, ESPERANDO, ESTADOS, MAXIMO_DE_HIJOS, TERMINALES  # noqa: F401
-from resumenes_pg import CERROJO_DEL_ESQUEMA, abrir, exigir_sin_nulos, existen, transaccion
 from validacion import muestra
 
 # Las columnas que la lección 05 añade a `ejecuciones`; las que ya existían quedan 'en_marcha'.
@@ -54,7 +54,7 @@ TABLAS = ("hijos_esperados", "buzon", "mensajes")
 
 
 def abrir_buzon(conexion):
-    """Conecta con `abrir()` de resumenes_pg y se asegura de que la base tenga el buzón."""
+    """Conecta con `abrir()` de historial_pg y se asegura de que la base tenga el buzón."""
     bd = abrir(conexion)
     if not _esquema_completo(bd):
         crear_esquema(bd)

@@ -128,11 +128,11 @@ def activo_de(bd):
 def con_resumenes(abrir, cuantos):
     """(ref, bd, ids): la ejecución «e» con 6 mensajes y `cuantos` resúmenes instalados por la
     referencia, uno tras otro (el activo es el último)."""
-    ref = referencia("resumenes_pg")
-    bd = abrir(ref)
-    ref.crear_ejecucion(bd, "e")
+    ref, historial = referencia("resumenes_pg"), referencia("historial_pg")
+    bd = abrir(historial)
+    historial.crear_ejecucion(bd, "e")
     for i in range(1, 7):
-        ref.anotar(bd, "e", f"mensaje {i}")
+        historial.anotar(bd, "e", f"mensaje {i}")
     ids, base = [], None
     for corte in range(2, 2 + cuantos):
         base = ref.instalar(bd, "e", base, corte, [{"texto": f"hasta {corte}", "fuente": corte}])
@@ -186,8 +186,9 @@ def _(resumenes_pg):
         def mover_el_suyo(conexion):
             with ref.transaccion(conexion):
                 ref.mover_puntero(conexion, "e", uno, suyo)
-        otro = Otro(abrir(ref), mover_el_suyo)
-        alumno = OtroAntesDe(abrir(ref), "UPDATE", otro)
+        historial = referencia("historial_pg")
+        otro = Otro(abrir(historial), mover_el_suyo)
+        alumno = OtroAntesDe(abrir(historial), "UPDATE", otro)
         with ref.transaccion(alumno):
             _, error_mio = intento(resumenes_pg.mover_puntero, alumno, "e", uno, mio)
         _, error_suyo = otro.despues("UPDATE")

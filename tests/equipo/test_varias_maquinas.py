@@ -67,7 +67,7 @@ def simulacro(conexion, modulos, padres=6):
             padres_pg.crear_padre(bd, padre, hijos)
     finally:
         sys.path.remove(str(modulos))
-        for nombre in ("padres_pg", "buzon_pg", "resumenes_pg", "resumenes", "historial", "validacion", "buzon", "padres",
+        for nombre in ("padres_pg", "buzon_pg", "resumenes_pg", "historial_pg", "resumenes", "historial", "validacion", "buzon", "padres",
                        "encargos", "exigencias"):
             sys.modules.pop(nombre, None)
     plan = varias_maquinas.plan(padres, hijos)

@@ -3,7 +3,7 @@
 Se mide lo que ve el alumno: la celda de notebooks/, con los esbozos en lugar de las soluciones.
 Un módulo más largo se escribe en varias celdas: la primera crea el fichero y las siguientes le
 añaden piezas con `%%modulo NOMBRE --cambia` (ver curso/componer.py), como agentes.py en la
-lección 06 y resumenes_pg.py en la 07.
+lección 06.
 """
 import re
 

@@ -18,6 +18,7 @@ import pytest
 import buzon
 import buzon_pg
 import historial
+import historial_pg
 import padres_pg
 import resumenes
 import resumenes_pg
@@ -41,8 +42,8 @@ class Almacen:
         self.motor = motor
         self.destino = destino
         self.resumenes = resumenes_pg if motor == "postgres" else resumenes
-        # En SQLite, abrir, crear_ejecucion, anotar y transaccion son de historial.py.
-        self.historial = resumenes_pg if motor == "postgres" else historial
+        # abrir, crear_ejecucion, anotar y transaccion son de historial.py (o de historial_pg.py).
+        self.historial = historial_pg if motor == "postgres" else historial
         self.buzon = buzon_pg if motor == "postgres" else buzon
         self.ErrorDeIntegridad = psycopg.IntegrityError if motor == "postgres" else sqlite3.IntegrityError
         self.conexion = None
@@ -58,7 +59,8 @@ class Almacen:
             if hasattr(modulo, nombre):
                 valor = getattr(modulo, nombre)
                 return functools.partial(valor, self.conexion) if nombre in CON_CONEXION else valor
-        raise AttributeError(f"Ni {self.buzon.__name__} ni {self.resumenes.__name__} tienen {nombre!r}")
+        raise AttributeError(f"Ni {self.buzon.__name__} ni {self.historial.__name__} ni {self.resumenes.__name__} "
+                             f"tienen {nombre!r}")
 
     # --- Conexiones
 

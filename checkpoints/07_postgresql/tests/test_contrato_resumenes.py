@@ -1,9 +1,10 @@
-"""El contrato de los resúmenes (lección 04), el mismo en SQLite (`resumenes`) y en PostgreSQL
-(`resumenes_pg`): cada test corre sobre los dos (ver almacenes.py)."""
+"""El contrato de los resúmenes (lección 04), el mismo en SQLite (`historial` y `resumenes`) y en
+PostgreSQL (`historial_pg` y `resumenes_pg`): cada test corre sobre los dos (ver almacenes.py)."""
 import json
 
 import pytest
 
+import historial_pg
 import resumenes
 import resumenes_pg
 import validacion
@@ -33,7 +34,8 @@ def bd(almacen):
 def test_los_dos_modulos_comparten_excepcion_y_comprobaciones():
     assert resumenes_pg.BaseObsoleta is resumenes.BaseObsoleta
     assert resumenes_pg.exigir_base is validacion.exigir_base
-    assert "Lección 07." in resumenes_pg.__doc__
+    assert "Lección 07." in resumenes_pg.__doc__ and "Lección 07." in historial_pg.__doc__
+    assert historial_pg.exigir_texto is validacion.exigir_texto
 
 
 def test_anotar_numera_el_historial_sin_huecos(bd):

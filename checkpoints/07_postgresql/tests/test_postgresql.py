@@ -22,6 +22,7 @@ import pytest
 
 import buzon
 import buzon_pg
+import historial_pg
 import resumenes_pg
 from almacenes import Almacen, esquema_postgres, postgres  # noqa: F401  (las fixtures)
 from intercalar import ESPERA_MAXIMA_S, PausaTras, intercalar
@@ -240,7 +241,7 @@ def anotar_sin_cerrojo(conexion, ejecucion, texto):
 
 @pytest.mark.parametrize("variante", ["con_cerrojo", "sin_cerrojo"])
 def test_dos_anotaciones_a_la_vez_se_numeran_sin_huecos(pg, variante):
-    anotar = resumenes_pg.anotar if variante == "con_cerrojo" else anotar_sin_cerrojo
+    anotar = historial_pg.anotar if variante == "con_cerrojo" else anotar_sin_cerrojo
     informe = recorrer(pg, preparar_ejecucion, lambda c, e: anotar(c, e, "de A"), lambda c, e: anotar(c, e, "de B"),
                        numerados_sin_huecos)
     fallos = [fallo for _, fallo in informe if fallo]

@@ -43,18 +43,16 @@ CORTES = {"A": 4, "B": 3}
 
 @functools.lru_cache(maxsize=None)
 def _historial_junto_a(ruta):
-    return cargar_modulo(Path(ruta).with_name("historial.py"), "_carreras_historial")
+    ruta = Path(ruta)
+    vecino = ruta.with_name("historial_pg.py" if ruta.stem.endswith("_pg") else "historial.py")
+    return cargar_modulo(vecino, f"_carreras_{vecino.stem}")
 
 
 def historial_de(modulo):
     """El módulo que abre la base, crea la ejecución y anota (`abrir`, `crear_ejecucion`, `anotar`)
-    para el `modulo` que se prueba.
-
-    El resumenes.py de SQLite los toma de historial.py, en su misma carpeta; resumenes_pg.py
-    (lección 07) los define él mismo.
+    para el `modulo` que se prueba: el historial.py de su misma carpeta (historial_pg.py para
+    resumenes_pg.py, en la lección 07).
     """
-    if hasattr(modulo, "abrir"):
-        return modulo
     return _historial_junto_a(modulo.__file__)
 
 
