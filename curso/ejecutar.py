@@ -6,8 +6,10 @@
 Cada lección tiene una sola fuente, su cuaderno resuelto. Después de cambiarlo hay que
 (1) volver a ejecutarlo, para que sus salidas sean las que nbval comparará; (2) regenerar el
 cuaderno del alumno; y (3) si cambió algún `%%modulo`, llevar el fichero al punto de control.
-Esta orden hace las tres cosas como las haría nbval: un núcleo nuevo con la carpeta
-`solutions/` como directorio de trabajo y un espacio de trabajo nuevo y vacío.
+Esta orden hace las tres cosas como las haría nbval bajo `probar`: un núcleo nuevo con la carpeta
+`solutions/` como directorio de trabajo, un espacio de trabajo nuevo y vacío y su propia carpeta
+temporal (TMPDIR), que se borra al terminar aunque el cuaderno falle a medias; si acaba bien y
+aun así deja algo en ella, lo dice.
 
 Al sincronizar, solo se escriben los ficheros que la lección declara (`curso/lecciones.py`); un
 fichero que cambia en el punto de control NN también cambia en los puntos de
@@ -50,24 +52,40 @@ def cuaderno_resuelto(n):
     return encontrados[0]
 
 
-def ejecutar(ruta, espacio):
-    """Ejecuta el cuaderno `ruta` en un núcleo nuevo con `espacio` como espacio de trabajo."""
+@contextlib.contextmanager
+def variables(**valores):
+    """Pone esas variables de entorno mientras dura el `with` (el núcleo las hereda) y deja las de
+    antes al salir."""
+    anteriores = {nombre: os.environ.get(nombre) for nombre in valores}
+    os.environ.update(valores)
+    try:
+        yield
+    finally:
+        for nombre, valor in anteriores.items():
+            if valor is None:
+                os.environ.pop(nombre, None)
+            else:
+                os.environ[nombre] = valor
+
+
+def ejecutar(ruta, espacio, temporal):
+    """Ejecuta el cuaderno `ruta` en un núcleo nuevo con `espacio` como espacio de trabajo y
+    `temporal` como carpeta temporal (TMPDIR).
+
+    La carpeta temporal propia es la que tendría bajo `probar`: si el cuaderno falla a medias, lo
+    que sus celdas iban a borrar al final se queda ahí, y no en la del sistema. Es 0711 porque,
+    como root, el PostgreSQL de la lección 07 corre como `postgres` y tiene que atravesarla."""
     import nbformat
     from nbclient import NotebookClient
 
     with cerrojo(ruta):
         cuaderno = nbformat.read(ruta, as_version=4)
-    anterior = os.environ.get(rutas.VARIABLE_ESPACIO)
-    os.environ[rutas.VARIABLE_ESPACIO] = str(espacio)
-    try:
+    Path(temporal).mkdir(exist_ok=True)
+    os.chmod(temporal, 0o711)
+    with variables(**{rutas.VARIABLE_ESPACIO: str(espacio), "TMPDIR": str(temporal)}):
         cliente = NotebookClient(cuaderno, timeout=SEGUNDOS_POR_CELDA, kernel_name="python3", record_timing=False,
                                  resources={"metadata": {"path": str(ruta.parent)}})
         cliente.execute()
-    finally:
-        if anterior is None:
-            os.environ.pop(rutas.VARIABLE_ESPACIO, None)
-        else:
-            os.environ[rutas.VARIABLE_ESPACIO] = anterior
     fuentes = [c.source for c in cuaderno.cells]
     with cerrojo(ruta):
         # Si alguien cambió el cuaderno mientras corría, guardar pisaría su cambio.
@@ -120,11 +138,19 @@ def main(numeros, sincronizar_puntos=False):
     for n in numeros:
         ruta = cuaderno_resuelto(n)
         inicio = time.monotonic()
-        with tempfile.TemporaryDirectory(prefix="curso-ejecutar-") as tmp:
-            espacio = Path(tmp) / "espacio"
+        with tempfile.TemporaryDirectory(prefix="curso-ejecutar-", ignore_cleanup_errors=True) as tmp:
+            # El espacio va dentro de la carpeta temporal, como bajo nbval: `comparar` lo dice
+            # «una carpeta temporal», sin una ruta que cambie en cada ejecución.
+            temporal = Path(tmp) / "temporal"
+            espacio = temporal / "espacio"
+            os.chmod(tmp, 0o711)
             print(f"▶ ejecutando {ruta.relative_to(rutas.RAIZ)}...", flush=True)
-            ejecutar(ruta, espacio)
+            ejecutar(ruta, espacio, temporal)
             print(f"✔ {ruta.name} ejecutado y guardado ({time.monotonic() - inicio:.0f} s)")
+            quedan = sorted(p.name for p in temporal.iterdir() if p != espacio)
+            if quedan:
+                print(f"⚠ {ruta.name} deja en la carpeta temporal {', '.join(quedan)}: bajo `probar`, "
+                      "su parte fallará. Que la celda que lo crea lo borre.")
             if sincronizar_puntos:
                 cambios = sincronizar(rutas.numero_de_leccion(ruta.name), espacio)
                 print("Ficheros puestos al día:" if cambios else "Los puntos de control ya estaban al día.")
