@@ -27,6 +27,7 @@ import resumenes_pg
 from almacenes import Almacen, esquema_postgres, postgres  # noqa: F401  (las fixtures)
 from intercalar import ESPERA_MAXIMA_S, PausaTras, intercalar
 
+from curso.dos_conexiones import en_otro_hilo, esperar_a_que_espere, esperar_al_ajuste
 from curso.postgres import ClusterTemporal, FaltaPostgres, esquema_de_prueba
 from curso.pruebas_postgres import sin_postgres
 
@@ -382,42 +383,17 @@ def test_el_aviso_no_es_durable_y_el_trabajo_se_encuentra_consultando(pg):
 
 # --- Una conexión que cae a mitad de una transacción o durante el COMMIT -----------------------------
 
-def esperar_a(observador, pid, evento):
-    """Hasta que el backend `pid` esté esperando `evento` (según pg_stat_activity)."""
-    limite = time.monotonic() + ESPERA_MAXIMA_S
-    while time.monotonic() < limite:
-        fila = observador.execute("SELECT wait_event FROM pg_stat_activity WHERE pid=%s", (pid,)).fetchone()
-        if fila and fila[0] == evento:
-            return
-        time.sleep(0.005)
-    raise AssertionError(f"el backend {pid} no llegó a esperar {evento}")
-
-
-def en_un_hilo(hacer):
-    resultado = {}
-
-    def correr():
-        try:
-            resultado["valor"] = hacer()
-        except BaseException as error:  # noqa: BLE001
-            resultado["error"] = error
-
-    hilo = threading.Thread(target=correr, daemon=True)
-    hilo.start()
-    return hilo, resultado
-
-
 def test_un_backend_que_muere_a_mitad_de_admitir_no_deja_nada_y_reintentar_admite_una_vez(pg):
     preparar_con_los_dos_recibidos(pg, PADRE)
     antes = pg.volcado()
     victima, observador = pg.nueva(), pg.nueva()
     with observador.transaction():  # otro tiene al padre: la admisión se queda esperando a mitad
         observador.execute("SELECT 1 FROM ejecuciones WHERE id=%s FOR UPDATE", (PADRE,))
-        hilo, resultado = en_un_hilo(lambda: buzon_pg.admitir(victima, f"{PADRE}-logs"))
-        esperar_a(pg.conexion, victima.info.backend_pid, "transactionid")
+        admision = en_otro_hilo(buzon_pg.admitir, victima, f"{PADRE}-logs")
+        esperar_a_que_espere(pg.conexion, victima, admision, evento="transactionid")
         pg.filas("SELECT pg_terminate_backend(?)", victima.info.backend_pid)
-        hilo.join(ESPERA_MAXIMA_S)
-    assert isinstance(resultado.get("error"), psycopg.OperationalError)
+        with pytest.raises(psycopg.OperationalError):
+            admision.resultado()
     assert pg.volcado() == antes  # ni el mensaje ni la marca: la transacción no se confirmó
     otra = pg.nueva()
     assert buzon_pg.admitir(otra, f"{PADRE}-logs") == "admitida"
@@ -452,26 +428,20 @@ def test_si_la_conexion_cae_durante_el_commit_reintentar_con_la_misma_identidad_
             almacen.filas("ALTER SYSTEM SET synchronous_standby_names = 'replica_que_no_existe'")
             try:
                 almacen.filas("SELECT pg_reload_conf()")
-                limite = time.monotonic() + ESPERA_MAXIMA_S
-                while victima.execute("SHOW synchronous_standby_names").fetchone()[0] != "replica_que_no_existe":
-                    assert time.monotonic() < limite, "la víctima no ve la configuración nueva"
-                    time.sleep(0.01)
-                hilo, resultado = en_un_hilo(hacer)
-                esperar_a(almacen.conexion, victima.info.backend_pid, "SyncRep")
+                esperar_al_ajuste(victima, "synchronous_standby_names", "replica_que_no_existe")
+                llamada = en_otro_hilo(hacer)
+                esperar_a_que_espere(almacen.conexion, victima, llamada, evento="SyncRep")
                 almacen.filas("SELECT pg_terminate_backend(?)", victima.info.backend_pid)
-                hilo.join(ESPERA_MAXIMA_S)
+                with pytest.raises(psycopg.OperationalError):
+                    llamada.resultado()
             finally:
                 almacen.filas("ALTER SYSTEM RESET synchronous_standby_names")
                 almacen.filas("SELECT pg_reload_conf()")
-            assert isinstance(resultado.get("error"), psycopg.OperationalError), resultado
             # El cliente no lo sabe, pero se confirmó:
             assert almacen.filas("SELECT disposicion FROM buzon WHERE entrega='e-1'") == [
                 ("recibida",) if paso == "recibir" else ("admitida",)]
             reintento = almacen.nueva()
-            limite = time.monotonic() + ESPERA_MAXIMA_S
-            while reintento.execute("SHOW synchronous_standby_names").fetchone()[0] != "":
-                assert time.monotonic() < limite
-                time.sleep(0.01)
+            esperar_al_ajuste(reintento, "synchronous_standby_names", "")
             if paso == "recibir":
                 assert buzon_pg.recibir(reintento, PADRE, "logs", "e-1", RESULTADO) == "duplicada"
             assert buzon_pg.admitir(reintento, "e-1") == "admitida"
