@@ -9,12 +9,8 @@ una línea), que en SQLite es correcto y en PostgreSQL no.
 import itertools
 import json
 import os
-import queue
-import signal
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import psycopg
@@ -27,13 +23,14 @@ import resumenes_pg
 from almacenes import Almacen, esquema_postgres, postgres  # noqa: F401  (las fixtures)
 from intercalar import ESPERA_MAXIMA_S, PausaTras, intercalar
 
+from curso import varias_maquinas
 from curso.dos_conexiones import en_otro_hilo, esperar_a_que_espere, esperar_al_ajuste
 from curso.postgres import ClusterTemporal, FaltaPostgres, esquema_de_prueba
 from curso.pruebas_postgres import sin_postgres
 
 PADRE = "padre"
 RESULTADO = {"hallazgo": "El servicio usa el puerto 5433", "fuente": "log:17"}
-TRABAJADOR = Path(__file__).with_name("trabajador_pg.py")
+PUNTO = Path(__file__).resolve().parent.parent  # de aquí importan buzon_pg los trabajadores
 
 
 class SqliteSobrePostgres:
@@ -458,18 +455,11 @@ def test_si_la_conexion_cae_durante_el_commit_reintentar_con_la_misma_identidad_
 
 # --- Varias máquinas: procesos que compiten por las mismas filas, y que mueren -------------------------
 
+# Los trabajadores y quien los lanza, los mata y cuenta son los de curso/varias_maquinas.py, el
+# simulacro del cuaderno: cada uno es `python -m curso.varias_maquinas`, que importa buzon_pg de
+# este punto de control. Sus percances (PERCANCES): dos SIGKILL y dos cortes desde el servidor.
 PADRES_DEL_SIMULACRO = 12
 HIJOS_DEL_SIMULACRO = ("logs", "config")
-# Qué le pasa a cada trabajador, y tras cuántas entregas hechas: un SIGKILL al proceso (y otro
-# trabajador lo sustituye) o el corte de su conexión desde el servidor (y él vuelve a conectar).
-PERCANCES = {1: ("sigkill", 3), 2: ("corte", 3), 3: ("sigkill", 7), 4: ("corte", 10)}
-
-
-def lanzar(conexion, semilla, plan):
-    entorno = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    proceso = subprocess.Popen([sys.executable, str(TRABAJADOR), conexion, str(semilla), json.dumps(plan)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=entorno)
-    return proceso
 
 
 def plan_del_simulacro(almacen, padres):
@@ -493,63 +483,18 @@ def test_si_cada_trabajador_inventa_su_identidad_cada_resultado_entra_una_vez_po
     """La variante ingenua del simulacro: la identidad la pone quien envía (entrega-de-N), no la
     entrega. Sin cortes ni muertes, los dos trabajadores meten cada resultado dos veces."""
     plan = plan_del_simulacro(pg, 3)
-    procesos = [lanzar(pg.destino, numero, [(p, h, f"{e}-de-{numero}", c) for p, h, e, c in plan])
-                for numero in (1, 2)]
-    for proceso in procesos:
-        proceso.communicate(timeout=ESPERA_MAXIMA_S)
-        assert proceso.returncode == 0
+    entorno = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PUNTO), *(p for p in sys.path if p)]))
+    for numero in (1, 2):
+        suyo = [(p, h, f"{e}-de-{numero}", c) for p, h, e, c in plan]
+        subprocess.run([sys.executable, "-m", "curso.varias_maquinas", pg.destino, str(numero), json.dumps(suyo)],
+                       env=entorno, stdout=subprocess.DEVNULL, check=True, timeout=ESPERA_MAXIMA_S)
     assert perdidas_y_dobles(pg, plan) == ([], len(plan))
 
 
 def test_trabajadores_que_mueren_ni_pierden_ni_duplican_entregas(pg):
     plan = plan_del_simulacro(pg, PADRES_DEL_SIMULACRO)
-    sucesos = queue.Queue()
-    procesos = {}
-
-    def leer(numero, proceso):
-        for linea in proceso.stdout:
-            sucesos.put((numero, linea.split()))
-        sucesos.put((numero, ["fin"]))
-
-    def arrancar(numero):
-        procesos[numero] = lanzar(pg.destino, numero, plan)
-        threading.Thread(target=leer, args=(numero, procesos[numero]), daemon=True).start()
-
-    for numero in PERCANCES:
-        arrancar(numero)
-    hechas, pids, cuenta = {n: 0 for n in PERCANCES}, {}, {"sigkill": 0, "corte": 0, "reconecta": 0}
-    vivos, limite = set(PERCANCES), time.monotonic() + 120
-    try:
-        while vivos:
-            numero, suceso = sucesos.get(timeout=max(0.1, limite - time.monotonic()))
-            if suceso[0] == "pid":
-                pids[numero] = int(suceso[1])
-            elif suceso[0] == "reconecta":
-                cuenta["reconecta"] += 1
-            elif suceso[0] == "hecha":
-                hechas[numero] += 1
-                percance, tras = PERCANCES.get(numero, (None, None))
-                if hechas[numero] == tras and percance == "sigkill":
-                    procesos[numero].send_signal(signal.SIGKILL)
-                    cuenta["sigkill"] += 1
-                    sustituto = numero + 100
-                    hechas[sustituto] = 0
-                    vivos.add(sustituto)
-                    arrancar(sustituto)
-                elif hechas[numero] == tras and percance == "corte":
-                    pg.filas("SELECT pg_terminate_backend(?)", pids[numero])
-                    cuenta["corte"] += 1
-            elif suceso[0] == "fin":
-                vivos.discard(numero)
-    finally:
-        for proceso in procesos.values():
-            if proceso.poll() is None:
-                proceso.kill()
-            proceso.wait()
-            proceso.stdout.close()
-            proceso.stderr.close()
-    errores = {n: p.returncode for n, p in procesos.items() if p.returncode not in (0, -signal.SIGKILL)}
-    assert errores == {}, errores
+    cuenta = varias_maquinas.simulacro(pg.destino, PUNTO, plan, varias_maquinas.PERCANCES)
+    assert cuenta.pop("errores") == {}
     assert cuenta["sigkill"] == 2 and cuenta["corte"] == 2 and cuenta["reconecta"] >= 2, cuenta
     # Al reanudar, lo recibido y sin admitir se admite (lo que dejara a medias un proceso muerto).
     for entrega in pg.pendientes():
