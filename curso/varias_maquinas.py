@@ -12,9 +12,11 @@ Lo que es simulado: las «máquinas» son procesos de esta misma máquina, y el 
 servidor cerrando la conexión. Lo que es de verdad: los procesos, las conexiones, el servidor,
 las señales y las transacciones que quedan a medias.
 
-El trabajador es `python -m curso.varias_maquinas CONEXION SEMILLA PLAN_JSON`, con los módulos
-del cuaderno en su PYTHONPATH (importa `buzon_pg`). Escribe una línea por suceso: «pid N» (su
-backend, al conectar), «hecha ENTREGA» y «reconecta».
+El trabajador es `python -m curso.varias_maquinas CONEXION SEMILLA PLAN_JSON [PAUSA]`, con los
+módulos del cuaderno en su PYTHONPATH (importa `buzon_pg`). Escribe una línea por suceso: «pid N»
+(su backend, al conectar), «hecha ENTREGA» y «reconecta». Con PAUSA, tras esa entrega hecha espera
+una línea en su entrada: es el momento del corte, que así le llega siempre con trabajo por delante
+(si siguiera, en una máquina cargada podría acabar antes de que el corte llegue).
 
 Lección 07.
 """
@@ -43,9 +45,10 @@ def plan(padres, hijos):
 
 # --- El trabajador (otro proceso) ----------------------------------------------------------------
 
-def trabajar(conexion, semilla, entregas):
+def trabajar(conexion, semilla, entregas, pausa=None):
     """Recibe y admite cada entrega, en el orden de su semilla; si la conexión cae, reconecta y
-    repite la misma entrega (misma identidad: repetirla no duplica nada)."""
+    repite la misma entrega (misma identidad: repetirla no duplica nada). Tras la entrega número
+    `pausa`, espera una línea en su entrada antes de seguir."""
     import psycopg
 
     import buzon_pg
@@ -58,7 +61,7 @@ def trabajar(conexion, semilla, entregas):
     orden = list(entregas)
     random.Random(semilla).shuffle(orden)
     bd = conectar()
-    for padre, hijo, entrega, carga in orden:
+    for hechas, (padre, hijo, entrega, carga) in enumerate(orden, start=1):
         while True:
             try:
                 buzon_pg.recibir(bd, padre, hijo, entrega, carga)
@@ -68,6 +71,8 @@ def trabajar(conexion, semilla, entregas):
                 print("reconecta", flush=True)
                 bd = conectar()
         print("hecha", entrega, flush=True)
+        if hechas == pausa:
+            sys.stdin.readline()
 
 
 # --- Quien los lanza, los mata y cuenta ----------------------------------------------------------
@@ -87,9 +92,12 @@ def simulacro(conexion, modulos, entregas, percances=PERCANCES):
         sucesos.put((numero, ["fin"]))
 
     def arrancar(numero):
+        # Al que le toca un corte, una pausa tras esa entrega: el corte llega mientras espera.
+        percance, tras = percances.get(numero, (None, None))
+        pausa = [str(tras)] if percance == "corte" else []
         procesos[numero] = subprocess.Popen(
-            [sys.executable, "-m", "curso.varias_maquinas", conexion, str(numero), json.dumps(entregas)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=entorno)
+            [sys.executable, "-m", "curso.varias_maquinas", conexion, str(numero), json.dumps(entregas), *pausa],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=entorno)
         hilo = threading.Thread(target=leer, args=(numero, procesos[numero]), daemon=True)
         hilo.start()
         hilos.append(hilo)
@@ -119,6 +127,11 @@ def simulacro(conexion, modulos, entregas, percances=PERCANCES):
                     elif hechas[numero] == tras and percance == "corte":
                         servidor.execute("SELECT pg_terminate_backend(%s)", (pids[numero],))
                         cuenta["corte"] += 1
+                        try:  # y sigue, con la conexión ya cortada
+                            procesos[numero].stdin.write("sigue\n")
+                            procesos[numero].stdin.flush()
+                        except BrokenPipeError:  # murió por su cuenta: su error sale en «errores»
+                            pass
                 elif suceso[0] == "fin":
                     vivos.discard(numero)
         finally:
@@ -131,6 +144,7 @@ def simulacro(conexion, modulos, entregas, percances=PERCANCES):
             errores = {n: _la_excepcion(p.stderr.read()) or p.returncode
                        for n, p in procesos.items() if p.returncode not in (0, -signal.SIGKILL)}
             for proceso in procesos.values():
+                proceso.stdin.close()
                 proceso.stdout.close()
                 proceso.stderr.close()
     cuenta["errores"] = errores
@@ -147,4 +161,4 @@ def _la_excepcion(salida_de_error):
 
 
 if __name__ == "__main__":
-    trabajar(sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3]))
+    trabajar(sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else None)
