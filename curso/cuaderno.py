@@ -24,6 +24,12 @@ Si un ejercicio queda pendiente o en rojo, `comprobar` lo dice y la lección sig
 de referencia de ese módulo (la del punto de control de la lección), sin tocar el fichero del
 alumno: un buscador de módulos (`_Referencias`) sirve esa versión a cualquier `import` del módulo.
 
+La regla de los módulos: cada vez que cambia lo que manda (una celda `%%modulo` escribe un fichero,
+o un módulo pasa a su referencia o vuelve a tu fichero), se olvidan todos los módulos del harness
+ya cargados, vengan de tu espacio o de una referencia, y se vuelven a importar, así que cualquier
+import siguiente, del cuaderno o de otro módulo, da el fichero que manda ahora, y los nombres que
+el cuaderno tomó de los viejos (`from reintentos import ModeloConReintentos`) pasan a ser los nuevos.
+
 Si los casos de un ejercicio llegan al esbozo de otro (el bucle del 1.3 llama a `permitido`, que
 sigue siendo el esbozo del 1.2), lo pendiente es ese otro: `comprobar` lo dice, usa la versión de
 referencia de su módulo, como haría `comprobar` con él, y comprueba de nuevo.
@@ -49,9 +55,11 @@ class _Referencias(importlib.abc.MetaPathFinder):
 
     def __init__(self):
         self.rutas = {}  # nombre del módulo -> fichero de referencia
+        self.servidas = set()  # los ficheros que ha servido alguna vez: sus módulos son del harness
 
     def find_spec(self, nombre, path=None, target=None):
         if nombre in self.rutas:
+            self.servidas.add(str(Path(self.rutas[nombre]).resolve()))
             return importlib.util.spec_from_file_location(nombre, self.rutas[nombre])
         return None
 
@@ -68,11 +76,56 @@ def _instalar_buscador():
         sys.path.insert(0, espacio)
 
 
+def _es_del_harness(modulo):
+    """¿Sale `modulo` de tu espacio o de una versión de referencia (no de curso/ ni de Python)?"""
+    fichero = getattr(modulo, "__file__", None)
+    if not fichero:
+        return False
+    ruta = Path(fichero).resolve()
+    return ruta.is_relative_to(rutas.espacio()) or str(ruta) in REFERENCIAS.servidas
+
+
 def _olvidar():
-    """Olvida los módulos del espacio y las referencias, para que el próximo import relea."""
-    ejercicios.olvidar_modulos(rutas.espacio())
-    for nombre in REFERENCIAS.rutas:
-        sys.modules.pop(nombre, None)
+    """Aplica la regla de los módulos (ver arriba): olvida todos los del harness, vuelve a importar
+    los que había y cambia en el cuaderno los nombres que venían de los viejos por los nuevos.
+
+    Se vuelven a importar todos, no solo el que cambió: un módulo que importó al viejo
+    (`agentes` hace `from reintentos import ...`) se quedaría con él, y con sus clases; y dos
+    versiones de una misma clase a la vez hacen que un `except ErrorDelModelo` no reconozca el
+    error que lanza la otra. Un módulo que ahora no se puede importar se queda fuera: su error
+    saldrá donde se use."""
+    viejos = {n: m for n, m in list(sys.modules.items()) if m is not None and _es_del_harness(m)}
+    for nombre in viejos:
+        del sys.modules[nombre]
+    importlib.invalidate_caches()
+    nuevos = {}
+    for nombre in viejos:
+        try:
+            nuevos[nombre] = importlib.import_module(nombre)
+        except Exception:  # noqa: BLE001 - el código del alumno puede lanzar cualquier cosa
+            sys.modules.pop(nombre, None)
+    _renovar_nombres(viejos, nuevos)
+
+
+def _renovar_nombres(viejos, nuevos):
+    """En el cuaderno, cada módulo viejo, y cada función o clase definida en él, por la del nuevo."""
+    from IPython import get_ipython
+    ip = get_ipython()
+    if ip is None:
+        return
+    cambio = {}  # id del objeto viejo -> el nuevo
+    for nombre, viejo in viejos.items():
+        nuevo = nuevos.get(nombre)
+        if nuevo is None:
+            continue
+        cambio[id(viejo)] = nuevo
+        for clave, valor in vars(viejo).items():
+            definido_aqui = getattr(valor, "__module__", None) == nombre and callable(valor)
+            if definido_aqui and hasattr(nuevo, clave):
+                cambio[id(valor)] = getattr(nuevo, clave)
+    for clave, valor in list(ip.user_ns.items()):
+        if not clave.startswith("_") and id(valor) in cambio:
+            ip.user_ns[clave] = cambio[id(valor)]
 
 
 def _publicar(modulo):
