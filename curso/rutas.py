@@ -1,33 +1,130 @@
-"""Dónde está cada cosa del curso: el repositorio, los puntos de control y el espacio del alumno."""
+"""Dónde está cada cosa del curso: el repositorio, los puntos de control y el espacio del alumno.
+
+La carpeta del curso (RAIZ: la que tiene checkpoints/, notebooks/, recetario/ y curso/) se busca
+la primera vez que alguien la pide, no al importar este módulo, y así:
+
+1. la variable CURSO_RAIZ, si está (y entonces solo esa: si no es la del curso, se dice);
+2. la carpeta que contiene al paquete `curso`, si es la del curso: el repositorio, instalado con
+   `pip install -e .` (lo que hace requirements.txt) o sin instalar;
+3. la carpeta de trabajo y las de encima, hasta dar con la del curso. JupyterLab arranca el núcleo
+   de cada cuaderno en la carpeta del cuaderno (notebooks/), así que desde un cuaderno se llega.
+
+Con `pip install .`, sin `-e` (lo que hacen repo2docker al ver pyproject.toml y una imagen de
+JupyterHub), el paquete vive en site-packages y la 2 no sirve: quedan la 1 y la 3. Si ninguna
+encuentra el curso, `CursoNoEncontrado` dice en castellano qué hacer.
+
+Los nombres RAIZ, PUNTOS, SOLUCIONES, CUADERNOS, RECETARIO y ESPACIO_POR_DEFECTO se calculan al
+pedir el primero (`rutas.RAIZ`, `from curso.rutas import PUNTOS`); después son variables del
+módulo como cualquier otra, y los tests las pueden cambiar.
+"""
 import os
 import re
 from pathlib import Path
 
-RAIZ = Path(__file__).resolve().parent.parent
-PUNTOS = RAIZ / "checkpoints"
-SOLUCIONES = RAIZ / "solutions"
-CUADERNOS = RAIZ / "notebooks"
-RECETARIO = RAIZ / "recetario"
+VARIABLE_RAIZ = "CURSO_RAIZ"
+# Lo que tiene la carpeta del curso. La copia que arma `comprobar` en una carpeta temporal tiene
+# checkpoints/ y recetario/, pero no notebooks/ ni curso/: no se confunde con el curso.
+MARCAS = ("checkpoints", "notebooks", "recetario", "curso")
 
 # El espacio de trabajo del alumno. Los tests lo cambian por uno temporal con esta variable,
 # para no tocar nunca el del alumno.
 VARIABLE_ESPACIO = "CURSO_ESPACIO"
-ESPACIO_POR_DEFECTO = RAIZ / "mi_agente"
+NOMBRE_DEL_ESPACIO = "mi_agente"
 
 # Lo que no es código del alumno: no se compara, no se copia al restaurar.
 IGNORADOS = {"tests", "__pycache__", ".pytest_cache", ".ipynb_checkpoints", ".copias",
              ".hypothesis"}  # la caché que deja hypothesis donde se corren sus tests
 
 
+class CursoNoEncontrado(RuntimeError):
+    """No se sabe dónde está la carpeta del curso (ver el docstring del módulo)."""
+
+
+def es_el_curso(carpeta):
+    """¿Tiene `carpeta` lo que tiene la del curso (MARCAS)?"""
+    carpeta = Path(carpeta)
+    return all((carpeta / marca).is_dir() for marca in MARCAS)
+
+
+def buscar_raiz(entorno=None, trabajo=None, paquete=None):
+    """La carpeta del curso, buscada como dice el docstring del módulo, o CursoNoEncontrado.
+
+    entorno: las variables (os.environ si no se da); trabajo: la carpeta de trabajo (la actual);
+    paquete: la carpeta del paquete `curso` (la de este fichero)."""
+    entorno = os.environ if entorno is None else entorno
+    trabajo = Path(os.getcwd() if trabajo is None else trabajo).resolve()
+    paquete = Path(paquete or Path(__file__).parent).resolve()
+    dada = entorno.get(VARIABLE_RAIZ)
+    if dada:
+        carpeta = Path(dada).expanduser().resolve()
+        if es_el_curso(carpeta):
+            return carpeta
+        faltan = [f"{m}/" for m in MARCAS if not (carpeta / m).is_dir()]
+        raise CursoNoEncontrado(
+            f"{VARIABLE_RAIZ}={dada} no es la carpeta del curso: le falta {', '.join(faltan)}. "
+            f"Pon en {VARIABLE_RAIZ} la carpeta del repositorio (la que tiene checkpoints/ y "
+            f"notebooks/), o quítala y abre los cuadernos desde el curso.")
+    if es_el_curso(paquete.parent):
+        return paquete.parent
+    for carpeta in (trabajo, *trabajo.parents):
+        if es_el_curso(carpeta):
+            return carpeta
+    raise CursoNoEncontrado(
+        "No encuentro la carpeta del curso «Construye tu agente» (la que tiene checkpoints/, "
+        "notebooks/ y recetario/). He mirado la variable "
+        f"{VARIABLE_RAIZ} (no está puesta), junto al paquete curso ({paquete.parent}: está "
+        "instalado sin -e) y desde la carpeta de trabajo "
+        f"({trabajo}) hacia arriba.\n"
+        "Qué hacer, una de tres:\n"
+        "  · abre JupyterLab desde la carpeta del curso: cd construye-tu-agente && jupyter lab notebooks/\n"
+        f"  · di dónde está: export {VARIABLE_RAIZ}=/ruta/a/construye-tu-agente "
+        f"(en un cuaderno, antes de la primera celda: %env {VARIABLE_RAIZ}=/ruta/a/construye-tu-agente)\n"
+        "  · o instala el curso editable desde su carpeta: python -m pip install -e .")
+
+
+_DERIVADAS = {
+    "RAIZ": lambda raiz: raiz,
+    "PUNTOS": lambda raiz: raiz / "checkpoints",
+    "SOLUCIONES": lambda raiz: raiz / "solutions",
+    "CUADERNOS": lambda raiz: raiz / "notebooks",
+    "RECETARIO": lambda raiz: raiz / "recetario",
+    "ESPACIO_POR_DEFECTO": lambda raiz: raiz / NOMBRE_DEL_ESPACIO,
+}
+
+
+def _cargar():
+    """Calcula las rutas de _DERIVADAS la primera vez (las que ya estén, p. ej. cambiadas por
+    un test, se respetan)."""
+    globales = globals()
+    if all(nombre in globales for nombre in _DERIVADAS):
+        return
+    raiz = globales["RAIZ"] if "RAIZ" in globales else buscar_raiz()
+    for nombre, calcular in _DERIVADAS.items():
+        globales.setdefault(nombre, calcular(raiz))
+
+
+def __getattr__(nombre):
+    """`rutas.RAIZ` y las demás de _DERIVADAS, calculadas al pedirlas por primera vez."""
+    if nombre in _DERIVADAS:
+        _cargar()
+        return globals()[nombre]
+    raise AttributeError(f"module {__name__!r} has no attribute {nombre!r}")
+
+
 def espacio():
     """La carpeta donde las celdas de ejercicio escriben los módulos del alumno."""
-    return Path(os.environ.get(VARIABLE_ESPACIO) or ESPACIO_POR_DEFECTO).resolve()
+    variable = os.environ.get(VARIABLE_ESPACIO)
+    if variable:
+        return Path(variable).resolve()
+    _cargar()
+    return Path(ESPACIO_POR_DEFECTO).resolve()  # noqa: F821 - la pone _cargar()
 
 
 def puntos_de_control():
     """{número: carpeta} de cada punto de control, p. ej. {0: .../checkpoints/00_antes_de_empezar}."""
+    _cargar()
     puntos = {}
-    for carpeta in sorted(PUNTOS.glob("[0-9][0-9]_*")):
+    for carpeta in sorted(Path(PUNTOS).glob("[0-9][0-9]_*")):  # noqa: F821 - la pone _cargar()
         if carpeta.is_dir():
             puntos[int(carpeta.name[:2])] = carpeta
     return puntos
@@ -50,3 +147,4 @@ def numero_de_leccion(nombre):
     """El número de una lección a partir del nombre de su cuaderno o carpeta ('03_compactar' → 3)."""
     m = re.match(r"(\d\d)_", Path(nombre).name)
     return int(m.group(1)) if m else None
+
