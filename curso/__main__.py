@@ -129,14 +129,15 @@ def orden_restaurar(args, resto):
 
 
 def orden_comprobar(args, resto):
-    from curso.calificar import comprobar
+    from curso.comprobar import comprobar
     return comprobar(args.n, espacio=args.espacio, limite=args.limite)
 
 
 def orden_calificar(args, resto):
     from curso.calificar import calificar
     return calificar(args.carpeta, salida=args.salida, limite=args.limite, lecciones=args.lecciones,
-                     a_la_vez=args.a_la_vez)
+                     a_la_vez=args.a_la_vez, con_bom=not args.sin_bom, devoluciones=args.devoluciones,
+                     con_cache=not args.sin_cache, limite_total=args.limite_total)
 
 
 def _positivo(tipo):
@@ -229,24 +230,36 @@ def analizador():
     comprobar.add_argument("--espacio", metavar="CARPETA",
                            help="comprueba esta carpeta en vez de tu espacio (mi_agente/)")
     comprobar.add_argument("--limite", metavar="S", type=_positivo(float),
-                           help="segundos como mucho para los tests (300 si no se dice)")
+                           help="segundos como mucho por test (60 si no se dice): el que pasa de "
+                                "ahí queda «colgado» y los demás siguen")
     comprobar.set_defaults(hacer=orden_comprobar)
 
-    calificar = ordenes.add_parser("calificar", help="comprueba el espacio de cada alumno de una carpeta",
+    calificar = ordenes.add_parser("calificar", help="califica el espacio de cada alumno de una carpeta",
                                    description="Para quien da el curso: cada subcarpeta de CARPETA "
-                                               "es el espacio de un alumno; corre «comprobar» de "
-                                               "cada lección con cada uno y escribe "
-                                               "calificaciones.csv y calificaciones.html (una fila "
-                                               "por alumno, una columna por lección).")
-    calificar.add_argument("carpeta", metavar="CARPETA", help="la carpeta con un espacio por alumno")
+                                               "es un alumno, y su espacio, la carpeta mi_agente/ "
+                                               "que tenga dentro a cualquier profundidad. Cada "
+                                               "lección se califica por lo que añade o cambia, y "
+                                               "«todo junto» por el espacio entero; escribe "
+                                               "calificaciones.csv (para el libro de notas) y "
+                                               "calificaciones.html.")
+    calificar.add_argument("carpeta", metavar="CARPETA", help="la carpeta con una subcarpeta por alumno")
     calificar.add_argument("--salida", metavar="CARPETA",
-                           help="dónde escribir la tabla (en CARPETA si no se dice)")
+                           help="dónde escribir la tabla y la caché (en CARPETA si no se dice)")
     calificar.add_argument("--limite", metavar="S", type=_positivo(float),
-                           help="segundos como mucho por alumno y lección (300 si no se dice)")
+                           help="segundos como mucho por test (60 si no se dice): el que pasa de ahí "
+                                "queda «colgado» y los demás siguen")
+    calificar.add_argument("--limite-total", metavar="S", type=_positivo(float),
+                           help="segundos como mucho por corrida de tests (900 si no se dice)")
     calificar.add_argument("--lecciones", metavar="N", type=int, nargs="+",
-                           help="solo estas lecciones (todas las que tienen tests si no se dice)")
-    calificar.add_argument("--a-la-vez", metavar="P", type=_positivo(int), default=1,
-                           help="cuántas comprobaciones a la vez (1 si no se dice)")
+                           help="solo estas lecciones (todas las que añaden módulos si no se dice)")
+    calificar.add_argument("--a-la-vez", metavar="P", type=_positivo(int),
+                           help="cuántos alumnos a la vez (tantos como núcleos si no se dice)")
+    calificar.add_argument("--devoluciones", action="store_true",
+                           help="escribe además devoluciones/ALUMNO.txt, una por alumno, para dársela")
+    calificar.add_argument("--sin-bom", action="store_true",
+                           help="el CSV sin BOM al principio (con él, Excel lo abre bien en UTF-8)")
+    calificar.add_argument("--sin-cache", action="store_true",
+                           help="vuelve a correr todo, aunque no haya cambiado")
     calificar.set_defaults(hacer=orden_calificar)
 
     generar = ordenes.add_parser("generar", help="genera notebooks/ a partir de solutions/",

@@ -1,8 +1,13 @@
-"""Tests de `python -m curso calificar CARPETA`: una clase de tres alumnos (uno bien, uno con un fallo
-y uno que se cuelga) contra la lección 00, y la tabla que sale, en CSV y en HTML.
+"""Tests de `python -m curso calificar CARPETA`: clases de dos a cuatro alumnos y la tabla que sale.
 
-La lección 00 basta: lo que se prueba aquí es la tabla y que ningún alumno pare a los demás; cómo
-se comprueba un espacio contra puntos de control más grandes está en test_comprobar_espacio.py.
+Casi todos usan un curso de juguete (`curso_de_juguete`): dos lecciones, la 10 con `a.py` y la 11
+con `b.py` y una versión nueva de `a.py` que llama a `b.g()`, igual que correr.py llama a
+compactar desde la lección 03. Cada corrida de sus tests tarda un segundo, y con él se ve lo que
+importa: qué lección tiene la culpa de un fallo, qué se cuelga, qué queda sin comprobar y qué
+queda en marcha. Lo que necesita los ejercicios de verdad (sus avisos y sus pistas) usa la
+lección 00 del curso, la más corta. Las cifras de una clase de 30 están en `medir calificar`.
+
+La tabla (CSV, página, devoluciones) se prueba con filas hechas a mano en test_notas.py.
 """
 import csv
 import io
@@ -13,144 +18,291 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from ayudas import sigint_de_terminal, vivo
 
 from curso import __main__ as cli
-from curso import calificar, rutas
-from curso.calificar import BIEN, COLGADO, FALTA, MAL, SIN_TESTS, Comprobacion, Linea, celda
+from curso import aparte, calificar, rutas
 
-LIMITE_CORTO = 8  # segundos por alumno y lección: de sobra para la lección 00, poco para esperar
+LIMITE_CORTO = 2  # segundos por test: los del curso de juguete tardan milésimas
 
-
-def espacio_de(carpeta, calentamiento=None):
-    """Un espacio con los módulos del punto de control 00 (o con otro calentamiento.py)."""
-    carpeta.mkdir(parents=True)
-    for modulo in rutas.puntos_de_control()[0].glob("*.py"):
-        shutil.copyfile(modulo, carpeta / modulo.name)
-    if calentamiento is not None:
-        (carpeta / "calentamiento.py").write_text(calentamiento, encoding="utf-8")
-    return carpeta
-
-
-CON_FALLO = "def ultima_linea(salida):\n    return salida\n"
-SE_CUELGA = "import time\n\ndef ultima_linea(salida):\n    while True:\n        time.sleep(0.1)\n"
+CONFTEST = "import sys\nfrom pathlib import Path\n\nsys.path.insert(0, str(Path(__file__).resolve().parent.parent))\n"
+A_10 = "def f():\n    return 1\n"
+A_11 = "from b import g\n\n\ndef f():\n    return g()\n"  # la 11 cambia a.py: ahora usa b
+B_11 = "def g():\n    return 1\n\n\ndef h():\n    return 2\n"
+TESTS = {
+    10: {"test_a.py": "import a\n\n\ndef test_f_devuelve_1():\n    assert a.f() == 1\n"},
+    11: {"test_a.py": "import a\n\n\ndef test_f_devuelve_1():\n    assert a.f() == 1\n\n\n"
+                      "def test_f_es_una_funcion():\n    assert callable(a.f)\n",
+         "test_b.py": "import b\n\n\ndef test_g_devuelve_1():\n    assert b.g() == 1\n\n\n"
+                      "def test_h_devuelve_2():\n    assert b.h() == 2\n\n\n"
+                      "def test_h_no_es_g():\n    assert b.h is not b.g\n"},
+}
 
 
-def test_una_clase_de_tres_sale_en_la_tabla_sin_que_el_colgado_pare_a_nadie(tmp_path, temporal, capsys):
+@pytest.fixture
+def curso_de_juguete(tmp_path, monkeypatch):
+    """Dos puntos de control, 10_uno (a.py) y 11_dos (a.py que usa b.py, y b.py); las lecciones
+    10 y 11 de calificar son esas."""
+    puntos = tmp_path / "checkpoints"
+    for numero, nombre, modulos in ((10, "uno", {"a.py": A_10}), (11, "dos", {"a.py": A_11, "b.py": B_11})):
+        carpeta = puntos / f"{numero}_{nombre}"
+        (carpeta / "tests").mkdir(parents=True)
+        for modulo, texto in modulos.items():
+            (carpeta / modulo).write_text(texto, encoding="utf-8")
+        (carpeta / "tests" / "conftest.py").write_text(CONFTEST, encoding="utf-8")
+        for fichero, texto in TESTS[numero].items():
+            (carpeta / "tests" / fichero).write_text(texto, encoding="utf-8")
+    monkeypatch.setattr(rutas, "PUNTOS", puntos)
+    monkeypatch.setattr(calificar, "LECCIONES", {10: {"ficheros": ["a.py"]}, 11: {"ficheros": ["a.py", "b.py"]}})
+    return puntos
+
+
+def alumno(clase, nombre, modulos, donde="mi_agente"):
+    """La carpeta de un alumno con su espacio en `donde` y los módulos {nombre: texto}."""
+    espacio = clase / nombre / donde
+    espacio.mkdir(parents=True)
+    for modulo, texto in modulos.items():
+        (espacio / modulo).write_text(texto, encoding="utf-8")
+    return espacio
+
+
+def tabla(salida):
+    """Las filas del CSV, como diccionarios por columna (sin el BOM)."""
+    return list(csv.DictReader(io.StringIO((salida / "calificaciones.csv").read_text(encoding="utf-8-sig"))))
+
+
+def calificar_juguete(clase, salida, **opciones):
+    opciones = {"limite": LIMITE_CORTO, "a_la_vez": 2, **opciones}
+    assert calificar.calificar(clase, salida=salida, **opciones) == 0
+    return {fila["alumno"]: fila for fila in tabla(salida)}
+
+
+# ---------------------------------------------------------------- de quién es cada fallo
+
+
+def test_un_fallo_de_una_leccion_no_pinta_de_rojo_las_anteriores(curso_de_juguete, tmp_path, temporal):
+    """b.g() mal (lección 11) hace fallar el test de a.py de la lección 10, porque a.py de la 11 la
+    llama: con el espacio entero, la 10 saldría en rojo (lo dice «todo junto»). Repetido con
+    b.py de referencia, pasa: la 10 en verde, la 11 en rojo por b.py."""
     clase = tmp_path / "clase"
-    espacio_de(clase / "ana")
-    espacio_de(clase / "beto", CON_FALLO)
-    espacio_de(clase / "carla", SE_CUELGA)
+    alumno(clase, "ana", {"a.py": A_11, "b.py": B_11.replace("return 1", "return 5")})
+    fila = calificar_juguete(clase, tmp_path / "notas")["ana"]
+    assert fila["todo junto"] == "✘ a.py, b.py"  # la calificación ingenua, del espacio entero
+    assert fila["10 estado"] == "✔" and (fila["10 tests"], fila["10 tests en total"]) == ("1", "1")
+    assert fila["11 estado"] == "✘ b.py"
+
+
+def test_una_leccion_sin_sus_modulos_esta_sin_empezar_y_no_en_rojo(curso_de_juguete, tmp_path, temporal):
+    clase = tmp_path / "clase"
+    alumno(clase, "beto", {"a.py": A_10})  # hizo la 10 y no ha empezado la 11
     salida = tmp_path / "notas"
-    codigo = calificar.calificar(clase, salida=salida, limite=LIMITE_CORTO, lecciones=[0], a_la_vez=2)
-    assert codigo == 0
+    fila = calificar_juguete(clase, salida)["beto"]
+    assert fila["10 estado"] == "✔"
+    assert fila["11 estado"] == "sin empezar"
+    assert (fila["11 tests"], fila["11 tests en total"]) == ("0", "4")  # los tests que trae la 11
+    assert '<td class="gris" title="sin empezar">sin empezar' in (salida / "calificaciones.html").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- tiempos
+
+
+def test_un_test_colgado_queda_colgado_y_los_demas_se_comprueban(curso_de_juguete, tmp_path, temporal):
+    """h() se cuelga: su test queda «colgado» (ámbar) y los demás de b.py y de a.py corren igual;
+    con un solo límite para toda la lección, a.py y g() quedarían sin comprobar."""
+    clase = tmp_path / "clase"
+    alumno(clase, "carla", {"a.py": A_11, "b.py": B_11.replace("    return 2", "    while True:\n        pass")})
+    fila = calificar_juguete(clase, tmp_path / "notas")["carla"]
+    assert fila["11 estado"] == "⚠ b.py colgado"
+    assert (fila["11 tests"], fila["11 tests en total"]) == ("3", "4")  # los de a.py, g() y h is not g
+    assert fila["10 estado"] == "✔"
+
+
+def test_lo_que_no_llega_a_correr_se_cuenta_como_sin_comprobar(curso_de_juguete, tmp_path, temporal):
+    """b.py se cuelga al importarse, y con él test_a.py y test_b.py. Con 5 s para toda la corrida,
+    lo que no llega a correr no es «colgado» ni «falla»: la celda dice cuántos quedan sin comprobar."""
+    espacio = alumno(tmp_path / "clase", "dani", {"a.py": A_11, "b.py": "while True:\n    pass\n"})
+    lecciones = calificar.lecciones_que_se_califican()
+    celda = calificar.calificar_alumno(calificar.Alumno("dani", espacio), calificar.Opciones(
+        {11: lecciones[11]}, limite=2, limite_total=5)).celdas[11]
+    assert celda.tests_pasan == 0 and celda.estado == calificar.AMBAR
+    assert re.search(r" · [1-4] sin comprobar$", celda.texto), celda.texto
+    sin = [l for l in celda.comprobacion.lineas if l.estado == "sin comprobar"]
+    assert sin and "se acabaron los 5 s de la corrida" in sin[0].detalle
+
+
+def test_un_ejercicio_sin_hacer_se_nombra_y_cuenta_como_no_hecho(tmp_path, temporal):
+    """La lección 00 de verdad, con el esbozo que deja `generar` en calentamiento.py."""
+    from curso.generar import AVISO
+    clase = tmp_path / "clase"
+    esbozo = ("def ultima_linea(salida):\n    # Tu código aquí (ejercicio 0.1).\n"
+              f"    raise NotImplementedError({AVISO.format(numero='0.1', funcion='ultima_linea')!r})\n")
+    alumno(clase, "eva", {"calentamiento.py": esbozo})
+    fila = calificar_juguete(clase, tmp_path / "notas", lecciones=[0], limite=30)["eva"]
+    assert fila["00 estado"] == "✘ calentamiento.py (ejercicio 0.1 pendiente)"
+    assert (fila["00 ejercicios"], fila["00 ejercicios en total"]) == ("0", "1")
+    assert fila["comentario"].startswith("Lección 00, calentamiento.py: ejercicio 0.1 pendiente")
+
+
+# ---------------------------------------------------------------- encontrar el trabajo
+
+
+def test_el_espacio_se_encuentra_a_cualquier_profundidad_y_si_no_se_dice(tmp_path):
+    """Un «Download ZIP» deja mi_agente/ una carpeta más abajo, junto a checkpoints/ (con todos los
+    módulos, pero no es su trabajo); sin nada, «no encuentro su espacio»."""
+    clase = tmp_path / "clase"
+    ivan = alumno(clase, "ivan", {"calentamiento.py": ""}, donde="construye-tu-agente-main/mi_agente")
+    shutil.copytree(rutas.puntos_de_control()[1], clase / "ivan" / "construye-tu-agente-main" / "checkpoints" / "01",
+                    ignore=shutil.ignore_patterns("tests"))
+    alumno(clase, "juan", {"bucle.py": ""}, donde=".")
+    (clase / "kike").mkdir()
+    (clase / "notas").mkdir()
+    alumnos = calificar.alumnos_de(clase, salida=clase / "notas")
+    assert [(a.nombre, a.espacio, a.donde) for a in alumnos] == [
+        ("ivan", ivan, "ivan/construye-tu-agente-main/mi_agente/"),
+        ("juan", clase / "juan", "juan/"), ("kike", None, "")]
+    sin = calificar.calificar_alumno(alumnos[2], calificar.Opciones(calificar.lecciones_que_se_califican()))
+    assert {c.texto for c in sin.celdas.values()} == {"no encuentro su espacio"}
+
+
+# ---------------------------------------------------------------- lo que queda en marcha
+
+
+def test_no_sobrevive_ningun_proceso_del_alumno_aunque_se_vaya_con_setsid(curso_de_juguete, tmp_path, temporal):
+    ficha = tmp_path / "pid.txt"
+    clase = tmp_path / "clase"
+    alumno(clase, "fede", {"a.py": A_11, "b.py": B_11 + (
+        "\n\nimport subprocess\n_hijo = subprocess.Popen(['sleep', '301'], start_new_session=True)\n"
+        f"open({str(ficha)!r}, 'w').write(str(_hijo.pid))\n")})
+    calificar_juguete(clase, tmp_path / "notas")
+    pid = int(ficha.read_text())
+    assert not vivo(pid), "el sleep 301 del alumno sigue en marcha"
+
+
+def test_no_sobrevive_ningun_servidor_postgres_de_un_test_que_se_cuelga(curso_de_juguete, tmp_path, temporal):
+    """Un test arranca un PostgreSQL (pg_ctl lo deja en su propia sesión) y se cuelga: el SIGKILL
+    del límite se salta el atexit que lo pararía. Al acabar no queda ni el servidor ni su carpeta."""
+    from curso.postgres import FaltaPostgres, carpeta_de_programas
+    from curso.pruebas_postgres import sin_postgres
+    try:
+        carpeta_de_programas()
+    except FaltaPostgres as error:
+        sin_postgres(str(error))
+    ficha = tmp_path / "servidor.txt"
+    clase = tmp_path / "clase"
+    alumno(clase, "gala", {"a.py": A_11, "b.py": B_11.replace("def h():\n    return 2", (
+        "def h():\n    import time\n    from curso.postgres import ClusterTemporal\n"
+        "    cluster = ClusterTemporal()\n    cluster.arrancar()\n"
+        f"    open({str(ficha)!r}, 'w').write(f'{{cluster.pid}} {{cluster.carpeta}}')\n"
+        "    while True:\n        time.sleep(0.1)"))})
+    fila = calificar_juguete(clase, tmp_path / "notas", limite=8, lecciones=[11])["gala"]
+    assert ficha.exists(), f"el servidor no llegó a arrancar en 8 s: {fila['11 estado']}"
+    pid, carpeta = ficha.read_text().split(" ", 1)
+    assert fila["11 estado"] == "⚠ b.py colgado"
+    assert not vivo(int(pid)), "el servidor PostgreSQL del alumno sigue en marcha"
+    assert not Path(carpeta).exists()
+
+
+# ---------------------------------------------------------------- deprisa y sin perder nada
+
+
+def test_la_cache_solo_vuelve_a_correr_lo_que_ha_cambiado(curso_de_juguete, tmp_path, temporal, capsys):
+    clase, salida = tmp_path / "clase", tmp_path / "notas"
+    alumno(clase, "hugo", {"a.py": A_11, "b.py": B_11})
+    iris = alumno(clase, "iris", {"a.py": A_11, "b.py": B_11.replace("return 1", "return 5")})
+    primera = calificar_juguete(clase, salida)
+    assert "corridas, 1 de la caché" not in capsys.readouterr().out
+    (iris / "b.py").write_text(B_11 + "# arreglado\n", encoding="utf-8")  # iris arregla b.py; hugo, nada
+    segunda = calificar_juguete(clase, salida)
     progreso = capsys.readouterr().out
-    for alumno in ("ana", "beto", "carla"):
-        assert re.search(rf"^\[\d/3\] {alumno} · lección 00: ", progreso, re.MULTILINE)
-
-    filas = list(csv.reader(io.StringIO((salida / "calificaciones.csv").read_text(encoding="utf-8"))))
-    assert filas[0] == ["alumno", "00_antes_de_empezar", "lecciones en verde"]
-    assert filas[1:] == [["ana", "✔", "1"],
-                         ["beto", "✘ calentamiento.py", "0"],
-                         ["carla", f"✘ calentamiento.py (no terminó en {LIMITE_CORTO} s)", "0"]]
-    assert not (clase / "calificaciones.csv").exists()  # con --salida, la tabla va allí
-
-    pagina = (salida / "calificaciones.html").read_text(encoding="utf-8")
-    assert pagina.count('<td class="bien"') == 1 and pagina.count('<td class="mal"') == 2
-    assert "Verde (✔)</strong> quiere decir" in pagina
-    for de_fuera in ("http://", "https://", "<link", "<script", "src=", "url(", "@import"):
-        assert de_fuera not in pagina  # una página sola, sin nada de fuera
+    assert re.search(r"\] hugo .*\(\d+ s, 0 corridas, 1 de la caché", progreso)
+    assert re.search(r"\] iris .*\(\d+ s, 1 corridas", progreso)
+    assert primera["hugo"] == segunda["hugo"] and segunda["iris"]["11 estado"] == "✔"
 
 
-def test_una_celda_dice_que_modulos_no_pasan_y_cuantos_faltan_si_son_muchos():
-    def con(*lineas):
-        return Comprobacion(1, "el_bucle", list(lineas), 30)
-    varios = "test_r.py (prueba varios módulos a la vez)"
-    assert celda(con(Linea("a.py", BIEN), Linea("e.py", SIN_TESTS))) == "✔"
-    assert celda(con(Linea("a.py", MAL, "falla x"), Linea("b.py", FALTA), Linea("c.py", COLGADO),
-                     Linea(varios, MAL))) == "✘ b.py (falta), a.py, c.py (no terminó en 30 s), test_r.py"
-    # La lección sin empezar: no una lista de todos sus módulos, sino cuántos faltan.
-    assert celda(con(*(Linea(f"{m}.py", FALTA) for m in "abc"), Linea(varios, MAL))) == \
-        "✘ faltan 3 módulos, test_r.py"
-
-
-def test_un_ctrl_c_para_la_clase_sin_dejar_procesos_ni_carpetas(tmp_path):
-    """Los tests corren en otro grupo de procesos, así que el Ctrl-C del terminal no les llega:
-    calificar los para él, no empieza ningún otro y no escribe tabla."""
+def test_cada_fila_se_escribe_al_acabar_su_alumno_y_un_ctrl_c_guarda_lo_hecho(tmp_path):
+    """La lección 00 de verdad, en otro proceso: ana acaba enseguida; beto se cuelga. Con su fila
+    ya en el CSV llega el Ctrl-C: queda ana (y la página, diciendo que falta uno), no queda ningún
+    proceso de beto ni nada en la carpeta temporal."""
     clase = tmp_path / "clase"
     ficha = tmp_path / "pid.txt"
-    espacio_de(clase / "ana", "import os, time\n\ndef ultima_linea(salida):\n"
-                              f"    open({str(ficha)!r}, 'w').write(str(os.getpid()))\n"
-                              "    while True:\n        time.sleep(0.1)\n")
-    espacio_de(clase / "beto")
+    referencia = (rutas.puntos_de_control()[0] / "calentamiento.py").read_text(encoding="utf-8")
+    alumno(clase, "ana", {"calentamiento.py": referencia})
+    alumno(clase, "beto", {"calentamiento.py": "import os, time\n\ndef ultima_linea(salida):\n"
+                                               f"    open({str(ficha)!r}, 'w').write(str(os.getpid()))\n"
+                                               "    while True:\n        time.sleep(0.1)\n"})
     temporal = tmp_path / "temporal"
     temporal.mkdir()
+    salida = tmp_path / "notas"
     proceso = subprocess.Popen([sys.executable, "-m", "curso", "calificar", str(clase), "--lecciones", "0",
-                                "--limite", "120"], cwd=rutas.RAIZ, env={**os.environ, "TMPDIR": str(temporal)},
+                                "--limite", "120", "--a-la-vez", "2", "--salida", str(salida)],
+                               cwd=rutas.RAIZ, env={**os.environ, "TMPDIR": str(temporal)},
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                preexec_fn=sigint_de_terminal)
     try:
-        fin = time.monotonic() + 60
-        while not ficha.exists() or not ficha.read_text():
-            assert time.monotonic() < fin and proceso.poll() is None
+        fin = time.monotonic() + 90
+        while not (ficha.exists() and ficha.read_text() and "\nana," in _leer(salida / "calificaciones.csv")):
+            assert time.monotonic() < fin and proceso.poll() is None, proceso.communicate()
             time.sleep(0.1)
         proceso.send_signal(signal.SIGINT)
-        salida, errores = proceso.communicate(timeout=20)
+        _, errores = proceso.communicate(timeout=30)
     finally:
         if proceso.poll() is None:  # solo si el test ya ha fallado
             proceso.kill()
             proceso.communicate()
     assert proceso.returncode == calificar.INTERRUMPIDO
     assert "Interrumpido" in errores and "Traceback" not in errores
-    assert "beto" not in salida  # no empezó al siguiente
-    assert not (clase / "calificaciones.csv").exists()
+    assert [f["alumno"] for f in tabla(salida)] == ["ana"]
+    assert "faltan 1 alumnos por calificar" in (salida / "calificaciones.html").read_text(encoding="utf-8")
     assert not vivo(int(ficha.read_text()))
     assert list(temporal.iterdir()) == []
 
 
-def test_la_pagina_escapa_lo_que_viene_de_los_alumnos():
-    mala = Comprobacion(0, "antes_de_empezar", [Linea("<b>x.py</b>", MAL, "falla <script>")], 5)
-    pagina = calificar.pagina_html([("<img src=x>", {0: mala})], {0: "antes_de_empezar"}, 5)
-    assert "<img" not in pagina and "<script" not in pagina and "<b>x" not in pagina
-    assert "&lt;img src=x&gt;" in pagina
+def _leer(ruta):
+    try:
+        return Path(ruta).read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return ""
 
 
-def test_un_espacio_que_ni_se_puede_copiar_es_una_celda_roja(tmp_path, monkeypatch, capsys):
+def test_tras_el_primer_alumno_dice_cuanto_queda(curso_de_juguete, tmp_path, temporal, capsys):
     clase = tmp_path / "clase"
-    (clase / "roto").mkdir(parents=True)
-    (clase / "sano").mkdir()
+    for nombre in ("uno", "dos", "tres"):
+        alumno(clase, nombre, {"a.py": A_10})
+    calificar_juguete(clase, tmp_path / "notas", a_la_vez=1)
+    lineas = [l for l in capsys.readouterr().out.splitlines() if l.startswith("[")]
+    assert [bool(re.search(r"; quedan unos \d+ s\)$", l)) for l in lineas] == [True, True, False]
 
-    def comprobar_en(espacio, punto, limite, parar=None):
-        if espacio.name == "roto":
+
+# ---------------------------------------------------------------- lo que no se puede calificar
+
+
+def test_un_espacio_que_ni_se_puede_copiar_es_una_celda_roja_y_no_para_la_clase(curso_de_juguete, tmp_path,
+                                                                                 monkeypatch):
+    clase = tmp_path / "clase"
+    alumno(clase, "roto", {"a.py": A_10})
+    alumno(clase, "sano", {"a.py": A_10})
+    de_verdad = aparte.correr_aparte
+
+    def correr_aparte(ficheros, *argumentos, **opciones):
+        if any("roto" in str(f) for f in ficheros.values()):
             raise PermissionError(13, "Permission denied")
-        return Comprobacion(0, "antes_de_empezar", [Linea("calentamiento.py", BIEN, "3 tests pasan")], limite)
+        return de_verdad(ficheros, *argumentos, **opciones)
 
-    monkeypatch.setattr(calificar, "comprobar_en", comprobar_en)
-    assert calificar.calificar(clase, lecciones=[0], limite=5) == 0
-    filas = list(csv.reader(io.StringIO((clase / "calificaciones.csv").read_text(encoding="utf-8"))))
-    assert filas[1:] == [
-        ["roto", "✘ el espacio no se pudo comprobar: PermissionError: [Errno 13] Permission denied", "0"],
-        ["sano", "✔", "1"]]
+    monkeypatch.setattr(aparte, "correr_aparte", correr_aparte)
+    filas = calificar_juguete(clase, tmp_path / "notas")
+    assert filas["roto"]["10 estado"] == "✘ el espacio no se pudo comprobar: PermissionError: [Errno 13] Permission denied"
+    assert filas["sano"]["10 estado"] == "✔"
 
 
-def test_cada_subcarpeta_es_un_alumno_y_si_trae_mi_agente_dentro_se_usa_ese(tmp_path):
-    clase = tmp_path / "clase"
-    (clase / "ana").mkdir(parents=True)
-    (clase / "ana" / "bucle.py").write_text("", encoding="utf-8")
-    (clase / "beto" / "mi_agente").mkdir(parents=True)
-    (clase / ".oculta").mkdir()
-    (clase / "notas").mkdir()
-    (clase / "suelto.txt").write_text("", encoding="utf-8")
-    assert calificar.espacios_de(clase, salida=clase / "notas") == [
-        ("ana", clase / "ana"), ("beto", clase / "beto" / "mi_agente")]
-
-
-def test_la_orden_sin_carpeta_o_con_una_leccion_que_no_hay_sale_con_2(tmp_path, capsys):
+def test_la_orden_sin_carpeta_con_una_leccion_que_no_hay_o_sin_modulos_sale_con_2(tmp_path, capsys):
     assert cli.main(["calificar", str(tmp_path / "no_existe")]) == 2
     assert "no es una carpeta" in capsys.readouterr().err
     assert cli.main(["calificar", str(tmp_path), "--lecciones", "99"]) == 2
-    assert "No hay punto de control con tests para la lección 99" in capsys.readouterr().err
-    assert list(tmp_path.iterdir()) == []  # no escribió ninguna tabla
+    assert "No hay punto de control para la lección 99" in capsys.readouterr().err
+    assert cli.main(["calificar", str(tmp_path), "--lecciones", "2"]) == 2
+    assert "La lección 02 no añade módulos" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # no escribió nada

@@ -209,7 +209,7 @@ def test_comparar_restaurar_y_el_cuaderno_no_cargan_nbformat():
     cada núcleo de un cuaderno (`curso.cuaderno`), todos pagarían ese segundo en cada arranque."""
     hecho = subprocess.run(
         [sys.executable, "-c", "import sys\nimport curso.__main__, curso.puntos, curso.ejercicios, curso.cuaderno, "
-         "curso.calificar\nprint(sorted(m for m in ('nbformat', 'jsonschema') if m in sys.modules))"],
+         "curso.calificar, curso.comprobar\nprint(sorted(m for m in ('nbformat', 'jsonschema') if m in sys.modules))"],
         cwd=rutas.RAIZ, capture_output=True, text=True, timeout=60)
     assert hecho.returncode == 0, hecho.stderr
     assert hecho.stdout.strip() == "[]"

@@ -1,9 +1,10 @@
 """Tests de `python -m curso comprobar N`: los tests de un punto de control contra el espacio del alumno.
 
-Las partes puras (qué test es de qué módulo, qué línea sale de unos eventos) se prueban con datos
-inventados; lo demás, con espacios de verdad: una copia del punto de control 00 que pasa, una del
-01 con un fallo a propósito, y espacios que se cuelgan, se mueren o importan lo que no hay. Casi
-todo usa el punto de control 00 (tres tests, un par de segundos); el 01 corre una vez.
+Las partes puras (qué test es de qué módulo, qué línea sale de unos resultados, qué dice el informe
+de una vuelta) se prueban con datos inventados; lo demás, con espacios de verdad: una copia del
+punto de control 00 que pasa, una del 01 con un fallo a propósito, y espacios que se cuelgan, se
+mueren o importan lo que no hay. Casi todo usa el punto de control 00 (tres tests, un par de
+segundos); el 01 corre una vez.
 
 Cada test con procesos apunta la carpeta temporal del sistema a una suya y mira al final que quede
 vacía: `comprobar` borra lo que crea, también si el código del alumno se cuelga.
@@ -19,10 +20,12 @@ from pathlib import Path
 import pytest
 
 from ayudas import vivo
-from curso import calificar, rutas
-from curso.calificar import BIEN, COLGADO, FALTA, MAL, SIN_COMPROBAR, SIN_TESTS, lineas_de, modulo_de_test
+from curso import aparte, rutas
+from curso import comprobar as comprobar_aparte
+from curso.aparte import Resultado
+from curso.veredicto import BIEN, COLGADO, FALTA, MAL, SIN_COMPROBAR, SIN_TESTS, lineas_de, modulo_de_test
 
-LIMITE_CORTO = 8  # segundos: de sobra para los tres tests del punto de control 00, poco para esperar
+LIMITE_CORTO = 4  # segundos por test: de sobra para los del punto de control 00, poco para esperar
 
 
 def punto(numero):
@@ -71,65 +74,95 @@ def test_cada_fichero_de_tests_de_los_puntos_de_control_tiene_linea():
     for carpeta in rutas.puntos_de_control().values():
         modulos = sorted(p.stem for p in carpeta.glob("*.py"))
         ficheros = sorted(p.name for p in (carpeta / "tests").glob("test_*.py"))
-        lineas = lineas_de(modulos, set(modulos), ficheros, [], 0, 1)
+        lineas = lineas_de(modulos, set(modulos), aparte.tests_del_punto(carpeta), {})
         for f in ficheros:
             m = modulo_de_test(f, modulos)
             assert any(l.nombre == (f"{m}.py" if m else f"{f} (prueba varios módulos a la vez)")
                        for l in lineas), (carpeta.name, f)
 
 
-def eventos_de(*tests, fallan=(), motivo="assert 1 == 2"):
-    """Los eventos de una ejecución en la que corren `tests` ("test_a.py::test_x") en orden."""
-    eventos = [{"tipo": "importa", "fichero": t.split("::")[0]} for t in tests]
-    eventos += [{"tipo": "importado", "fichero": t.split("::")[0], "motivo": None} for t in tests]
-    eventos.append({"tipo": "recogidos", "tests": [f"checkpoints/01_x/tests/{t}" for t in tests]})
-    for t in tests:
-        nodeid = f"checkpoints/01_x/tests/{t}"
-        eventos.append({"tipo": "empieza", "test": nodeid})
-        eventos.append({"tipo": "resultado", "test": nodeid, "fase": "call",
-                        "resultado": "failed" if t in fallan else "passed",
-                        "motivo": motivo if t in fallan else ""})
-        eventos.append({"tipo": "resultado", "test": nodeid, "fase": "teardown", "resultado": "passed",
-                        "motivo": ""})
-    return eventos
-
-
 def test_una_linea_por_modulo_con_el_primer_test_que_falla():
-    eventos = eventos_de("test_a.py::test_1", "test_b.py::test_1", "test_b.py::test_2",
-                         "test_b.py::test_3", fallan={"test_b.py::test_2", "test_b.py::test_3"},
-                         motivo="AssertionError: esperaba 3 · assert 2 == 3")
-    lineas = lineas_de(["a", "b", "c"], {"a", "b", "c"}, ["test_a.py", "test_b.py"], eventos, 1, 60)
+    resultados = {"test_a.py::test_1": Resultado(aparte.PASA),
+                  "test_b.py::test_1": Resultado(aparte.PASA),
+                  "test_b.py::test_2": Resultado(aparte.FALLA, "AssertionError: esperaba 3 · assert 2 == 3"),
+                  "test_b.py::test_3": Resultado(aparte.FALLA, "otra cosa")}
+    lineas = lineas_de(["a", "b", "c"], {"a", "b", "c"}, list(resultados), resultados)
     assert [(l.nombre, l.estado) for l in lineas] == [("a.py", BIEN), ("b.py", MAL), ("c.py", SIN_TESTS)]
     assert lineas[1].detalle == ("falla test_b.py::test_2: AssertionError: esperaba 3 · assert 2 == 3 "
                                  "(y 1 test más falla)")
 
 
-def test_un_colgado_se_achaca_al_modulo_del_test_que_corria():
-    """El proceso murió a mitad de test_b.py::test_2: b no terminó; c, que venía después, queda
-    sin comprobar; a, que ya había pasado, sigue en verde."""
-    eventos = eventos_de("test_a.py::test_1", "test_b.py::test_1", "test_b.py::test_2", "test_c.py::test_1")
+def test_un_test_que_llega_a_un_esbozo_nombra_su_ejercicio():
+    esbozo = Resultado(aparte.FALLA, "NotImplementedError: Ejercicio 3.2 pendiente: …", pendiente="3.2")
+    resultados = {"test_compactar.py::test_1": esbozo, "test_compactar.py::test_2": esbozo,
+                  "test_compactar.py::test_3": Resultado(aparte.PASA)}
+    (linea,) = lineas_de(["compactar"], {"compactar"}, list(resultados), resultados)
+    assert linea.texto() == "✘ compactar.py: ejercicio 3.2 pendiente (llegan a su esbozo 2 tests)"
+
+
+class _Lector:
+    """Lo que `aparte._repartir` lee de una vuelta, inventado."""
+
+    def __init__(self, eventos, importando=None, corriendo=None, donde=None):
+        self.eventos, self.importando, self.corriendo, self.donde = eventos, importando, corriendo, donde
+
+
+def eventos_de(*tests):
+    """Los eventos de una vuelta en la que corren y pasan `tests` ("test_a.py::test_x"), en orden."""
+    eventos = [{"tipo": "recogidos", "tests": [f"checkpoints/01_x/tests/{t}" for t in tests]}]
+    for t in tests:
+        nodeid = f"checkpoints/01_x/tests/{t}"
+        eventos += [{"tipo": "empieza", "test": nodeid},
+                    {"tipo": "resultado", "test": nodeid, "fase": "call", "resultado": "passed", "motivo": ""},
+                    {"tipo": "resultado", "test": nodeid, "fase": "teardown", "resultado": "passed", "motivo": ""}]
+    return eventos
+
+
+def test_un_colgado_se_achaca_al_test_que_corria_y_los_demas_siguen_pendientes():
+    """La vuelta se paró a mitad de test_b.py::test_2 (pasó de su límite): ese queda colgado, con el
+    módulo donde estaba; a, que ya había pasado, pasa; test_c, que venía después, sigue pendiente
+    para la vuelta siguiente (no «sin comprobar», que es lo que haría un solo límite para todo)."""
+    todos = ["test_a.py::test_1", "test_b.py::test_1", "test_b.py::test_2", "test_c.py::test_1"]
+    eventos = eventos_de(*todos)
     corte = next(i for i, e in enumerate(eventos)
                  if e["tipo"] == "empieza" and e["test"].endswith("test_b.py::test_2")) + 1
-    lineas = lineas_de(["a", "b", "c"], {"a", "b", "c"}, ["test_a.py", "test_b.py", "test_c.py"],
-                       eventos[:corte], None, 7)
-    assert [(l.nombre, l.estado) for l in lineas] == [("a.py", BIEN), ("b.py", COLGADO), ("c.py", SIN_COMPROBAR)]
-    assert lineas[1].detalle == "no terminó en 7 s (en test_b.py::test_2)"
+    corrida = aparte.Corrida()
+    culpables = aparte._repartir(corrida, todos, _Lector(eventos[:corte], corriendo=eventos[corte - 1]["test"],
+                                                         donde=("b", "12")), None, "limite", 7)
+    assert culpables == ["test_b.py::test_2"]
+    assert {t: r.estado for t, r in corrida.resultados.items()} == {
+        "test_a.py::test_1": aparte.PASA, "test_b.py::test_1": aparte.PASA, "test_b.py::test_2": aparte.COLGADO}
+    assert corrida.resultados["test_b.py::test_2"].motivo == "no terminó en 7 s (estaba en b.py, línea 12)"
     # El mismo corte con el proceso terminado por su cuenta (un os._exit): muerto, no colgado.
-    muerto = lineas_de(["a", "b", "c"], {"a", "b", "c"}, ["test_a.py", "test_b.py", "test_c.py"],
-                       eventos[:corte], 0, 7)
-    assert muerto[1].estado == MAL and "terminó de golpe en test_b.py::test_2 (código 0)" in muerto[1].detalle
+    corrida = aparte.Corrida()
+    aparte._repartir(corrida, todos, _Lector(eventos[:corte], corriendo=eventos[corte - 1]["test"]), 0, "", 7)
+    assert corrida.resultados["test_b.py::test_2"].estado == aparte.MUERTO
+    assert corrida.resultados["test_b.py::test_2"].motivo == "el proceso de los tests terminó de golpe (código 0)"
+
+
+def test_faulthandler_dice_en_que_modulo_de_la_copia_estaba():
+    pila = ('Current thread 0x00007f (most recent call first):\n'
+            '  File "/usr/lib/python3.11/time.py", line 3 in sleep\n'
+            '  File "/tmp/x/checkpoints/03_c/bucle.py", line 23 in bucle\n'
+            '  File "/tmp/x/checkpoints/03_c/tests/test_bucle.py", line 40 in test_y\n')
+    assert aparte.donde_estaba(pila, "/tmp/x/checkpoints/03_c") == ("bucle", "23")
+    assert aparte.donde_estaba(pila.replace("03_c/bucle.py", "03_c/tests/ayuda.py"), "/tmp/x/checkpoints/03_c") is None
 
 
 def test_un_modulo_que_falta_es_su_propia_linea_y_dice_que_leccion_lo_escribe():
-    eventos = eventos_de("test_a.py::test_1")
-    lineas = lineas_de(["a", "b"], {"a"}, ["test_a.py", "test_b.py"], eventos, 1, 60, {"b": 3})
+    resultados = {"test_a.py::test_1": Resultado(aparte.PASA)}
+    lineas = lineas_de(["a", "b"], {"a"}, ["test_a.py::test_1", "test_b.py::test_1"], resultados, leccion_de={"b": 3})
     assert lineas[1].estado == FALTA and lineas[1].texto() == "✘ b.py: falta en tu espacio (lo escribe la lección 03)"
 
 
-def test_sin_eventos_lo_dice_una_linea_aparte():
-    lineas = lineas_de(["a"], {"a"}, ["test_a.py"], [], 4, 60, salida="ERROR: algo raro\n")
-    assert lineas[-1].nombre == "los tests" and lineas[-1].estado == MAL
-    assert "pytest no entendió la orden" in lineas[-1].detalle and "ERROR: algo raro" in lineas[-1].detalle
+def test_si_pytest_no_puede_ni_empezar_lo_que_falta_queda_sin_comprobar_diciendo_por_que(tmp_path, temporal):
+    """Un test que no existe: pytest sale con 4 sin correr nada, y la corrida no insiste."""
+    espacio = copia_del_punto(0, tmp_path / "mi_agente")
+    corrida = aparte.correr_aparte(comprobar_aparte.ficheros_del_espacio(espacio), punto(0),
+                                   ["test_calentamiento.py::test_que_no_existe"], limite_test=30)
+    (resultado,) = corrida.resultados.values()
+    assert resultado.estado == aparte.SIN_COMPROBAR and corrida.vueltas == 1
+    assert resultado.motivo.startswith("los tests no pudieron correr (pytest no entendió la orden)")
 
 
 # ---------------------------------------------------------------- con procesos de verdad
@@ -137,10 +170,10 @@ def test_sin_eventos_lo_dice_una_linea_aparte():
 
 def test_un_espacio_igual_al_punto_de_control_pasa(tmp_path, temporal, capsys):
     espacio = copia_del_punto(0, tmp_path / "mi_agente")
-    assert calificar.comprobar(0, espacio=espacio, limite=60) == 0
+    assert comprobar_aparte.comprobar(0, espacio=espacio, limite=60) == 0
     salida = capsys.readouterr().out
     assert re.search(r"^✔ calentamiento\.py: \d+ tests pasan$", salida, re.MULTILINE)
-    assert "✔ Tu código pasa los tests del punto de control 00." in salida
+    assert "✔ Tu código pasa los 3 tests del punto de control 00." in salida
 
 
 def test_un_fallo_a_proposito_sale_con_el_test_que_lo_pilla(tmp_path, temporal):
@@ -152,7 +185,7 @@ def test_un_fallo_a_proposito_sale_con_el_test_que_lo_pilla(tmp_path, temporal):
     assert "return usuario(nombre, entrada) is True" in texto
     permisos.write_text(texto.replace("return usuario(nombre, entrada) is True",
                                       "return bool(usuario(nombre, entrada))"), encoding="utf-8")
-    c = calificar.comprobar_en(espacio, punto(1), limite=180)
+    c = comprobar_aparte.comprobar_en(espacio, punto(1), limite=180)
     assert not c.en_verde
     (mala,) = [l for l in c.lineas if l.estado not in (BIEN, SIN_TESTS)]
     assert mala.nombre == "permisos.py" and mala.estado == MAL
@@ -162,12 +195,14 @@ def test_un_fallo_a_proposito_sale_con_el_test_que_lo_pilla(tmp_path, temporal):
 
 
 def modulo_que_se_cuelga(ficha):
-    """calentamiento.py cuyo `ultima_linea` arranca un hijo que duerme, apunta su pid y el suyo en
-    `ficha`, y no vuelve nunca."""
+    """calentamiento.py cuyo `ultima_linea` se cuelga con una salida vacía (solo en uno de los tres
+    tests): antes arranca un hijo que duerme en su propia sesión y apunta su pid y el suyo en `ficha`."""
     return f'''import os, subprocess, sys, time
 
 def ultima_linea(salida):
-    hijo = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    if salida.strip():
+        return salida.strip().splitlines()[-1].strip()
+    hijo = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
     with open({str(ficha)!r}, "w") as f:
         f.write(f"{{os.getpid()}} {{hijo.pid}}")
     while True:
@@ -175,34 +210,34 @@ def ultima_linea(salida):
 '''
 
 
-def test_un_espacio_que_se_cuelga_se_corta_y_no_deja_procesos(tmp_path, temporal):
+def test_un_test_que_se_cuelga_se_corta_los_demas_siguen_y_no_queda_nada(tmp_path, temporal):
     espacio = copia_del_punto(0, tmp_path / "mi_agente")
     ficha = tmp_path / "pids.txt"
     (espacio / "calentamiento.py").write_text(modulo_que_se_cuelga(ficha), encoding="utf-8")
-    t = time.monotonic()
-    c = calificar.comprobar_en(espacio, punto(0), limite=LIMITE_CORTO)
-    assert time.monotonic() - t < LIMITE_CORTO + 10
+    c = comprobar_aparte.comprobar_en(espacio, punto(0), limite=LIMITE_CORTO)
     (linea,) = c.lineas
     assert linea.estado == COLGADO and not c.en_verde
-    assert re.fullmatch(rf"no terminó en {LIMITE_CORTO} s \(en test_calentamiento\.py::test_\w+\)", linea.detalle)
+    assert re.fullmatch(rf"test_calentamiento\.py::test_sin_texto_devuelve_cadena_vacia colgado: no terminó en "
+                        rf"{LIMITE_CORTO} s \(estaba en calentamiento\.py, línea \d+\)", linea.detalle), linea.detalle
+    assert (c.tests_pasan, c.tests_total) == (2, 3)  # los otros dos corrieron igual
     pytest_pid, hijo_pid = map(int, ficha.read_text().split())
-    assert not vivo(pytest_pid) and not vivo(hijo_pid)  # todo el grupo, también el hijo que dormía
+    assert not vivo(pytest_pid) and not vivo(hijo_pid)  # también el hijo, que se fue a otra sesión
 
 
 def test_un_espacio_que_se_muere_o_importa_lo_que_no_hay_es_una_linea_roja(tmp_path, temporal):
     muere = copia_del_punto(0, tmp_path / "muere")
     (muere / "calentamiento.py").write_text("import os\nos._exit(3)\n", encoding="utf-8")
-    c = calificar.comprobar_en(muere, punto(0), limite=60)
+    c = comprobar_aparte.comprobar_en(muere, punto(0), limite=60)
     assert [(l.nombre, l.estado) for l in c.lineas] == [("calentamiento.py", MAL)]
-    assert c.lineas[0].detalle == ("el proceso de los tests terminó de golpe mientras se importaba "
-                                   "test_calentamiento.py (código 3)")
+    assert c.lineas[0].detalle == ("el proceso de los tests terminó de golpe al importar test_calentamiento.py "
+                                   "(código 3) (fallan los 3 tests)")
 
     raro = copia_del_punto(0, tmp_path / "raro")
     (raro / "calentamiento.py").write_text("import paquete_que_no_existe_en_ningun_sitio\n", encoding="utf-8")
-    c = calificar.comprobar_en(raro, punto(0), limite=60)
+    c = comprobar_aparte.comprobar_en(raro, punto(0), limite=60)
     assert [(l.nombre, l.estado) for l in c.lineas] == [("calentamiento.py", MAL)]
     assert c.lineas[0].detalle == ("test_calentamiento.py no se pudo importar: ModuleNotFoundError: "
-                                   "No module named 'paquete_que_no_existe_en_ningun_sitio'")
+                                   "No module named 'paquete_que_no_existe_en_ningun_sitio' (fallan los 3 tests)")
 
 
 def test_nada_de_lo_que_hace_el_codigo_llega_a_tus_ficheros(tmp_path, temporal, monkeypatch):
@@ -222,7 +257,7 @@ def test_nada_de_lo_que_hace_el_codigo_llega_a_tus_ficheros(tmp_path, temporal, 
     (espacio / "conftest.py").write_text("raise SystemExit('este conftest no debe cargarse')\n",
                                          encoding="utf-8")
     antes, recetario = foto(espacio), foto(rutas.RECETARIO)
-    c = calificar.comprobar_en(espacio, punto(0), limite=60)
+    c = comprobar_aparte.comprobar_en(espacio, punto(0), limite=60)
     assert c.en_verde, [l.texto() for l in c.lineas]
     assert foto(espacio) == antes and foto(rutas.RECETARIO) == recetario
     assert list(casa.iterdir()) == []
@@ -232,9 +267,10 @@ def test_un_modulo_que_falta_en_el_espacio(tmp_path, temporal):
     espacio = tmp_path / "mi_agente"
     espacio.mkdir()
     (espacio / "otro.py").write_text("X = 1\n", encoding="utf-8")
-    c = calificar.comprobar_en(espacio, punto(0), limite=60)
+    c = comprobar_aparte.comprobar_en(espacio, punto(0), limite=60)
     assert [(l.nombre, l.estado, l.detalle) for l in c.lineas] == [
         ("calentamiento.py", FALTA, "falta en tu espacio (lo escribe la lección 00)")]
+    assert (c.tests_pasan, c.tests_total) == (0, 3)
 
 
 def curso(*argumentos, entorno=None):
@@ -283,6 +319,6 @@ def test_los_tests_corren_sin_cargar_complementos_que_no_usan(tmp_path, temporal
         f"import atexit, sys\natexit.register(lambda: open({str(ficha)!r}, 'w').write(str(sorted("
         "m for m in ('hypothesis', 'nbval') if m in sys.modules))))\n"
         + calentamiento.read_text(encoding="utf-8"), encoding="utf-8")
-    c = calificar.comprobar_en(espacio, punto(0), limite=60)
+    c = comprobar_aparte.comprobar_en(espacio, punto(0), limite=60)
     assert c.en_verde, [l.texto() for l in c.lineas]
     assert ficha.read_text() == "[]"
