@@ -75,7 +75,7 @@ class Resultado:
     motivo: str = ""
     pendiente: str = ""  # el ejercicio cuyo esbozo alcanzó, si falló por eso ("3.2")
     caso: str = ""  # el caso (test_x[param]) que decidió, si no es el único
-    donde: str = ""  # si se colgó: el módulo de la copia en el que estaba ("bucle")
+    donde: str = ""  # el módulo de la copia en el que falló o estaba colgado ("bucle"), si se sabe
 
 
 @dataclass
@@ -476,7 +476,7 @@ def _repartir(corrida, seleccion, lector, codigo, motivo, limite_test):
         if fallado is not None:
             e = fallos[fallado]
             corrida.resultados[test] = Resultado(FALLA, e.get("motivo", ""), e.get("pendiente", ""),
-                                                 _caso(fallado, suyos))
+                                                 _caso(fallado, suyos), e.get("donde", ""))
         elif saltado is not None:
             corrida.resultados[test] = Resultado(SALTADO, saltados[saltado].get("motivo", ""),
                                                  caso=_caso(saltado, suyos))

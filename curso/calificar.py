@@ -285,10 +285,10 @@ def celda_de(leccion, comprobacion):
                   [f"{l.nombre} (falta)" for l in faltan])
         for l in malas:
             if l.estado == veredicto.MAL:
-                partes.append(l.nombre.split(" (")[0] + (f" (ejercicio {l.pendiente} pendiente)" if l.pendiente else ""))
+                partes.append(_quien(l) + (f" (ejercicio {l.pendiente} pendiente)" if l.pendiente else ""))
         estado, texto = ROJA, "✘ " + ", ".join(partes)
     elif colgadas:
-        estado, texto = AMBAR, "⚠ " + ", ".join(l.nombre.split(" (")[0] for l in colgadas) + " colgado"
+        estado, texto = AMBAR, "⚠ " + ", ".join(_quien(l) for l in colgadas) + " colgado"
     elif comprobacion.sin_comprobar or any(l.estado == veredicto.SIN_COMPROBAR for l in lineas):
         estado, texto = AMBAR, ""
     else:
@@ -298,6 +298,16 @@ def celda_de(leccion, comprobacion):
             f"· {comprobacion.sin_comprobar} sin comprobar"
     return Celda(leccion, estado, texto, comprobacion, comprobacion.tests_total,
                  len(comprobacion.ejercicios))
+
+
+def _quien(linea):
+    """El nombre que lleva una línea en la celda: su módulo; la de un test colgado o la de un
+    fichero de tests de conjunto (test_recorridos.py), el módulo en el que se colgó o falló, si se
+    sabe (un test de agente.py que se cuelga en el bucle del alumno: «bucle.py colgado»)."""
+    nombre = linea.nombre.split(" (")[0]
+    if linea.donde and (linea.estado == veredicto.COLGADO or nombre.startswith("test_")):
+        return f"{linea.donde}.py"
+    return nombre
 
 
 def _celda_rota(leccion, error):

@@ -74,6 +74,19 @@ def ejercicio_pendiente(excepcion, texto=""):
     return numero
 
 
+def modulo_donde_fallo(excinfo):
+    """El módulo del espacio (sin .py) del marco más reciente de la traza que es suyo, o None: así
+    un fallo en un test que prueba varios módulos dice cuál de ellos lanzó."""
+    copia = os.environ.get(rutas.VARIABLE_ESPACIO)
+    if not copia:
+        return None
+    for entrada in reversed(excinfo.traceback):
+        ruta = Path(str(entrada.path))
+        if ruta.parent == Path(copia) and ruta.suffix == ".py":
+            return ruta.stem
+    return None
+
+
 def pytest_configure(config):
     """Antes de importar ningún test: recetario/ es la copia de la carpeta temporal, y con SIGUSR1
     el proceso escribe en PILA dónde está cada hilo (faulthandler lo hace desde C, aunque el hilo
@@ -113,6 +126,7 @@ def pytest_runtest_makereport(item, call):
     informe = hecho.get_result()
     if informe.failed and call.excinfo is not None:
         informe.curso_pendiente = ejercicio_pendiente(call.excinfo.value, str(informe.longrepr))
+        informe.curso_donde = modulo_donde_fallo(call.excinfo)
 
 
 def pytest_runtest_logreport(report):
@@ -122,7 +136,8 @@ def pytest_runtest_logreport(report):
         if report.skipped:
             evento["motivo"] = motivo_corto(report.longrepr[2] if isinstance(report.longrepr, tuple)
                                             else report.longrepr)
-        pendiente = getattr(report, "curso_pendiente", None)
-        if pendiente:
-            evento["pendiente"] = pendiente
+        for campo in ("pendiente", "donde"):
+            valor = getattr(report, f"curso_{campo}", None)
+            if valor:
+                evento[campo] = valor
         _apuntar(evento)

@@ -35,6 +35,7 @@ class Linea:
     detalle: str = ""
     primero: str = ""  # el primer test que falla o se cuelga, si alguno («test_x.py::test_y»)
     pendiente: str = ""  # el ejercicio cuyo esbozo alcanzó ese test, si es eso
+    donde: str = ""  # el módulo (sin .py) en el que falló o se colgó ese test, si se sabe
 
     def texto(self):
         return f"{SIMBOLO[self.estado]} {self.nombre}" + (f": {self.detalle}" if self.detalle else "")
@@ -112,17 +113,18 @@ def linea(nombre, tests, resultados):
         elif len(fallan) > 1 and all(de[t].motivo == primero.motivo for t in fallan):
             detalle, otros = f"{primero.motivo} (fallan los {len(fallan)} tests)", 0  # al importar, p. ej.
         else:
-            detalle = f"falla {_nombre(fallan[0], primero)}: {primero.motivo}"
+            en = f" (en {primero.donde}.py)" if primero.donde and f"{primero.donde}.py" != nombre else ""
+            detalle = f"falla {_nombre(fallan[0], primero)}{en}: {primero.motivo}"
             otros = len(fallan) - 1
         if otros:
             detalle += f" (y {_cuantos(otros, 'test más falla', 'tests más fallan')})"
-        return Linea(nombre, MAL, detalle + mas, fallan[0], primero.pendiente)
+        return Linea(nombre, MAL, detalle + mas, fallan[0], primero.pendiente, primero.donde)
     if colgados:
         primero = de[colgados[0]]
         detalle = f"{_nombre(colgados[0], primero)} colgado: {primero.motivo}"
         if len(colgados) > 1:
             detalle += f" (y {_cuantos(len(colgados) - 1, 'otro', 'otros')})"
-        return Linea(nombre, COLGADO, detalle + mas, colgados[0])
+        return Linea(nombre, COLGADO, detalle + mas, colgados[0], donde=primero.donde)
     if sin:
         motivo = de[sin[0]].motivo
         return Linea(nombre, SIN_COMPROBAR, f"{len(sin)} sin comprobar" + (f": {motivo}" if motivo else "")
