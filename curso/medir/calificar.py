@@ -2,8 +2,8 @@
 
 Arma una clase de 30 alumnos en una carpeta temporal, a partir de los puntos de control: unos con
 todo hecho, otros que se quedaron en la lección 00, 01, 03 o 05, y otros con los errores típicos
-(un `permitido` que acepta cualquier cosa que parezca un sí, un `corte` que se pasa en uno, el
-ejercicio 3.2 sin hacer, un compare-and-swap que no compara, un bucle que no acaba, un módulo que
+(un `permitido` que acepta cualquier cosa que parezca un sí, un `corte` que se pasa en uno, un
+error de sintaxis, el ejercicio 3.2 sin hacer, un compare-and-swap que no compara, un bucle que no acaba, un módulo que
 deja un `setsid sleep 301` en marcha, un reintento de los 400, un buzón en PostgreSQL sin
 `ON CONFLICT`, el «Download ZIP» de GitHub con el espacio una carpeta más abajo y una carpeta sin
 espacio). Cada alumno lleva su nombre en un comentario al final de cada módulo: dos alumnos con el
@@ -41,6 +41,7 @@ ERRORES = {
                                                "_sp.Popen(['setsid', 'sleep', '301'])\n"),
     "reintenta_los_400": ("reintentos", "REINTENTABLES = {429, 500, 502, 503, 504, 529}",
                           "REINTENTABLES = {400, 429, 500, 502, 503, 504, 529}"),
+    "sintaxis": ("compactar", "def corte(M, k):", "def corte(M, k)"),
     "sin_on_conflict": ("buzon_pg", '"ON CONFLICT (entrega) DO NOTHING", (entrega', '"", (entrega'),
 }
 MI_AGENTE = "mi_agente"
@@ -58,6 +59,7 @@ CLASE = (
        ("setsid", 1, ["deja_un_setsid"], MI_AGENTE),
        ("reintentos", 6, ["reintenta_los_400"], MI_AGENTE),
        ("buzon_pg", 7, ["sin_on_conflict"], MI_AGENTE),
+       ("sintaxis", 3, ["sintaxis"], MI_AGENTE),
        ("ivan", 4, [], f"construye-tu-agente-main/{MI_AGENTE}"),
        ("sin_espacio", 0, [], None)]
 )

@@ -100,6 +100,16 @@ def test_un_test_que_llega_a_un_esbozo_nombra_su_ejercicio():
     assert linea.texto() == "✘ compactar.py: ejercicio 3.2 pendiente (llegan a su esbozo 2 tests)"
 
 
+def test_un_fallo_en_un_test_de_varios_modulos_dice_en_que_modulo_fallo():
+    """test_recorridos.py usa varios módulos: su línea (y la celda de calificar) nombra el del
+    alumno en el que saltó la excepción, no solo el fichero de tests."""
+    from curso.calificar import _quien
+    resultados = {"test_recorridos.py::test_arregla": Resultado(aparte.FALLA, "ValueError: M mal formada", donde="compactar")}
+    (linea,) = lineas_de(["compactar"], {"compactar"}, list(resultados), resultados)[1:]
+    assert linea.detalle == "falla test_recorridos.py::test_arregla (en compactar.py): ValueError: M mal formada"
+    assert _quien(linea) == "compactar.py"
+
+
 class _Lector:
     """Lo que `aparte._repartir` lee de una vuelta, inventado."""
 
