@@ -89,14 +89,14 @@ def test_los_pip_install_de_repo2docker_dejan_un_curso_que_corre_la_leccion_01(r
         hecho = subprocess.run(orden + " -q", shell=True, cwd=repo, env=entorno, capture_output=True, text=True,
                                timeout=1800)
         assert hecho.returncode == 0, f"{orden}\n{hecho.stdout[-2000:]}{hecho.stderr[-2000:]}"
-    programa = textwrap.dedent(f"""
+    programa = textwrap.dedent("""
         import json, nbformat, nbclient
         cuaderno = nbformat.read("01_el_bucle.ipynb", as_version=4)
         cuaderno.cells.append(nbformat.v4.new_code_cell(
             "import json, sys, curso, curso.rutas\\n"
             "print(json.dumps([sys.executable, curso.__file__, str(curso.rutas.RAIZ)]))"))
         nbclient.NotebookClient(cuaderno, timeout=300, kernel_name="python3",
-                                resources={{"metadata": {{"path": "."}}}}).execute()
+                                resources={"metadata": {"path": "."}}).execute()
         print(cuaderno.cells[-1].outputs[0]["text"], end="")
     """)
     hecho = subprocess.run([str(venv / "bin" / "python"), "-c", programa], cwd=repo / "notebooks",

@@ -29,8 +29,6 @@ alumno que se copian, los tests, el punto de control y el propio curso), en
 escriben en el CSV a medida que acaba cada alumno, así un Ctrl-C guarda lo hecho. La tabla, en
 `notas.py`.
 """
-import hashlib
-import json
 import os
 import signal
 import sys
@@ -40,31 +38,20 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from curso import aparte, notas, rutas, veredicto
+from curso import aparte, notas, rutas, tests_del_curso, veredicto
+from curso.cache_de_corridas import Cache, contenido, huella_del_curso
 from curso.comprobar import INTERRUMPIDO, agrupar_por_modulo, ficheros_del_espacio, modulos_de
+from curso.espacios_de_la_clase import Alumno, alumnos_de, modulos_del_curso
 from curso.lecciones import LECCIONES
 
 NOMBRE_DE_LA_TABLA = "calificaciones"
 CARPETA_DE_LA_CACHE = ".cache-de-calificar"
-VERSION_DE_LA_CACHE = 1  # cambia si cambia lo que se guarda o cómo se decide
 DEVOLUCIONES = "devoluciones"
 TODO_JUNTO = None  # la «lección» de la columna que mira el espacio entero
-
-# Dónde no se busca el espacio de un alumno: las carpetas del propio curso (un «Download ZIP» las
-# trae, y checkpoints/ tiene todos los módulos), entornos, cachés y copias.
-NO_SE_MIRAN = {"checkpoints", "solutions", "notebooks", "recetario", "curso", "tests", "node_modules",
-               "site-packages", "__pycache__", ".ipynb_checkpoints", ".copias"}
 
 # Cómo queda una celda.
 VERDE, ROJA, AMBAR, GRIS = "verde", "roja", "ambar", "gris"
 SIN_EMPEZAR, SIN_ESPACIO = "sin empezar", "no encuentro su espacio"
-
-
-@dataclass
-class Alumno:
-    nombre: str  # la subcarpeta de CARPETA: su identificador en la tabla
-    espacio: Path = None  # su mi_agente/, o None si no se encontró
-    donde: str = ""  # el espacio, relativo a CARPETA
 
 
 @dataclass
@@ -93,46 +80,6 @@ class Fila:
     segundos: float = 0.0
     corridas: int = 0
     de_la_cache: int = 0
-
-
-# ---------------------------------------------------------------- dónde está el trabajo
-
-
-def _modulos_del_curso():
-    return {m for carpeta in rutas.puntos_de_control().values() for m in modulos_de(carpeta)}
-
-
-def buscar_espacio(carpeta, modulos_del_curso=None):
-    """El espacio de un alumno dentro de `carpeta`, a cualquier profundidad, o None.
-
-    Gana una carpeta que se llame mi_agente y tenga módulos del curso; si no hay, la que tenga
-    más; a igualdad, la menos honda. No se mira dentro de NO_SE_MIRAN ni de carpetas ocultas, ni
-    en las copias que deja `restaurar` (mi_agente.copia-…)."""
-    modulos_del_curso = modulos_del_curso or _modulos_del_curso()
-    candidatas = []
-    for actual, carpetas, ficheros in os.walk(carpeta):
-        carpetas[:] = sorted(c for c in carpetas if c not in NO_SE_MIRAN and not c.startswith(".")
-                             and ".copia-" not in c and not c.endswith(".egg-info"))
-        cuantos = sum(1 for f in ficheros if f.endswith(".py") and f[:-3] in modulos_del_curso)
-        if cuantos:
-            actual = Path(actual)
-            profundidad = len(actual.relative_to(carpeta).parts)
-            candidatas.append((actual.name != rutas.NOMBRE_DEL_ESPACIO, -cuantos, profundidad, str(actual)))
-    return Path(min(candidatas)[3]) if candidatas else None
-
-
-def alumnos_de(carpeta, salida=None):
-    """[Alumno]: cada subcarpeta de `carpeta` (menos las ocultas y la de salida), con su espacio."""
-    carpeta = Path(carpeta)
-    modulos_del_curso = _modulos_del_curso()
-    alumnos = []
-    for sub in sorted(carpeta.iterdir()):
-        if not sub.is_dir() or sub.name.startswith(".") or (salida and sub.resolve() == Path(salida).resolve()):
-            continue
-        espacio = buscar_espacio(sub, modulos_del_curso)
-        donde = espacio.relative_to(carpeta).as_posix() + "/" if espacio else ""
-        alumnos.append(Alumno(sub.name, espacio, donde))
-    return alumnos
 
 
 # ---------------------------------------------------------------- las lecciones y sus tests
@@ -173,67 +120,6 @@ def nivel(presentes, lecciones):
     """La lección más alta de la que hay algún módulo nuevo en `presentes`, o None."""
     empezadas = [n for n, l in lecciones.items() if l.nuevos & presentes]
     return max(empezadas) if empezadas else None
-
-
-# ---------------------------------------------------------------- la caché
-
-
-def _resumen(ruta):
-    return hashlib.sha256(Path(ruta).read_bytes()).hexdigest()
-
-
-def _contenido(ficheros):
-    """{ruta relativa: resumen} de unos ficheros: dos copias con lo mismo dan lo mismo."""
-    return {relativa: _resumen(origen) for relativa, origen in ficheros.items()}
-
-
-def huella_del_curso():
-    """Un resumen de todo lo que decide un resultado además del código del alumno: los puntos de
-    control con sus tests, recetario/ y el código del curso."""
-    h = hashlib.sha256(f"calificar {VERSION_DE_LA_CACHE}".encode())
-    for base in (rutas.PUNTOS, rutas.RECETARIO, Path(__file__).parent):
-        for ruta in sorted(Path(base).rglob("*")):
-            if ruta.is_file() and "__pycache__" not in ruta.parts and ruta.suffix != ".pyc":
-                h.update(ruta.relative_to(base).as_posix().encode() + b"\0" + _resumen(ruta).encode())
-    return h.hexdigest()
-
-
-class Cache:
-    """Resultados de corridas ya hechas, un fichero JSON por corrida, por la huella de lo que entró.
-
-    No se guarda una corrida con tests colgados, saltados o sin comprobar: dependen de la carga de
-    la máquina o de lo que tenga instalado, y la próxima vez se vuelven a intentar."""
-
-    def __init__(self, carpeta, huella):
-        self.carpeta, self.huella = (Path(carpeta) if carpeta else None), huella
-
-    def clave(self, punto, ficheros, seleccion, ejercicios, limite):
-        h = hashlib.sha256(self.huella.encode())
-        h.update(json.dumps([punto.name, sorted((r, _resumen(f)) for r, f in ficheros.items()),
-                             list(seleccion), list(ejercicios), limite]).encode())
-        return h.hexdigest()
-
-    def leer(self, clave):
-        if self.carpeta is None:
-            return None
-        try:
-            datos = json.loads((self.carpeta / f"{clave}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        return aparte.Corrida({t: aparte.Resultado(*r) for t, r in datos["resultados"].items()},
-                              datos["notas"])
-
-    def guardar(self, clave, corrida):
-        inestables = {aparte.COLGADO, aparte.SALTADO, aparte.SIN_COMPROBAR}
-        if self.carpeta is None or any(r.estado in inestables for r in corrida.resultados.values()):
-            return
-        self.carpeta.mkdir(parents=True, exist_ok=True)
-        datos = {"resultados": {t: [r.estado, r.motivo, r.pendiente, r.caso, r.donde]
-                                for t, r in corrida.resultados.items()},
-                 "notas": corrida.notas}
-        temporal = self.carpeta / f".{clave}.{threading.get_ident()}"
-        temporal.write_text(json.dumps(datos, ensure_ascii=False), encoding="utf-8")
-        os.replace(temporal, self.carpeta / f"{clave}.json")  # entera o nada, aunque llegue un Ctrl-C
 
 
 # ---------------------------------------------------------------- un alumno
@@ -331,8 +217,8 @@ def calificar_alumno(alumno, opciones):
     fila = Fila(alumno)
     inicio = time.monotonic()
     lecciones = opciones.lecciones
-    de_cada_test = aparte.leccion_de_cada_test()
-    totales = {n: sum(1 for t, l in de_cada_test.items() if l == n and aparte.ejercicio_de_test(t) is None)
+    de_cada_test = tests_del_curso.leccion_de_cada_test()
+    totales = {n: sum(1 for t, l in de_cada_test.items() if l == n and tests_del_curso.ejercicio_de_test(t) is None)
                for n in lecciones}
     if alumno.espacio is None:
         fila.celdas = {n: _celda_gris(n, SIN_ESPACIO, totales[n], len(l.ejercicios)) for n, l in lecciones.items()}
@@ -364,9 +250,9 @@ def _calificar_empezadas(fila, alumno, opciones, b, empezadas, presentes, de_cad
     lecciones = opciones.lecciones
     punto = rutas.puntos_de_control()[b]
     todos = modulos_de(punto)
-    del_curso = _modulos_del_curso()
+    del_curso = modulos_del_curso()
     corredor = _Corredor(opciones, fila)
-    tests = [t for t in aparte.tests_del_punto(punto) if de_cada_test.get(t) in lecciones]
+    tests = [t for t in tests_del_curso.tests_del_punto(punto) if de_cada_test.get(t) in lecciones]
     ejercicios = [id for n in empezadas for id in lecciones[n].ejercicios]
     entero = corredor.correr(ficheros_del_espacio(alumno.espacio), punto, tests, ejercicios)
     leccion_de = {m: n for n in sorted(lecciones, reverse=True) for m in lecciones[n].nuevos}
@@ -382,7 +268,7 @@ def _calificar_empezadas(fila, alumno, opciones, b, empezadas, presentes, de_cad
         faltan = {m for m in l.modulos if m not in presentes}
         propios = set(l.modulos) - faltan
         resultados = {t: entero.resultados.get(t) for t in suyos}
-        ids = {aparte.test_de_ejercicio(id): id for id in l.ejercicios}
+        ids = {tests_del_curso.test_de_ejercicio(id): id for id in l.ejercicios}
         resultados.update({t: entero.resultados.get(t) for t in ids})
 
         def repetir(t):
@@ -390,18 +276,18 @@ def _calificar_empezadas(fila, alumno, opciones, b, empezadas, presentes, de_cad
             if r is not None and (r.estado == aparte.PASA or (r.estado == aparte.COLGADO and r.donde in propios)):
                 return False  # pasó, o se colgó en un módulo suyo de esta lección: se colgaría igual
             modulo = (_modulo_del_ejercicio(ids[t]) if t in ids else
-                      veredicto.modulo_de_test(aparte.fichero_de(t), todos))
+                      veredicto.modulo_de_test(tests_del_curso.fichero_de(t), todos))
             return modulo not in faltan if modulo else not faltan
 
         otra_vez = [t for t in suyos if repetir(t)]
         otra_vez_ej = [ids[t] for t in ids if repetir(t)]
         ficheros = _referencia_con(punto, alumno.espacio, set(l.modulos), del_curso)
-        if (otra_vez or otra_vez_ej) and _contenido(ficheros) != _contenido(ficheros_del_espacio(alumno.espacio)):
+        if (otra_vez or otra_vez_ej) and contenido(ficheros) != contenido(ficheros_del_espacio(alumno.espacio)):
             aislada = corredor.correr(ficheros, punto, otra_vez, otra_vez_ej)
             resultados.update({t: r for t, r in aislada.resultados.items() if t in resultados})
         resultados = {t: r for t, r in resultados.items() if r is not None}
         modulos = list(l.modulos) + sorted(
-            {m for t in suyos for m in [veredicto.modulo_de_test(aparte.fichero_de(t), todos)]
+            {m for t in suyos for m in [veredicto.modulo_de_test(tests_del_curso.fichero_de(t), todos)]
              if m and m not in l.modulos})
         comprobacion = veredicto.Comprobacion(
             n, l.nombre, veredicto.lineas_de(modulos, presentes, suyos, resultados, todos, leccion_de),

@@ -14,7 +14,7 @@ al acabar no queda en marcha nada de lo que arrancó tu código (ver `curso/apar
 import sys
 from pathlib import Path
 
-from curso import aparte, rutas, veredicto
+from curso import aparte, rutas, tests_del_curso, veredicto
 
 INTERRUMPIDO = 130  # el código de salida de la costumbre tras un Ctrl-C (128 + SIGINT)
 
@@ -42,7 +42,7 @@ def ficheros_del_espacio(espacio):
 def agrupar_por_modulo(modulos):
     """La función que achaca cada test a su módulo (o a su fichero si no es de ninguno)."""
     def grupo_de(test):
-        return veredicto.modulo_de_test(aparte.fichero_de(test), modulos) or aparte.fichero_de(test)
+        return veredicto.modulo_de_test(tests_del_curso.fichero_de(test), modulos) or tests_del_curso.fichero_de(test)
     return grupo_de
 
 
@@ -51,7 +51,7 @@ def comprobar_en(espacio, carpeta_punto, limite=aparte.LIMITE_TEST, parar=None):
     Comprobacion con una línea por módulo."""
     carpeta_punto = Path(carpeta_punto)
     modulos = modulos_de(carpeta_punto)
-    tests = aparte.tests_del_punto(carpeta_punto)
+    tests = tests_del_curso.tests_del_punto(carpeta_punto)
     corrida = aparte.correr_aparte(ficheros_del_espacio(espacio), carpeta_punto, tests,
                                    limite_test=limite, parar=parar, grupo_de=agrupar_por_modulo(modulos))
     lineas = veredicto.lineas_de(modulos, set(modulos_de(espacio)), tests, corrida.resultados,

@@ -14,7 +14,8 @@ sin comprobar. Todo aquí es puro: no arranca procesos ni toca el disco.
 from dataclasses import dataclass, field
 
 from curso.aparte import COLGADO as T_COLGADO
-from curso.aparte import FALLA, MUERTO, PASA, SALTADO, ejercicio_de_test, fichero_de
+from curso.aparte import FALLA, MUERTO, PASA, SALTADO
+from curso.tests_del_curso import ejercicio_de_test, fichero_de
 
 # Cómo queda cada línea.
 BIEN, MAL, FALTA, COLGADO, SIN_TESTS, SIN_COMPROBAR = (

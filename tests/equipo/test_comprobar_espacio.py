@@ -14,16 +14,15 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from ayudas import vivo
-from curso import aparte, rutas
+from curso import aparte, rutas, tests_del_curso
 from curso import comprobar as comprobar_aparte
 from curso.aparte import Resultado
-from curso.veredicto import BIEN, COLGADO, FALTA, MAL, SIN_COMPROBAR, SIN_TESTS, lineas_de, modulo_de_test
+from curso.veredicto import BIEN, COLGADO, FALTA, MAL, SIN_TESTS, lineas_de, modulo_de_test
 
 LIMITE_CORTO = 4  # segundos por test: de sobra para los del punto de control 00, poco para esperar
 
@@ -74,7 +73,7 @@ def test_cada_fichero_de_tests_de_los_puntos_de_control_tiene_linea():
     for carpeta in rutas.puntos_de_control().values():
         modulos = sorted(p.stem for p in carpeta.glob("*.py"))
         ficheros = sorted(p.name for p in (carpeta / "tests").glob("test_*.py"))
-        lineas = lineas_de(modulos, set(modulos), aparte.tests_del_punto(carpeta), {})
+        lineas = lineas_de(modulos, set(modulos), tests_del_curso.tests_del_punto(carpeta), {})
         for f in ficheros:
             m = modulo_de_test(f, modulos)
             assert any(l.nombre == (f"{m}.py" if m else f"{f} (prueba varios módulos a la vez)")

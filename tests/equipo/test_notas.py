@@ -2,11 +2,7 @@
 filas hechas a mano (sin correr ningún test), y la página de verdad en Chromium a 1400 píxeles."""
 import csv
 import io
-import os
-import re
 from pathlib import Path
-
-import pytest
 
 from curso import aparte, calificar, notas, veredicto
 from curso.aparte import Resultado
