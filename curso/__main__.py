@@ -230,7 +230,7 @@ def analizador():
     comprobar.add_argument("--espacio", metavar="CARPETA",
                            help="comprueba esta carpeta en vez de tu espacio (mi_agente/)")
     comprobar.add_argument("--limite", metavar="S", type=_positivo(float),
-                           help="segundos como mucho por test (60 si no se dice): el que pasa de "
+                           help="segundos como mucho por test (30 si no se dice): el que pasa de "
                                 "ahí queda «colgado» y los demás siguen")
     comprobar.set_defaults(hacer=orden_comprobar)
 
@@ -246,10 +246,10 @@ def analizador():
     calificar.add_argument("--salida", metavar="CARPETA",
                            help="dónde escribir la tabla y la caché (en CARPETA si no se dice)")
     calificar.add_argument("--limite", metavar="S", type=_positivo(float),
-                           help="segundos como mucho por test (60 si no se dice): el que pasa de ahí "
+                           help="segundos como mucho por test (30 si no se dice): el que pasa de ahí "
                                 "queda «colgado» y los demás siguen")
     calificar.add_argument("--limite-total", metavar="S", type=_positivo(float),
-                           help="segundos como mucho por corrida de tests (900 si no se dice)")
+                           help="segundos como mucho por corrida de tests (600 si no se dice)")
     calificar.add_argument("--lecciones", metavar="N", type=int, nargs="+",
                            help="solo estas lecciones (todas las que añaden módulos si no se dice)")
     calificar.add_argument("--a-la-vez", metavar="P", type=_positivo(int),

@@ -43,8 +43,14 @@ from pathlib import Path
 
 import curso
 from curso import rutas
-from curso.registro_de_tests import INFORME, PILA, VARIABLE_COPIA, motivo_corto
 from curso.tests_del_curso import EJERCICIOS, fichero_de, funcion_de, test_de_ejercicio, texto_de_los_ejercicios
+
+# Lo que comparten este módulo y el complemento de pytest (`curso.registro_de_tests`), que corre
+# en el proceso de los tests: la variable con la carpeta temporal y los ficheros que escribe en ella.
+VARIABLE_COPIA = "CURSO_COMPROBAR_COPIA"
+INFORME = "informe.jsonl"  # un evento por línea
+PILA = "pila.txt"  # dónde estaba cada hilo cuando llegó SIGUSR1
+CARACTERES_DEL_MOTIVO = 240  # lo que se enseña de lo que esperaba un test que falla
 
 # Segundos por test: el más lento de los puntos de control tarda 4 s con los dos núcleos ocupados.
 LIMITE_TEST = 30
@@ -84,6 +90,16 @@ class Corrida:
     vueltas: int = 0
     segundos: float = 0.0
     salida: str = ""
+
+
+def motivo_corto(texto, ancho=CARACTERES_DEL_MOTIVO):
+    """De lo que pytest dice de un fallo, lo esencial en una línea: las líneas «E   …» de un error
+    al importar, o las dos primeras del mensaje de una aserción (su mensaje y la comparación)."""
+    lineas = [l.rstrip() for l in str(texto).splitlines() if l.strip()]
+    marcadas = [l[1:].strip() for l in lineas if l.startswith("E ")]
+    elegidas = marcadas[-1:] if marcadas else lineas[:2]
+    corto = " · ".join(elegidas)
+    return corto if len(corto) <= ancho else corto[:ancho - 1] + "…"
 
 
 # ---------------------------------------------------------------- la copia

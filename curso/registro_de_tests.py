@@ -23,24 +23,11 @@ from pathlib import Path
 import pytest
 
 from curso import rutas
+from curso.aparte import INFORME, PILA, VARIABLE_COPIA, motivo_corto
 
-VARIABLE_COPIA = "CURSO_COMPROBAR_COPIA"  # la carpeta temporal donde está todo
-INFORME = "informe.jsonl"  # dentro de ella
-PILA = "pila.txt"  # dentro de ella: dónde estaba cada hilo cuando llegó SIGUSR1 (ver pytest_configure)
 _pila = None  # el fichero de PILA, abierto mientras viva el proceso
-CARACTERES_DEL_MOTIVO = 240  # lo que se enseña de lo que esperaba un test que falla
 # El aviso de un esbozo, también dentro del texto de otro proceso (un test que corre correr.py).
 AVISO_EN_EL_TEXTO = re.compile(r"NotImplementedError: Ejercicio (\d+(?:\.\d+)+) pendiente")
-
-
-def motivo_corto(texto, ancho=CARACTERES_DEL_MOTIVO):
-    """De lo que pytest dice de un fallo, lo esencial en una línea: las líneas «E   …» de un error
-    al importar, o las dos primeras del mensaje de una aserción (su mensaje y la comparación)."""
-    lineas = [l.rstrip() for l in str(texto).splitlines() if l.strip()]
-    marcadas = [l[1:].strip() for l in lineas if l.startswith("E ")]
-    elegidas = marcadas[-1:] if marcadas else lineas[:2]
-    corto = " · ".join(elegidas)
-    return corto if len(corto) <= ancho else corto[:ancho - 1] + "…"
 
 
 def _apuntar(evento):
