@@ -132,6 +132,7 @@ class Opciones:
     limite_total: float = aparte.LIMITE_TOTAL
     cache: Cache = None
     parar: threading.Event = None
+    todas: dict = None  # todas las lecciones que se califican (el nivel se mide con ellas); `lecciones` si no se da
 
 
 class _Corredor:
@@ -225,7 +226,7 @@ def calificar_alumno(alumno, opciones):
         fila.todo_junto = _celda_gris(TODO_JUNTO, SIN_ESPACIO)
         return fila
     presentes = set(modulos_de(alumno.espacio))
-    b = nivel(presentes, lecciones)
+    b = nivel(presentes, opciones.todas or lecciones)  # con --lecciones 1, un alumno de la 07 sigue en la 07
     empezadas = [n for n, l in lecciones.items() if b is not None and l.nuevos & presentes]
     for n, l in lecciones.items():
         if n not in empezadas:
@@ -332,18 +333,20 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
                   "espacio (sus ejercicios son funciones del cuaderno): no hay nada suyo que calificar.",
                   file=sys.stderr)
             return 2
-        todas = {n: todas[n] for n in sorted(set(lecciones))}
+        elegidas = {n: todas[n] for n in sorted(set(lecciones))}
+    else:
+        elegidas = todas
     salida = Path(salida) if salida else carpeta
     salida.mkdir(parents=True, exist_ok=True)
     a_la_vez = a_la_vez or os.cpu_count() or 1
-    opciones = Opciones(todas, limite or aparte.LIMITE_TEST, limite_total or aparte.LIMITE_TOTAL,
+    opciones = Opciones(elegidas, limite or aparte.LIMITE_TEST, limite_total or aparte.LIMITE_TOTAL,
                         Cache(salida / CARPETA_DE_LA_CACHE, huella_del_curso()) if con_cache else None,
-                        threading.Event())
+                        threading.Event(), todas)
     alumnos = alumnos_de(carpeta, salida)
     csv_ = salida / f"{NOMBRE_DE_LA_TABLA}.csv"
     codificacion = "utf-8-sig" if con_bom else "utf-8"
-    csv_.write_text(notas.cabecera_csv(todas), encoding=codificacion)
-    print(f"{len(alumnos)} alumnos × {len(todas)} lecciones y todo junto, {a_la_vez} a la vez "
+    csv_.write_text(notas.cabecera_csv(elegidas), encoding=codificacion)
+    print(f"{len(alumnos)} alumnos × {len(elegidas)} lecciones y todo junto, {a_la_vez} a la vez "
           f"(cada test, como mucho {opciones.limite:g} s):", flush=True)
     filas, inicio = [], time.monotonic()
     grupo = ThreadPoolExecutor(max_workers=a_la_vez)
@@ -357,7 +360,7 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
             fila = hecho.result()
             filas.append(fila)
             with open(csv_, "a", encoding="utf-8", newline="") as f:  # la fila entera de una vez
-                f.write(notas.fila_csv(fila, todas))
+                f.write(notas.fila_csv(fila, elegidas))
             quedan = len(alumnos) - len(filas)
             estimacion = ""
             if quedan:
@@ -369,7 +372,7 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
     except KeyboardInterrupt:
         opciones.parar.set()
         grupo.shutdown(wait=True, cancel_futures=True)
-        _escribir(salida, filas, todas, opciones, con_bom, devoluciones, faltan=len(alumnos) - len(filas))
+        _escribir(salida, filas, elegidas, opciones, con_bom, devoluciones, faltan=len(alumnos) - len(filas))
         print(f"Interrumpido: se han parado los tests que corrían. {len(filas)} de {len(alumnos)} "
               f"alumnos quedan en {csv_.name} y {NOMBRE_DE_LA_TABLA}.html; los demás, la próxima vez "
               "(lo hecho está en la caché).", file=sys.stderr)
@@ -379,7 +382,7 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
         grupo.shutdown(wait=True, cancel_futures=True)
         if anterior is not None:
             signal.signal(signal.SIGTERM, anterior)
-    _escribir(salida, filas, todas, opciones, con_bom, devoluciones)
+    _escribir(salida, filas, elegidas, opciones, con_bom, devoluciones)
     corridas = sum(f.corridas for f in filas)
     guardadas = sum(f.de_la_cache for f in filas)
     print(f"Escrito: {salida / NOMBRE_DE_LA_TABLA}.csv y {NOMBRE_DE_LA_TABLA}.html"
