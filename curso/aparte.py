@@ -319,7 +319,7 @@ def correr(copia, raiz, seleccion, limite_test=LIMITE_TEST, limite_total=LIMITE_
         if pendientes and len(corrida.resultados) == antes:  # la vuelta no avanzó: no va a avanzar
             salida = (raiz / "salida.txt").read_text(encoding="utf-8", errors="replace")
             que = CODIGOS_DE_PYTEST.get(codigo, f"código {codigo}") if codigo is not None else \
-                f"pytest no empezó en {limite_test:g} s"
+                f"pytest no empezó en {max(limite_test, ARRANQUE):g} s"
             _sin_comprobar(corrida, pendientes, f"los tests no pudieron correr ({que})"
                            + (f": {motivo_corto(salida)}" if salida.strip() else ""))
             break
