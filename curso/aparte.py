@@ -59,6 +59,7 @@ PAUSA = 0.05  # cada cuánto se lee lo que ha apuntado el complemento
 CULPAS_POR_GRUPO = 2  # colgados o muertos de un módulo antes de dar sus demás tests por perdidos
 COLGADOS_POR_CORRIDA = 3  # colgados en total antes de dar los demás tests por perdidos
 ESPERA_A_LA_PILA = 1.0  # lo que se espera a que el proceso escriba dónde estaba
+TRAS_LOS_COLGADOS = "tras"  # así empieza el motivo de los que no se corren porque otros se colgaron
 ARRANQUE = 20  # segundos para que pytest arranque y diga algo (cargar pytest y el curso lleva 1-3 s)
 
 # Lo que no se copia del espacio del alumno: un conftest.py suyo cambiaría cómo corren los tests.
@@ -311,10 +312,10 @@ def correr(copia, raiz, seleccion, limite_test=LIMITE_TEST, limite_total=LIMITE_
             _sin_comprobar(corrida, pendientes, f"se acabaron los {limite_total:g} s de la corrida")
             break
         perdidos = [t for t in pendientes if culpas.get(grupo_de(t), 0) >= CULPAS_POR_GRUPO]
-        _sin_comprobar(corrida, perdidos, "tras dos tests de su módulo colgados o muertos")
+        _sin_comprobar(corrida, perdidos, f"{TRAS_LOS_COLGADOS} dos tests de su módulo colgados o muertos")
         colgados = sum(1 for r in corrida.resultados.values() if r.estado == COLGADO)
         if colgados >= COLGADOS_POR_CORRIDA:
-            _sin_comprobar(corrida, pendientes, f"tras {colgados} tests colgados")
+            _sin_comprobar(corrida, pendientes, f"{TRAS_LOS_COLGADOS} {colgados} tests colgados")
         pendientes = [t for t in pendientes if t not in corrida.resultados]
         if pendientes and len(corrida.resultados) == antes:  # la vuelta no avanzó: no va a avanzar
             salida = (raiz / "salida.txt").read_text(encoding="utf-8", errors="replace")
@@ -327,6 +328,16 @@ def correr(copia, raiz, seleccion, limite_test=LIMITE_TEST, limite_total=LIMITE_
     salida = raiz / "salida.txt"
     corrida.salida = salida.read_text(encoding="utf-8", errors="replace") if salida.exists() else ""
     return corrida
+
+
+def es_estable(resultado):
+    """¿Saldría igual otra vez, con el mismo código y el mismo límite? No un test saltado (depende de
+    lo que haya instalado) ni uno sin comprobar porque se acabó el tiempo de la corrida, llegó un
+    Ctrl-C o pytest no arrancó. Sí uno colgado, y los que no se corrieron tras los colgados: con el
+    mismo límite se colgaría igual (con otro `--limite` la caché de calificar ya no lo da por hecho)."""
+    if resultado.estado == SALTADO:
+        return False
+    return resultado.estado != SIN_COMPROBAR or resultado.motivo.startswith(TRAS_LOS_COLGADOS)
 
 
 def _sin_comprobar(corrida, tests, motivo):

@@ -39,8 +39,10 @@ def huella_del_curso():
 class Cache:
     """Resultados de corridas ya hechas, un fichero JSON por corrida, por la huella de lo que entró.
 
-    No se guarda una corrida con tests colgados, saltados o sin comprobar: dependen de la carga de
-    la máquina o de lo que tenga instalado, y la próxima vez se vuelven a intentar."""
+    No se guarda una corrida con algo que podría salir distinto la próxima vez (`aparte.es_estable`):
+    un test saltado, o sin comprobar porque se acabó el tiempo o llegó un Ctrl-C. Un test colgado sí
+    se guarda: el límite por test va en la clave, y con otro `--limite` (o `--sin-cache`) se intenta
+    de nuevo."""
 
     def __init__(self, carpeta, huella):
         self.carpeta, self.huella = (Path(carpeta) if carpeta else None), huella
@@ -62,8 +64,7 @@ class Cache:
                               datos["notas"])
 
     def guardar(self, clave, corrida):
-        inestables = {aparte.COLGADO, aparte.SALTADO, aparte.SIN_COMPROBAR}
-        if self.carpeta is None or any(r.estado in inestables for r in corrida.resultados.values()):
+        if self.carpeta is None or not all(aparte.es_estable(r) for r in corrida.resultados.values()):
             return
         self.carpeta.mkdir(parents=True, exist_ok=True)
         datos = {"resultados": {t: [r.estado, r.motivo, r.pendiente, r.caso, r.donde]

@@ -173,9 +173,9 @@ def celda_de(leccion, comprobacion):
         for l in malas:
             if l.estado == veredicto.MAL:
                 partes.append(_quien(l) + (f" (ejercicio {l.pendiente} pendiente)" if l.pendiente else ""))
-        estado, texto = ROJA, "✘ " + ", ".join(partes)
+        estado, texto = ROJA, "✘ " + ", ".join(dict.fromkeys(partes))
     elif colgadas:
-        estado, texto = AMBAR, "⚠ " + ", ".join(_quien(l) for l in colgadas) + " colgado"
+        estado, texto = AMBAR, "⚠ " + ", ".join(dict.fromkeys(_quien(l) for l in colgadas)) + " colgado"
     elif comprobacion.sin_comprobar or any(l.estado == veredicto.SIN_COMPROBAR for l in lineas):
         estado, texto = AMBAR, ""
     else:

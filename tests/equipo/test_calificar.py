@@ -210,17 +210,22 @@ def test_no_sobrevive_ningun_servidor_postgres_de_un_test_que_se_cuelga(curso_de
 
 
 def test_la_cache_solo_vuelve_a_correr_lo_que_ha_cambiado(curso_de_juguete, tmp_path, temporal, capsys):
+    """Por el contenido de lo que entra en cada corrida: hugo no cambia nada, y juan, que se cuelga,
+    tampoco (con el mismo límite se colgaría igual); iris arregla b.py y es la única que corre."""
     clase, salida = tmp_path / "clase", tmp_path / "notas"
     alumno(clase, "hugo", {"a.py": A_11, "b.py": B_11})
     iris = alumno(clase, "iris", {"a.py": A_11, "b.py": B_11.replace("return 1", "return 5")})
+    alumno(clase, "juan", {"a.py": A_11, "b.py": B_11.replace("    return 2", "    while True:\n        pass")})
     primera = calificar_juguete(clase, salida)
-    assert "corridas, 1 de la caché" not in capsys.readouterr().out
-    (iris / "b.py").write_text(B_11 + "# arreglado\n", encoding="utf-8")  # iris arregla b.py; hugo, nada
+    assert "corridas de tests, 0 de la caché)." in capsys.readouterr().out
+    (iris / "b.py").write_text(B_11 + "# arreglado\n", encoding="utf-8")
     segunda = calificar_juguete(clase, salida)
     progreso = capsys.readouterr().out
     assert re.search(r"\] hugo .*\(\d+ s, 0 corridas, 1 de la caché", progreso)
+    assert re.search(r"\] juan .*\(\d+ s, 0 corridas, 1 de la caché", progreso)
     assert re.search(r"\] iris .*\(\d+ s, 1 corridas", progreso)
-    assert primera["hugo"] == segunda["hugo"] and segunda["iris"]["11 estado"] == "✔"
+    assert primera["hugo"] == segunda["hugo"] and primera["juan"] == segunda["juan"]
+    assert segunda["iris"]["11 estado"] == "✔"
 
 
 def test_cada_fila_se_escribe_al_acabar_su_alumno_y_un_ctrl_c_guarda_lo_hecho(tmp_path):

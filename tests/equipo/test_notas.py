@@ -139,3 +139,10 @@ def test_la_pagina_cabe_en_1400_pixeles(tmp_path):
             navegador.close()
     assert anchos["curso"] <= 1400, anchos
     assert anchos["ingenua"] > 1400, anchos  # sin lo que la hace caber, no cabe: el test lo ve
+
+
+def test_un_modulo_que_cuelga_los_tests_de_otros_se_nombra_una_vez_en_la_celda():
+    """Los tests de agente.py y de compactar.py se cuelgan en el bucle del alumno: la celda dice
+    dónde se colgaron, bucle.py, una vez (la pila dice dónde estaba; ver aparte.donde_estaba)."""
+    lineas = [Linea(f"{m}.py", veredicto.COLGADO, "…", f"test_{m}.py::test_x", donde="bucle") for m in ("agente", "compactar")]
+    assert celda(3, lineas, 10, 33).texto == "⚠ bucle.py colgado"
