@@ -82,3 +82,33 @@ def test_los_nombres_que_el_cuaderno_tomo_del_viejo_pasan_al_nuevo(espacio, caps
     nuevo = importlib.import_module("usa_errores")
     assert nombres["usa_errores"] is nuevo and nombres["es_suyo"] is nuevo.es_suyo
     assert nombres["propio"] == 42
+
+
+def test_al_volver_a_una_leccion_sus_celdas_no_escriben_encima_de_lo_posterior(tmp_path, monkeypatch, capsys):
+    """Con la 03 hecha, la celda %%modulo bucle de la 01 desharía el paso de compactación: no se
+    escribe, lo dice, y la lección sigue con el bucle.py del punto de control 01."""
+    import shutil
+    espacio = tmp_path / "espacio"
+    shutil.copytree(rutas.puntos_de_control()[3], espacio, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    monkeypatch.setenv(rutas.VARIABLE_ESPACIO, str(espacio))
+    monkeypatch.setattr(cuaderno.REFERENCIAS, "rutas", {})
+    monkeypatch.setattr(IPython, "get_ipython", lambda: SimpleNamespace(user_ns={}))
+    monkeypatch.setattr(cuaderno, "_leccion", None)  # preparar los cambia; al salir, como estaban
+    monkeypatch.setattr(cuaderno, "_delante", {})
+    antes = (espacio / "bucle.py").read_bytes()
+    try:
+        cuaderno.preparar(1)
+        assert "Tu espacio va por delante de esta lección" in capsys.readouterr().out
+        cuaderno.modulo("bucle", "def bucle():\n    return 'de la lección 01'\n")
+        salida = capsys.readouterr().out
+        assert (espacio / "bucle.py").read_bytes() == antes, salida
+        assert "No escribo bucle.py" in salida and "restaurar 0" in salida
+        assert importlib.import_module("bucle").__file__ == str(rutas.puntos_de_control()[1] / "bucle.py")
+    finally:  # nada de este espacio ni de las referencias se queda en sys.modules para otros tests
+        cuaderno._de_repaso.clear()
+        for nombre, m in list(sys.modules.items()):
+            fichero = getattr(m, "__file__", None) or ""
+            if fichero.startswith((str(espacio), str(rutas.PUNTOS))):
+                del sys.modules[nombre]
+        if str(espacio) in sys.path:
+            sys.path.remove(str(espacio))
