@@ -24,7 +24,7 @@ from almacenes import Almacen, esquema_postgres, postgres  # noqa: F401  (las fi
 from intercalar import ESPERA_MAXIMA_S, PausaTras, intercalar
 
 from curso import varias_maquinas
-from curso.dos_conexiones import en_otro_hilo, esperar_a_que_espere, esperar_al_ajuste
+from curso.dos_conexiones import en_otro_hilo, esperar_a_que_espere, esperar_a_que_los_commits_esperen, esperar_al_ajuste
 from curso.postgres import ClusterTemporal, FaltaPostgres, esquema_de_prueba
 from curso.pruebas_postgres import sin_postgres
 
@@ -411,7 +411,8 @@ def servidor_propio():
 def test_si_la_conexion_cae_durante_el_commit_reintentar_con_la_misma_identidad_es_seguro(servidor_propio, paso):
     """El COMMIT se queda esperando a una réplica síncrona que no existe: en ese momento ya está
     escrito en el disco del servidor, pero el cliente no lo sabe. Se corta la conexión
-    (pg_terminate_backend): el cliente ve un error y no sabe si se confirmó. Sí se confirmó.
+    (pg_terminate_backend): el cliente ve un error y no sabe si se confirmó. Sí se confirmó, y el
+    servidor lo dice en un WARNING antes de cerrar (un corte de red no diría nada).
     Reintentar con la misma identidad de entrega no duplica nada."""
     with esquema_de_prueba(servidor_propio) as destino:
         almacen = Almacen("postgres", destino).abrir()
@@ -419,13 +420,18 @@ def test_si_la_conexion_cae_durante_el_commit_reintentar_con_la_misma_identidad_
             almacen.crear_padre(PADRE, ["logs", "config"])
             if paso == "admitir":
                 almacen.recibir(PADRE, "logs", "e-1", RESULTADO)
-            victima = almacen.nueva()
-            hacer = {"recibir": lambda: buzon_pg.recibir(victima, PADRE, "logs", "e-1", RESULTADO),
-                     "admitir": lambda: buzon_pg.admitir(victima, "e-1")}[paso]
             almacen.filas("ALTER SYSTEM SET synchronous_standby_names = 'replica_que_no_existe'")
             try:
                 almacen.filas("SELECT pg_reload_conf()")
-                esperar_al_ajuste(victima, "synchronous_standby_names", "replica_que_no_existe")
+                # No basta con que SHOW diga la réplica: lo que decide es una marca que pone el
+                # checkpointer al releer la configuración. Se espera a ver un COMMIT esperando.
+                esperar_a_que_los_commits_esperen(almacen.conexion, destino)
+                victima = almacen.nueva()  # un backend que arranca ahora ya tiene el ajuste nuevo
+                avisos = []  # los campos se copian en el acto: el aviso solo vale durante la llamada
+                victima.add_notice_handler(lambda aviso: avisos.append(
+                    (aviso.severity_nonlocalized, aviso.sqlstate, aviso.message_detail)))
+                hacer = {"recibir": lambda: buzon_pg.recibir(victima, PADRE, "logs", "e-1", RESULTADO),
+                         "admitir": lambda: buzon_pg.admitir(victima, "e-1")}[paso]
                 llamada = en_otro_hilo(hacer)
                 esperar_a_que_espere(almacen.conexion, victima, llamada, evento="SyncRep")
                 almacen.filas("SELECT pg_terminate_backend(?)", victima.info.backend_pid)
@@ -434,6 +440,9 @@ def test_si_la_conexion_cae_durante_el_commit_reintentar_con_la_misma_identidad_
             finally:
                 almacen.filas("ALTER SYSTEM RESET synchronous_standby_names")
                 almacen.filas("SELECT pg_reload_conf()")
+            # El servidor avisó antes de cerrar: la transacción ya estaba confirmada en local.
+            assert [aviso[:2] for aviso in avisos] == [("WARNING", "57P01")]
+            assert "already committed locally" in avisos[0][2]
             # El cliente no lo sabe, pero se confirmó:
             assert almacen.filas("SELECT disposicion FROM buzon WHERE entrega='e-1'") == [
                 ("recibida",) if paso == "recibir" else ("admitida",)]
