@@ -85,6 +85,15 @@ def esperar_a_que_espere(observador, conexion, llamada=None, evento=None):
         time.sleep(CADA_S)
 
 
+def con_ajustes(conexion, **ajustes):
+    """La cadena de conexión `conexion` con `ajustes` de la sesión añadidos al final de sus opciones
+    (options=-c nombre=valor), donde mandan: con_ajustes(c, lock_timeout="1s")."""
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    opciones = [conninfo_to_dict(conexion).get("options") or "", *(f"-c {k}={v}" for k, v in ajustes.items())]
+    return make_conninfo(conexion, options=" ".join(opciones).strip())
+
+
 def esperar_al_ajuste(bd, nombre, valor):
     """Vuelve cuando el backend de la conexión `bd` ve el ajuste `nombre` con `valor`.
 

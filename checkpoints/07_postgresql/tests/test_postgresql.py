@@ -24,7 +24,8 @@ from almacenes import Almacen, esquema_postgres, postgres  # noqa: F401  (las fi
 from intercalar import ESPERA_MAXIMA_S, PausaTras, intercalar
 
 from curso import varias_maquinas
-from curso.dos_conexiones import en_otro_hilo, esperar_a_que_espere, esperar_a_que_los_commits_esperen, esperar_al_ajuste
+from curso.dos_conexiones import (con_ajustes, en_otro_hilo, esperar_a_que_espere, esperar_a_que_los_commits_esperen,
+                                  esperar_al_ajuste)
 from curso.postgres import ClusterTemporal, FaltaPostgres, esquema_de_prueba
 from curso.pruebas_postgres import sin_postgres
 
@@ -249,6 +250,45 @@ def test_dos_anotaciones_a_la_vez_se_numeran_sin_huecos(pg, variante):
         assert fallos and all("UniqueViolation" in fallo for fallo in fallos), informe
 
 
+class Cambiando:
+    """Una conexión que ejecuta cada sentencia con `viejo` cambiado por `nuevo`: la variante de una
+    función del módulo que solo difiere en eso."""
+
+    def __init__(self, conexion, viejo, nuevo):
+        self.conexion, self.viejo, self.nuevo = conexion, viejo, nuevo
+
+    def __getattr__(self, nombre):
+        return getattr(self.conexion, nombre)
+
+    def execute(self, sql, *argumentos):
+        return self.conexion.execute(sql.replace(self.viejo, self.nuevo), *argumentos)
+
+
+@pytest.mark.parametrize("cerrojo", ["FOR NO KEY UPDATE", "FOR UPDATE"])
+def test_anotar_no_para_el_insert_de_un_resumen_a_la_vez_solo_el_cambio_del_puntero(pg, cerrojo):
+    """anotar bloquea la fila de su ejecución y no cambia su clave: FOR NO KEY UPDATE. Así el INSERT
+    de instalar, cuya clave foránea pide la fila con FOR KEY SHARE, pasa; instalar espera solo al
+    mover el puntero, que es escribir en esa misma fila. Con FOR UPDATE (la variante), el INSERT
+    ya se para en la comprobación de la clave foránea."""
+    preparar_resumen(pg, "r")
+    base, _ = pg.activo("r")
+    dondes = []
+
+    def instalar_a_la_vez():
+        otra = pg.nueva()
+        instalacion = en_otro_hilo(resumenes_pg.instalar, otra, "r", base, 3, [{"texto": "Solo lectura", "fuente": 1}])
+        _, evento, sentencia = esperar_a_que_espere(pg.conexion, otra, instalacion, evento="transactionid")
+        dondes.append(sentencia.split()[0])
+        return instalacion
+
+    instalaciones = []
+    conexion = PausaTras(Cambiando(pg.nueva(), "FOR NO KEY UPDATE", cerrojo),
+                         lambda: instalaciones.append(instalar_a_la_vez()), cuando=lambda sql: "FOR " in sql)
+    assert historial_pg.anotar(conexion, "r", "quinto") == 5
+    instalaciones[0].resultado()  # anotar confirmó: instalar sigue y acaba
+    assert dondes == (["UPDATE"] if cerrojo == "FOR NO KEY UPDATE" else ["INSERT"]), dondes
+
+
 def creado_una_vez(almacen, padre, a, b):
     errores = [error for _, error in (a, b) if error is not None]
     if len(errores) == 1 and type(errores[0]) is ValueError and "ya existe" in str(errores[0]):
@@ -460,6 +500,47 @@ def test_si_la_conexion_cae_durante_el_commit_reintentar_con_la_misma_identidad_
             assert [carga for _, _, carga in almacen.mensajes(PADRE)] == [RESULTADO, RESULTADO]
         finally:
             almacen.cerrar()
+
+
+# --- Un trabajador congelado con la fila del padre bloqueada ------------------------------------------
+
+def test_abrir_pone_limites_a_las_esperas_y_la_cadena_de_conexion_manda(pg):
+    """Sin límites (lo que PostgreSQL trae: 0), un cerrojo de un proceso colgado no se suelta nunca."""
+    ajustes = list(historial_pg.LIMITES)
+    mostrar = lambda bd: {a: bd.execute(f"SHOW {a}").fetchone()[0] for a in ajustes}  # noqa: E731
+    with (historial_pg.abrir(pg.destino) as de_abrir, psycopg.connect(pg.destino) as sin_abrir,
+          historial_pg.abrir(con_ajustes(pg.destino, lock_timeout="1s")) as propia):
+        con_los_de_abrir = mostrar(de_abrir)
+        assert all(valor not in ("0", "0ms") for valor in con_los_de_abrir.values()), con_los_de_abrir
+        assert mostrar(sin_abrir)["idle_in_transaction_session_timeout"] == mostrar(sin_abrir)["lock_timeout"] == "0"
+        assert mostrar(propia) == {**con_los_de_abrir, "lock_timeout": "1s"}
+        assert propia.execute("SHOW search_path").fetchone() == pg.conexion.execute("SHOW search_path").fetchone()
+
+
+@pytest.mark.parametrize("limite", ["el de abrir", "ninguno"])
+def test_un_trabajador_congelado_con_la_fila_del_padre_la_suelta_al_limite_de_inactividad(pg, limite):
+    """Un trabajador (un proceso de verdad) se para con SIGSTOP dentro de admitir, con la fila del
+    padre bloqueada. Con el límite de inactividad en transacción (aquí 1 s, no los 10 de abrir,
+    para no esperar), el servidor cierra su sesión: el padre termina, y el trabajador, al seguir,
+    reconecta y repite la entrega, que llega tarde. Sin límite (la variante), nadie suelta la fila:
+    el padre solo sale rindiéndose (su lock_timeout, aquí también de 1 s)."""
+    preparar_con_logs_recibida(pg, PADRE)
+    inactividad = "1s" if limite == "el de abrir" else 0
+    trabajador = con_ajustes(pg.destino, idle_in_transaction_session_timeout=inactividad)
+    with varias_maquinas.Congelado(trabajador, PUNTO, (PADRE, "logs", f"{PADRE}-logs", RESULTADO)) as congelado:
+        assert congelado.parado()
+        padre = pg.nueva()
+        padre.execute("SET lock_timeout = '1s'")
+        if limite == "el de abrir":
+            buzon_pg.terminar(padre, PADRE, "cancelada")
+            assert pg.estado(PADRE) == ("cancelada", 1)
+            assert congelado.seguir() == ["reconecta", f"hecha {PADRE}-logs tardia"]
+        else:
+            with pytest.raises(psycopg.errors.LockNotAvailable):
+                buzon_pg.terminar(padre, PADRE, "cancelada")
+            assert pg.filas("SELECT state FROM pg_stat_activity WHERE pid = ?", congelado.backend) == [
+                ("idle in transaction",)]
+    assert pg.mensajes(PADRE) == []
 
 
 # --- Varias máquinas: procesos que compiten por las mismas filas, y que mueren -------------------------
