@@ -85,6 +85,16 @@ def esperar_a_que_espere(observador, conexion, llamada=None, evento=None):
         time.sleep(CADA_S)
 
 
+def esperar_a_que_se_cierre(observador, pid):
+    """Vuelve cuando la sesión del backend `pid` ya no está en pg_stat_activity (se cerró: el
+    servidor, al salir de ella, suelta sus cerrojos un instante antes de borrarla de ahí)."""
+    limite = time.monotonic() + ESPERA_MAXIMA_S
+    while observador.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone():
+        if time.monotonic() > limite:
+            raise RuntimeError(f"La sesión {pid} sigue abierta tras {ESPERA_MAXIMA_S} s.")
+        time.sleep(CADA_S)
+
+
 def con_ajustes(conexion, **ajustes):
     """La cadena de conexión `conexion` con `ajustes` de la sesión añadidos al final de sus opciones
     (options=-c nombre=valor), donde mandan: con_ajustes(c, lock_timeout="1s")."""

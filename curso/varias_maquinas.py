@@ -116,10 +116,11 @@ def trabajar(conexion, semilla, entregas, pausa=None, congelarse=False):
 
 # --- Quien los lanza, los mata y cuenta ----------------------------------------------------------
 
-def simulacro(conexion, modulos, entregas, percances=PERCANCES):
+def simulacro(conexion, modulos, entregas, percances=PERCANCES, al_percance=None):
     """Lanza un trabajador por cada número de `percances`, le aplica su percance y espera a que
     todos (los sustitutos también) acaben. Devuelve {"sigkill": n, "corte": n, "reconecta": n,
-    "errores": {trabajador: código}}. `modulos` es la carpeta de donde importan `buzon_pg`."""
+    "errores": {trabajador: código}}. `modulos` es la carpeta de donde importan `buzon_pg`.
+    `al_percance(hechos, total)`, si se da, se llama tras cada percance: para ir diciendo por dónde va."""
     import psycopg
 
     entorno = dict(os.environ, PYTHONPATH=os.pathsep.join([str(modulos), *(p for p in sys.path if p)]))
@@ -171,6 +172,8 @@ def simulacro(conexion, modulos, entregas, percances=PERCANCES):
                             procesos[numero].stdin.flush()
                         except BrokenPipeError:  # murió por su cuenta: su error sale en «errores»
                             pass
+                    if hechas[numero] == tras and al_percance is not None:
+                        al_percance(cuenta["sigkill"] + cuenta["corte"], len(percances))
                 elif suceso[0] == "fin":
                     vivos.discard(numero)
         finally:
