@@ -1,17 +1,12 @@
 """Lo que usan las celdas de la lección 07: dos conexiones en un orden que dice el servidor
 (curso/dos_conexiones.py) y el simulacro de varias máquinas (curso/varias_maquinas.py)."""
-import os
 import shutil
-import signal
 import sys
-import time
 
 import psycopg
 import pytest
 
 from curso import dos_conexiones, rutas, varias_maquinas
-from curso.postgres import ClusterTemporal, FaltaPostgres
-from curso.pruebas_postgres import sin_postgres
 
 PUNTO = rutas.PUNTOS / "07_postgresql"
 
@@ -58,61 +53,6 @@ def test_el_error_de_la_llamada_llega_a_quien_pide_su_resultado(tres):
     llamada = dos_conexiones.en_otro_hilo(b.execute, "SELECT 1 / 0")
     with pytest.raises(psycopg.errors.DivisionByZero):
         llamada.resultado()
-
-
-@pytest.fixture(scope="module")
-def servidor_propio():
-    """Un cluster solo para este módulo: el test de la réplica síncrona cambia su configuración."""
-    try:
-        with ClusterTemporal() as cluster:
-            yield cluster.conexion
-    except FaltaPostgres as error:
-        sin_postgres(str(error))
-
-
-def commit_que_escribe(conexion):
-    """(conexión, llamada): una transacción que escribe en el WAL, con su COMMIT ya en marcha en otro hilo."""
-    bd = psycopg.connect(conexion)
-    bd.add_notice_handler(lambda aviso: None)
-    bd.execute("SELECT pg_logical_emit_message(true, 'prueba', 'x')")
-    return bd, dos_conexiones.en_otro_hilo(bd.commit)
-
-
-def test_la_espera_a_la_replica_sincrona_no_se_fia_de_show_sino_de_un_commit_que_espera(servidor_propio):
-    """Con el checkpointer sin releer la configuración (aquí, parado con SIGSTOP: lo mismo que en
-    medio de un CHECKPOINT largo), SHOW ya dice la réplica y un COMMIT aún no espera: la espera
-    ingenua (`esperar_al_ajuste`) vuelve demasiado pronto. `esperar_a_que_los_commits_esperen` no
-    vuelve hasta que el checkpointer sigue y pone la marca; después, un COMMIT sí espera."""
-    with psycopg.connect(servidor_propio, autocommit=True) as mirador:
-        (checkpointer,) = mirador.execute(
-            "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'").fetchone()
-        os.kill(checkpointer, signal.SIGSTOP)
-        try:
-            mirador.execute("ALTER SYSTEM SET synchronous_standby_names = 'replica_que_no_existe'")
-            mirador.execute("SELECT pg_reload_conf()")
-            with psycopg.connect(servidor_propio) as ingenua:
-                dos_conexiones.esperar_al_ajuste(ingenua, "synchronous_standby_names", "replica_que_no_existe")
-                ingenua.execute("SELECT pg_logical_emit_message(true, 'prueba', 'x')")
-                commit = dos_conexiones.en_otro_hilo(ingenua.commit)
-                with pytest.raises(RuntimeError, match="no esperó"):
-                    dos_conexiones.esperar_a_que_espere(mirador, ingenua, commit, "SyncRep")
-            espera = dos_conexiones.en_otro_hilo(dos_conexiones.esperar_a_que_los_commits_esperen,
-                                                 mirador, servidor_propio)
-            time.sleep(0.5)  # decenas de sondas, y ninguna espera mientras el checkpointer no siga
-            assert not espera.acabada()
-        finally:
-            os.kill(checkpointer, signal.SIGCONT)
-        try:
-            assert espera.resultado() == ("IPC", "SyncRep", "COMMIT")
-            victima, commit = commit_que_escribe(servidor_propio)
-            with victima:
-                assert dos_conexiones.esperar_a_que_espere(mirador, victima, commit, "SyncRep")[:2] == ("IPC", "SyncRep")
-                mirador.execute("SELECT pg_cancel_backend(%s)", (victima.info.backend_pid,))
-                commit.resultado()
-        finally:
-            mirador.execute("ALTER SYSTEM RESET synchronous_standby_names")
-            mirador.execute("SELECT pg_reload_conf()")
-            dos_conexiones.esperar_al_ajuste(mirador, "synchronous_standby_names", "")
 
 
 def simulacro(conexion, modulos, padres=6):

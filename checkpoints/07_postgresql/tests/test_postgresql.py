@@ -1,5 +1,6 @@
 """Lo que cambia en PostgreSQL, con un servidor de verdad: aislamiento, compare-and-swap, duplicados,
-avisos (LISTEN/NOTIFY), una conexión que cae durante el COMMIT y varios procesos que mueren.
+la fuerza de los cerrojos, avisos (LISTEN/NOTIFY), una conexión que cae durante el COMMIT (y cómo
+saber que un COMMIT esperará a la réplica), un trabajador congelado y varios procesos que mueren.
 
 Las carreras se recorren con `intercalar` (ver intercalar.py): A se para tras cada una de sus
 sentencias y, en esa pausa, actúa B. Las variantes ingenuas se ven romper su invariante en
@@ -9,8 +10,10 @@ una línea), que en SQLite es correcto y en PostgreSQL no.
 import itertools
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import psycopg
@@ -447,6 +450,50 @@ def servidor_propio():
         sin_postgres(str(error))
 
 
+def commit_que_escribe(conexion):
+    """(conexión, llamada): una transacción que escribe en el WAL, con su COMMIT ya en marcha en otro hilo."""
+    bd = psycopg.connect(conexion)
+    bd.add_notice_handler(lambda aviso: None)
+    bd.execute("SELECT pg_logical_emit_message(true, 'prueba', 'x')")
+    return bd, en_otro_hilo(bd.commit)
+
+
+def test_la_espera_a_la_replica_sincrona_no_se_fia_de_show_sino_de_un_commit_que_espera(servidor_propio):
+    """Con el checkpointer sin releer la configuración (aquí, parado con SIGSTOP: lo mismo que en
+    medio de un CHECKPOINT largo), SHOW ya dice la réplica y un COMMIT aún no espera: la espera
+    ingenua (`esperar_al_ajuste`) vuelve demasiado pronto. `esperar_a_que_los_commits_esperen` no
+    vuelve hasta que el checkpointer sigue y pone la marca; después, un COMMIT sí espera."""
+    with psycopg.connect(servidor_propio, autocommit=True) as mirador:
+        (checkpointer,) = mirador.execute(
+            "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'").fetchone()
+        os.kill(checkpointer, signal.SIGSTOP)
+        try:
+            mirador.execute("ALTER SYSTEM SET synchronous_standby_names = 'replica_que_no_existe'")
+            mirador.execute("SELECT pg_reload_conf()")
+            with psycopg.connect(servidor_propio) as ingenua:
+                esperar_al_ajuste(ingenua, "synchronous_standby_names", "replica_que_no_existe")
+                ingenua.execute("SELECT pg_logical_emit_message(true, 'prueba', 'x')")
+                commit = en_otro_hilo(ingenua.commit)
+                with pytest.raises(RuntimeError, match="no esperó"):
+                    esperar_a_que_espere(mirador, ingenua, commit, "SyncRep")
+            espera = en_otro_hilo(esperar_a_que_los_commits_esperen, mirador, servidor_propio)
+            time.sleep(0.5)  # decenas de sondas, y ninguna espera mientras el checkpointer no siga
+            assert not espera.acabada()
+        finally:
+            os.kill(checkpointer, signal.SIGCONT)
+        try:
+            assert espera.resultado() == ("IPC", "SyncRep", "COMMIT")
+            victima, commit = commit_que_escribe(servidor_propio)
+            with victima:
+                assert esperar_a_que_espere(mirador, victima, commit, "SyncRep")[:2] == ("IPC", "SyncRep")
+                mirador.execute("SELECT pg_cancel_backend(%s)", (victima.info.backend_pid,))
+                commit.resultado()
+        finally:
+            mirador.execute("ALTER SYSTEM RESET synchronous_standby_names")
+            mirador.execute("SELECT pg_reload_conf()")
+            esperar_al_ajuste(mirador, "synchronous_standby_names", "")
+
+
 @pytest.mark.parametrize("paso", ["recibir", "admitir"])
 def test_si_la_conexion_cae_durante_el_commit_reintentar_con_la_misma_identidad_es_seguro(servidor_propio, paso):
     """El COMMIT se queda esperando a una réplica síncrona que no existe: en ese momento ya está
@@ -520,17 +567,17 @@ def test_abrir_pone_limites_a_las_esperas_y_la_cadena_de_conexion_manda(pg):
 @pytest.mark.parametrize("limite", ["el de abrir", "ninguno"])
 def test_un_trabajador_congelado_con_la_fila_del_padre_la_suelta_al_limite_de_inactividad(pg, limite):
     """Un trabajador (un proceso de verdad) se para con SIGSTOP dentro de admitir, con la fila del
-    padre bloqueada. Con el límite de inactividad en transacción (aquí 1 s, no los 10 de abrir,
-    para no esperar), el servidor cierra su sesión: el padre termina, y el trabajador, al seguir,
-    reconecta y repite la entrega, que llega tarde. Sin límite (la variante), nadie suelta la fila:
-    el padre solo sale rindiéndose (su lock_timeout, aquí también de 1 s)."""
+    padre bloqueada. Con el límite de inactividad en transacción (aquí medio segundo, no los 10 s
+    de abrir, para no esperar), el servidor cierra su sesión: el padre termina, y el trabajador, al
+    seguir, reconecta y repite la entrega, que llega tarde. Sin límite (la variante), nadie suelta
+    la fila: el padre solo sale rindiéndose (su lock_timeout, aquí también de medio segundo)."""
     preparar_con_logs_recibida(pg, PADRE)
-    inactividad = "1s" if limite == "el de abrir" else 0
+    inactividad = "500ms" if limite == "el de abrir" else 0
     trabajador = con_ajustes(pg.destino, idle_in_transaction_session_timeout=inactividad)
     with varias_maquinas.Congelado(trabajador, PUNTO, (PADRE, "logs", f"{PADRE}-logs", RESULTADO)) as congelado:
         assert congelado.parado()
         padre = pg.nueva()
-        padre.execute("SET lock_timeout = '1s'")
+        padre.execute("SET lock_timeout = '500ms'")
         if limite == "el de abrir":
             buzon_pg.terminar(padre, PADRE, "cancelada")
             assert pg.estado(PADRE) == ("cancelada", 1)
