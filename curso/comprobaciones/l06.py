@@ -6,6 +6,8 @@ base SQLite de verdad. Las caídas se reproducen dejando la base y la copia de t
 deja un proceso que muere en ese punto: una intención sin resultado, con el fichero editado o
 sin editar.
 """
+import functools
+import json
 import random
 
 from curso import rutas
@@ -16,8 +18,10 @@ INICIO = [("sistema", "Eres un hijo."), ("usuario", "Tu encargo: mira notas.txt.
 TEXTO = "uno\ndos\n"
 
 
+@functools.lru_cache(maxsize=None)
 def referencia(nombre):
-    """El módulo `nombre` del punto de control 06, cargado aparte (con sus vecinos)."""
+    """El módulo `nombre` del punto de control 06, cargado aparte (con sus vecinos) una sola vez:
+    no guardan nada entre llamadas, y cargarlos en cada caso era lo que más tardaba."""
     return cargar_modulo(rutas.puntos_de_control()[6] / f"{nombre}.py", f"_{nombre}_06_de_referencia")
 
 
@@ -112,6 +116,16 @@ def _(donde_esta):
     igual((que, M), ("pedir", D.reconstruir(bd, "h", INICIO)), "M, la de la base")
 
 
+@caso("con un resumen activo, el tope cuenta las respuestas de todo el historial, no solo las de M")
+def _(donde_esta):
+    R, D, bd, agente, _ = mundo(tope=2)
+    dos = ("asistente", [llamada("t2", "leer", ruta="notas.txt")])
+    anotar(R, D, bd, LEE, LEIDO, dos, ("usuario", [observacion("t2", TEXTO)]))
+    referencia("resumenes").instalar(bd, "h", None, 2, [{"texto": "Leí notas.txt: dos líneas.", "fuente": 2}])
+    igual(donde_esta(bd, agente)[0], "terminar",
+          "con tope 2 y dos respuestas en el historial, aunque el resumen deje una sola en M")
+
+
 # --- 6.1 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "6.1", leccion=6, titulo="atender: una edición como mucho una vez, con intención y resultado",
@@ -125,6 +139,9 @@ caso = ejercicio(
         "bd.efecto(). Si es la de después: la observación es resultado(id, esperado). Si no es "
         "ninguna: un error que diga que el fichero «ha cambiado», sin tocarlo. Al final, "
         "apuntar_resultado(...) y devuelve la observación.",
+        "Una orden (ejecutar) no tiene huella ni ruta: no pasa por intencion_de_editar. Con "
+        "ejecutar_como_mucho_una_vez(..., ya_intentada=...) se apunta su intención, se ejecuta "
+        "solo si no se había intentado ya y se apunta su resultado.",
     ],
 )
 
@@ -202,6 +219,50 @@ def _(atender):
     bd, copia, borrador, obs = preparada(atender)
     (copia / "notas.txt").write_text(TEXTO, encoding="utf-8")
     igual((atender(bd, "h", EDITAR, copia, puede_editar, borrador), contenido(copia)), (obs, TEXTO))
+
+
+@caso("tras una edición, su resultado (la observación entera) queda apuntado en la tabla llamadas")
+def _(atender):
+    bd, _, _, obs = preparada(atender)
+    fila = bd.execute("SELECT resultado FROM llamadas WHERE agente='h' AND id='t1'").fetchone()
+    igual(fila and fila[0] and json.loads(fila[0]), obs, "el resultado apuntado de la edición")
+
+
+ORDEN = llamada("t6", "ejecutar", comando="echo hecho >> registro.txt")
+
+
+def puede_todo(nombre, entrada):
+    return True
+
+
+def orden_hecha(atender):
+    """(bd, copia, borrador, observación): la orden de ORDEN, ejecutada una vez sin caídas."""
+    _, _, bd, _, copia = mundo()
+    borrador = copia.parent / ".borrador"
+    return bd, copia, borrador, atender(bd, "h", ORDEN, copia, puede_todo, borrador)
+
+
+def registro_de(copia):
+    fichero = copia / "registro.txt"
+    return fichero.read_text(encoding="utf-8") if fichero.exists() else None
+
+
+@caso("una orden (ejecutar) se ejecuta una vez, con su intención y su resultado apuntados")
+def _(atender):
+    bd, copia, _, obs = orden_hecha(atender)
+    fila = bd.execute("SELECT nombre, resultado FROM llamadas WHERE agente='h' AND id='t6'").fetchone()
+    igual((registro_de(copia), fila and fila[0], fila and fila[1] and json.loads(fila[1])),
+          ("hecho\n", "ejecutar", obs), "(registro.txt, la llamada apuntada, su resultado)")
+
+
+@caso("caída tras ejecutar una orden y antes de apuntar su resultado: al reanudar no la repite")
+def _(atender):
+    bd, copia, borrador, _ = orden_hecha(atender)
+    with referencia("historial").transaccion(bd):
+        bd.execute("UPDATE llamadas SET resultado=NULL WHERE agente='h' AND id='t6'")
+    obs = atender(bd, "h", ORDEN, copia, puede_todo, borrador)
+    igual((registro_de(copia), obs.get("is_error")), ("hecho\n", True),
+          "(registro.txt tras reanudar, is_error: no consta si se ejecutó)")
 
 
 @caso("leer, y lo que no tiene permiso, no se apuntan")

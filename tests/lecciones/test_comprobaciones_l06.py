@@ -81,6 +81,18 @@ INTENCION_DESPUES = '''
 
 def intencion_de_editar('''
 
+APUNTA_Y_DEVUELVE = ("    apuntar_resultado(bd, agente, llamada, observacion)\n    return observacion\n\n\n"
+                     "def intencion_de_editar(")
+SIN_APUNTAR = "    return observacion\n\n\ndef intencion_de_editar("
+ORDEN_APARTE = ('    if llamada["name"] == "ejecutar":\n        return ejecutar_como_mucho_una_vez(bd, agente, llamada, '
+                'entorno, usuario, ya_intentada=fila is not None)')
+
+# Lo que tiene que decir el caso que pilla algunos errores. Sin apuntar_resultado también falla
+# «con el resultado ya apuntado...», pero por el fichero que se toca: el alumno no sabría que lo
+# que falta es apuntar. Y una orden tratada como una edición lanza KeyError('ruta'): el caso la
+# cuenta como un error, con lo que lanzó, en vez de tumbar la comprobación.
+DICE = {"sin apuntar el resultado": "resultado apuntado", "ejecutar como una edición": "'ruta'"}
+
 # (ejercicio, error, [(lo que se cambia, por qué)], el caso que lo tiene que pillar)
 ERRORES = [
     ("6.2", "M del historial entero", [("    M = M_de(bd, agente)\n    if M[-1][0]",
@@ -92,6 +104,10 @@ ERRORES = [
     ("6.2", "sin tope", [('return ("terminar" if respuestas(bd, agente) >= agente["tope"] else "pedir"), M',
                           'return "pedir", M')],
      "con el tope agotado y sin respuesta final: toca terminar, no pedir más"),
+    ("6.2", "tope contado en M", [('return ("terminar" if respuestas(bd, agente) >= agente["tope"] else "pedir"), M',
+                                   'return ("terminar" if sum(r == "asistente" for r, _ in M) >= agente["tope"] '
+                                   'else "pedir"), M')],
+     "con un resumen activo, el tope cuenta las respuestas de todo el historial, no solo las de M"),
     ("6.1", "sin intención", [("    if not se_ejecutaria(llamada, usuario):\n        return atender_sin_efectos",
                                "    if True:\n        return atender_sin_efectos")],
      "caída tras editar y antes de apuntar el resultado: al reanudar no edita otra vez"),
@@ -103,6 +119,15 @@ ERRORES = [
     ("6.1", "pisa cambios ajenos", [("    if esperado is None or ahora == antes:",
                                      "    if esperado is None or ahora != despues:")],
      "si otro cambió el fichero entre la caída y la reanudación, no se toca y se dice"),
+    ("6.1", "sin apuntar el resultado", [(APUNTA_Y_DEVUELVE, SIN_APUNTAR)],
+     "tras una edición, su resultado (la observación entera) queda apuntado en la tabla llamadas"),
+    ("6.1", "ejecutar como una edición", [(ORDEN_APARTE, "    if False:\n        return None")],
+     "una orden (ejecutar) se ejecuta una vez, con su intención y su resultado apuntados"),
+    ("6.1", "ejecutar sin intención", [(ORDEN_APARTE, '    if llamada["name"] == "ejecutar":\n'
+                                                      '        return atender_sin_efectos(llamada, entorno, usuario)')],
+     "una orden (ejecutar) se ejecuta una vez, con su intención y su resultado apuntados"),
+    ("6.1", "repite la orden tras una caída", [("ya_intentada=fila is not None)", "ya_intentada=False)")],
+     "caída tras ejecutar una orden y antes de apuntar su resultado: al reanudar no la repite"),
 ]
 
 
@@ -119,6 +144,7 @@ def test_cada_error_con_nombre_lo_pilla_su_caso(id, error, cambios, caso, tmp_pa
     resultado = evaluar(id, texto, tmp_path)
     (linea,) = [l for l in resultado.lineas if l.caso == caso]
     assert linea.estado in ("fallo", "error"), ejercicios.informe(resultado)
+    assert DICE.get(error, "") in linea.detalle, ejercicios.informe(resultado)
 
 
 # --- 6.3: cada error, con los casos que lo pillan (y solo esos) -----------------------------------
