@@ -163,9 +163,46 @@ def test_sin_servidor_lo_dice_en_castellano(monkeypatch):
         explorar_en_postgres(TARDIAS, "correcta")
 
 
-def test_el_widget_de_siempre_dibuja_una_exploracion_en_paralelo():
+def test_el_widget_de_siempre_dibuja_una_exploracion_en_paralelo(en_postgres):
     from curso.carreras import explorar_carreras
 
-    caja = explorar_carreras(TARDIAS, ["lee_y_escribe"], explorador=explorar_en_sqlite)
+    caja = explorar_carreras(TARDIAS, ["lee_y_escribe"], explorador=lambda e, v, m: en_postgres(e, v))
     textos = " ".join(getattr(hijo, "value", "") for hijo in caja.children if isinstance(getattr(hijo, "value", None), str))
-    assert totales(explorar_en_sqlite(TARDIAS, "correcta")) in textos
+    assert totales(en_postgres(TARDIAS, "correcta")) in textos
+    assert '<b class="carreras-motor">PostgreSQL</b>' in textos  # el motor, el de la exploración
+
+
+# --- Lo que leyó y escribió cada transacción, en PostgreSQL ----------------------------------
+
+def test_cada_cambio_de_la_base_lo_explica_una_escritura_confirmada_en_postgres(en_postgres):
+    from test_vista_carreras import cambios_sin_escritura
+
+    for escenario in (RESUMENES, TARDIAS):
+        for registro in en_postgres(escenario, "lee_y_escribe").registros:
+            assert cambios_sin_escritura(registro) == [], (escenario.nombre, registro.numero)
+
+
+def test_en_postgres_b_lee_el_puntero_de_antes_y_su_update_espera_a_a(en_postgres):
+    """En el primer intercalado en que `lee_y_escribe` falla: cuando B lee, la transacción de A ya
+    movió el puntero y no ha confirmado, y B lee el de antes (READ COMMITTED); el UPDATE de B queda
+    anotado como espera en su paso «instala» y hecho, con su fila, en «instala (tras esperar)», no en
+    el paso de A que lo desbloqueó."""
+    import re
+
+    from curso.carreras import bitacora
+    from curso.carreras.textos import transacciones
+
+    exploracion = en_postgres(RESUMENES, "lee_y_escribe")
+    registro = next(r for r in exploracion.registros if r.fallos)
+    eventos = {(e.actor, e.paso): e for e in registro.eventos}
+    lee = eventos["B", "lee la base y prepara hasta 3"]
+    movido = [op for op in eventos["A", "instala"].operaciones if op.sentencia.startswith("UPDATE ejecuciones")]
+    leido = [op for op in lee.operaciones if op.clase == bitacora.LEE]
+    assert eventos["A", "instala"].posicion < lee.posicion < eventos["A", "confirma"].posicion
+    assert re.search(r"resumen_activo=(\d+)", movido[0].sentencia)[1] != re.search(r"\((\d+),", leido[0].resultado)[1]
+    assert "A, transacción" in transacciones(registro, lee.posicion)
+    espera = [op.clase for op in eventos["B", "instala"].operaciones if op.sentencia.startswith("UPDATE ejecuciones")]
+    hecho = [(op.clase, op.resultado) for op in eventos["B", "instala (tras esperar)"].operaciones
+             if op.sentencia.startswith("UPDATE ejecuciones")]
+    assert espera == [bitacora.ESPERA] and hecho == [(bitacora.ESCRIBE, "→ 1 fila")]
+    assert not any(op.sentencia.startswith("UPDATE") for op in eventos["A", "confirma"].operaciones)
