@@ -111,8 +111,10 @@ def explorar_carreras(escenario, variantes=None, *, variante=None, modulo=None, 
     control_variante.add_class("carreras-variante")
     ancho = widgets.Layout(width="100%", max_width="720px")
     etiquetas = {"description_width": "initial"}  # el rótulo entero, sin «Intercala…»
+    # Entre los dos botones, el deslizador ocupa lo que quede: los tres, en una fila.
     control_intercalado = widgets.IntSlider(value=inicial, min=1, max=total, step=1, description="Intercalado",
-                                            continuous_update=False, layout=ancho, style=etiquetas)
+                                            continuous_update=False, style=etiquetas,
+                                            layout=widgets.Layout(flex="1 1 auto", width="auto", min_width="260px"))
     control_intercalado.add_class("carreras-intercalado")
     anterior = widgets.Button(description="◀ anterior que falla", layout=widgets.Layout(width="auto"),
                               tooltip="el intercalado anterior en que esta variante rompe alguna invariante")
@@ -178,7 +180,7 @@ def explorar_carreras(escenario, variantes=None, *, variante=None, modulo=None, 
     siguiente.on_click(lambda _boton: saltar(+1))
     pintar(intercalado, paso)  # los valores tal cual: si no valen, el panel lo dice
     navegar = widgets.HBox([anterior, control_intercalado, siguiente],
-                           layout=widgets.Layout(align_items="center", flex_flow="row wrap"))
+                           layout=widgets.Layout(align_items="center", max_width="1000px"))
     caja = widgets.VBox([control_variante, descripcion, pie, navegar, dibujo, control_paso, transacciones, cuadro])
     caja.add_class("explorar-carreras")
     return caja
