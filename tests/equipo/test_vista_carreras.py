@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 import pytest
 
 from curso.carreras import textos as cv
-from curso.carreras import ERROR_INESPERADO, explorar, explorar_en_sqlite
+from curso.carreras import ERROR_INESPERADO, explorar
 from curso.carreras import bitacora
 from curso.carreras.escenarios import buzon as escenarios_buzon
 from curso.carreras.escenarios import postgres as escenarios_postgres
@@ -480,22 +480,11 @@ def cambios_sin_escritura(registro):
             and not any(escribe[clave] for clave in confirmadas.get(e.posicion, []))]
 
 
-@pytest.fixture(scope="module")
-def en_paralelo():
-    """La carrera de los resúmenes con `lee_y_escribe`, en el explorador en paralelo sobre SQLite."""
-    return explorar_en_sqlite(escenarios_postgres.RESUMENES, "lee_y_escribe")
-
-
 @pytest.mark.parametrize("escenario, variante", EXPLORADAS, ids=nombre_corto)
 def test_cada_cambio_de_la_base_lo_explica_una_escritura_confirmada_en_su_paso(exploraciones, escenario, variante):
     exploracion = exploraciones[(escenario.nombre, variante)]
     assert any(e.operaciones for r in exploracion.registros for e in r.eventos)
     for registro in exploracion.registros:
-        assert cambios_sin_escritura(registro) == [], registro.numero
-
-
-def test_en_paralelo_cada_cambio_lo_explica_una_escritura_confirmada_en_su_paso(en_paralelo):
-    for registro in en_paralelo.registros:
         assert cambios_sin_escritura(registro) == [], registro.numero
 
 
@@ -536,37 +525,6 @@ def test_lo_que_lee_cada_resumidor_es_lo_que_habia_en_la_base(exploraciones):
 def _bloques(texto):
     """{(actor, número): estado} de lo que dice `transacciones`."""
     return {(m[1], int(m[2])): m[3] for m in re.finditer(r"^(\S+), transacción (\d+) \((.*)\):$", texto, re.MULTILINE)}
-
-
-def test_en_un_paso_salen_sus_transacciones_y_las_que_siguen_abiertas(en_paralelo):
-    """En el paso en que B lee la base mientras A tiene su instalación sin confirmar, salen las dos:
-    la de B (lo que leyó) y la de A (abierta, con lo que ya escribió). La variante ingenua, solo lo
-    de ese paso, se dejaría la de A."""
-    registro = next(r for r in en_paralelo.registros
-                    if r.orden.index(("A", "instala")) < r.orden.index(("B", "lee la base y prepara hasta 3"))
-                    < r.orden.index(("A", "confirma")))
-    lee = registro.orden.index(("B", "lee la base y prepara hasta 3")) + 1
-    texto = cv.transacciones(registro, lee)
-    bloques = _bloques(texto)
-    assert texto.startswith(f"Paso {lee} de {len(registro.eventos)}: B lee la base y prepara hasta 3 → ")
-    abiertas = [clave for clave, estado in bloques.items() if estado.startswith("sigue abierta")]
-    assert [actor for actor, _ in abiertas] == ["A"], texto
-    assert any(actor == "B" for actor, _ in bloques), texto
-    assert "UPDATE ejecuciones SET resumen_activo=" in texto and "→ 1 fila" in texto
-    solo_del_paso = {(registro.eventos[lee - 1].actor, op.transaccion) for op in registro.eventos[lee - 1].operaciones}
-    assert set(bloques) - solo_del_paso == set(abiertas)
-
-
-def test_una_transaccion_que_se_confirma_en_otro_paso_dice_donde(en_paralelo):
-    registro = next(r for r in en_paralelo.registros
-                    if r.orden.index(("A", "instala")) < r.orden.index(("A", "confirma")) - 1)
-    instala = registro.orden.index(("A", "instala")) + 1
-    confirma = registro.orden.index(("A", "confirma")) + 1
-    en_instala, en_confirma = _bloques(cv.transacciones(registro, instala)), _bloques(cv.transacciones(registro, confirma))
-    (clave,) = [k for k in en_confirma if k[0] == "A"]
-    assert en_instala[clave].startswith("sigue abierta") and en_confirma[clave] == f"confirmada en el paso {confirma}"
-    assert [l for l in cv.transacciones(registro, confirma).splitlines() if "· confirma" in l] == [
-        f"  paso {confirma:>2} · confirma COMMIT"]
 
 
 def test_la_caida_pierde_la_transaccion_abierta(exploraciones):
