@@ -286,6 +286,21 @@ class ConexionQueAnota:
                 apunte.id = getattr(cursor, "lastrowid", None)  # SQLite; psycopg no lo tiene (usa RETURNING)
         return _CursorQueAnota(cursor, apunte) if clase in (LEE, ESCRIBE) else cursor
 
+    def __enter__(self):
+        """`with bd:` de sqlite3 (confirma o deshace al salir) o de psycopg (además, cierra)."""
+        self._real.__enter__()
+        return self
+
+    def __exit__(self, tipo, valor, traza):
+        try:
+            return self._real.__exit__(tipo, valor, traza)
+        finally:
+            cerrada = getattr(self._real, "closed", False)
+            if self._abierta is not None and (cerrada or not getattr(self._real, "in_transaction", True)):
+                clase, sql = (DESHACE, "ROLLBACK") if tipo is not None else (CONFIRMA, "COMMIT")
+                self._bitacora.apuntar(_Apunte(self._abierta, clase, f"{sql} (al salir de with)"))
+                self._abierta = None
+
     def transaction(self, *argumentos, **opciones):
         """La de psycopg: BEGIN al entrar y COMMIT (o ROLLBACK, si hay excepción) al salir."""
         return _TransaccionQueAnota(self, self._real.transaction(*argumentos, **opciones))

@@ -555,3 +555,36 @@ def test_el_orden_de_la_carrera_de_los_resumenes_se_lee_sin_repetir_el_actor(esc
         for paso in pasos:
             primera = paso.nombre.split()[0]
             assert primera[:5].lower() != actor[:5].lower(), f"{actor} {paso.nombre}"
+
+
+def test_la_bitacora_numera_las_transacciones_y_apunta_lo_que_devuelve_cada_sentencia(tmp_path):
+    """Una conexión de SQLite envuelta, sin explorador: cada sentencia en su transacción (las sueltas,
+    una cada una), lo leído y lo escrito, y el COMMIT de un `with bd:`."""
+    import sqlite3
+
+    apuntes = bitacora.Bitacora()
+    bd = bitacora.ConexionQueAnota(sqlite3.connect(tmp_path / "b.db", isolation_level=None), apuntes)
+    try:
+        bd.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, texto TEXT)")
+        bd.execute("BEGIN IMMEDIATE")
+        bd.execute("INSERT INTO t(texto) VALUES (?)", ("uno",))
+        assert bd.execute("SELECT id, texto FROM t WHERE texto=?", ("uno",)).fetchone() == (1, "uno")
+        bd.execute("COMMIT")
+        assert [fila for fila in bd.execute("SELECT texto FROM t")] == [("uno",)]
+        with bd:
+            bd.execute("BEGIN")
+            bd.execute("UPDATE t SET texto='dos' WHERE id=?", (7,))
+    finally:
+        bd.close()
+    vistas = [(op.transaccion, op.clase, op.sentencia, op.resultado, op.suelta) for op in apuntes.sacar()]
+    assert vistas == [
+        (1, "empieza", "BEGIN IMMEDIATE", "", False),
+        (1, "escribe", "INSERT INTO t(texto) VALUES ('uno')", "→ 1 fila, id 1", False),
+        (1, "lee", "SELECT id, texto FROM t WHERE texto='uno'", "→ (1, 'uno')", False),
+        (1, "confirma", "COMMIT", "", False),
+        (2, "lee", "SELECT texto FROM t", "→ ('uno',)", True),
+        (3, "empieza", "BEGIN", "", False),
+        (3, "escribe", "UPDATE t SET texto='dos' WHERE id=7", "→ ninguna fila", False),
+        (3, "confirma", "COMMIT (al salir de with)", "", False),
+    ]
+    assert apuntes.sacar() == ()  # lo recogido ya no vuelve a salir
