@@ -1,9 +1,15 @@
 """Configuración de pytest para todo el repositorio.
 
 Los cuadernos y los tests escriben módulos en un espacio de trabajo. Los tests no tocan nunca
-`mi_agente/`: usan uno temporal (variable CURSO_ESPACIO), y cada cuaderno que corre nbval, uno
-nuevo y vacío, como el de quien empieza esa lección desde el punto de control anterior. El núcleo
-de Jupyter que arranca nbval hereda la variable.
+`mi_agente/`: usan uno temporal (variable CURSO_ESPACIO). El núcleo de Jupyter que arranca nbval
+hereda la variable:
+
+- cada cuaderno resuelto (`solutions/`) empieza con un espacio nuevo y vacío, como el de quien
+  empieza esa lección desde el punto de control anterior: así su salida, que nbval compara, es
+  siempre la misma;
+- los cuadernos del alumno (`notebooks/`) comparten un solo espacio, en orden, como quien los
+  ejecuta todos de arriba abajo sin resolver nada: cada lección empieza con los esbozos que dejaron
+  las anteriores, y tiene que correr igual (`--nbval-lax notebooks/` es ese camino del alumno).
 
 Una sesión de pytest deja la carpeta temporal del sistema como la encontró: las carpetas que crea
 este fichero (los espacios y la base de los `tmp_path` de pytest, que si no guardaría las de las
@@ -19,6 +25,7 @@ import pytest
 _cuadernos_preparados = set()
 _carpetas_de_la_sesion = []  # las que hay que borrar al terminar
 _espacio_de_antes = None
+_espacio_del_alumno = None  # el que comparten los cuadernos de notebooks/
 
 
 def _carpeta_temporal(prefijo):
@@ -49,8 +56,16 @@ def pytest_unconfigure(config):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    """Antes de la primera celda de cada cuaderno (antes de arrancar su núcleo), un espacio nuevo."""
+    """Antes de la primera celda de cada cuaderno (antes de arrancar su núcleo), su espacio: uno
+    nuevo para cada cuaderno resuelto; para los del alumno, uno para todos (el primero que llega)."""
+    global _espacio_del_alumno
     cuaderno = item.parent
-    if str(cuaderno.path).endswith(".ipynb") and cuaderno.path not in _cuadernos_preparados:
-        _cuadernos_preparados.add(cuaderno.path)
+    if not str(cuaderno.path).endswith(".ipynb") or cuaderno.path in _cuadernos_preparados:
+        return
+    _cuadernos_preparados.add(cuaderno.path)
+    if cuaderno.path.parent.name == "notebooks":
+        if _espacio_del_alumno is None:
+            _espacio_del_alumno = os.path.join(_carpeta_temporal("curso-alumno-"), "espacio")
+        os.environ["CURSO_ESPACIO"] = _espacio_del_alumno
+    else:
         os.environ["CURSO_ESPACIO"] = os.path.join(_carpeta_temporal("curso-cuaderno-"), "espacio")

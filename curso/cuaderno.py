@@ -48,6 +48,10 @@ from curso import componer, ejercicios, generar, puntos, rutas
 CARPETA_DE_COPIAS = ".copias"  # dentro del espacio; comparar y restaurar no la miran
 OPCIONES = ("--cambia", "--diff")  # las de %%modulo, detrás del nombre
 _leccion = None  # la que empezó preparar(N): --cambia parte de su punto de control anterior
+# Si vuelves a una lección con el espacio por delante: {módulo: la lección posterior que lo cambió}.
+# Esos módulos no se escriben, y los que ya estaban al empezar la lección se sirven como entonces.
+_delante = {}
+_de_repaso = set()  # los módulos servidos por eso: que un ejercicio pase no los devuelve a tu fichero
 
 
 class _Referencias(importlib.abc.MetaPathFinder):
@@ -107,11 +111,17 @@ def _olvidar():
     _renovar_nombres(viejos, nuevos)
 
 
-def _renovar_nombres(viejos, nuevos):
-    """En el cuaderno, cada módulo viejo, y cada función o clase definida en él, por la del nuevo."""
+def _nombres_del_cuaderno():
+    """El diccionario de nombres del cuaderno (el `user_ns` de IPython), o None fuera de él."""
     from IPython import get_ipython
     ip = get_ipython()
-    if ip is None:
+    return None if ip is None else ip.user_ns
+
+
+def _renovar_nombres(viejos, nuevos):
+    """En el cuaderno, cada módulo viejo, y cada función o clase definida en él, por la del nuevo."""
+    nombres = _nombres_del_cuaderno()
+    if nombres is None:
         return
     cambio = {}  # id del objeto viejo -> el nuevo
     for nombre, viejo in viejos.items():
@@ -123,20 +133,19 @@ def _renovar_nombres(viejos, nuevos):
             definido_aqui = getattr(valor, "__module__", None) == nombre and callable(valor)
             if definido_aqui and hasattr(nuevo, clave):
                 cambio[id(valor)] = getattr(nuevo, clave)
-    for clave, valor in list(ip.user_ns.items()):
+    for clave, valor in list(nombres.items()):
         if not clave.startswith("_") and id(valor) in cambio:
-            ip.user_ns[clave] = cambio[id(valor)]
+            nombres[clave] = cambio[id(valor)]
 
 
 def _publicar(modulo):
     """Deja en el cuaderno los nombres públicos de `modulo`."""
-    from IPython import get_ipython
-    ip = get_ipython()
     nombres = [n for n, v in vars(modulo).items() if not n.startswith("_")
                and not isinstance(v, types.ModuleType)
                and getattr(v, "__module__", modulo.__name__) == modulo.__name__]
-    if ip is not None:
-        ip.user_ns.update({n: getattr(modulo, n) for n in nombres})
+    del_cuaderno = _nombres_del_cuaderno()
+    if del_cuaderno is not None:
+        del_cuaderno.update({n: getattr(modulo, n) for n in nombres})
     return nombres
 
 
@@ -201,6 +210,9 @@ def modulo(linea, celda):
         print(f"✘ %%modulo {nombre}: las opciones son --cambia y, con ella, --diff (llegó «{' '.join(opciones)}»).")
         return
     _instalar_buscador()
+    if nombre in _delante:
+        _no_escribir_lo_que_va_por_delante(nombre)
+        return
     hecho = None
     if "--cambia" in opciones:
         anterior = _anterior(nombre)
@@ -249,6 +261,50 @@ def usar_referencia(modulo, leccion):
     return ruta
 
 
+def _no_escribir_lo_que_va_por_delante(nombre):
+    """Una celda %%modulo de una lección a la que has vuelto, para un módulo que una lección
+    posterior ya cambió: escribirla desharía ese cambio. No se escribe; la lección sigue con la
+    versión del punto de control de esta lección."""
+    k = _delante[nombre]
+    print(f"✘ No escribo {nombre}.py: tu espacio va por delante de esta lección (la lección {k:02d} "
+          f"lo cambió), y esta celda es de la {_leccion:02d}: escribirla desharía lo de la {k:02d}. "
+          "Tu fichero no se toca.")
+    if usar_referencia(nombre, _leccion) is not None:
+        _de_repaso.add(nombre)
+        print(f"  La lección sigue con {nombre}.py del punto de control {_leccion:02d}. Para rehacer "
+              f"la lección con tu código desde aquí: python -m curso restaurar {_leccion - 1} "
+              "(antes guarda tu espacio entero en una copia).")
+
+
+def _repasar(leccion):
+    """Si vuelves a `leccion` con el espacio por delante, los módulos que cambiaron después y que
+    la lección ya tenía al empezar se sirven desde el punto de control anterior, como cuando se
+    escribió; lo dice una vez. Tus ficheros no se tocan."""
+    global _delante
+    for modulo in _de_repaso:
+        REFERENCIAS.rutas.pop(modulo, None)
+    _de_repaso.clear()
+    delante = puntos.por_delante(leccion)
+    _delante = {Path(f).stem: k for f, k in delante.items() if f.endswith(".py")}
+    anterior = rutas.puntos_de_control().get(leccion - 1)
+    servidos = sorted(m for m in _delante if anterior is not None and (anterior / f"{m}.py").exists())
+    for modulo in servidos:
+        REFERENCIAS.rutas[modulo] = str(anterior / f"{modulo}.py")
+        _de_repaso.add(modulo)
+    if not _delante:
+        return
+    hechas = sorted(set(_delante.values()))
+    print(f"Tu espacio va por delante de esta lección: ya tiene lo de "
+          f"{'la lección' if len(hechas) == 1 else 'las lecciones'} "
+          f"{ejercicios.enumerar_textos([f'{k:02d}' for k in hechas])}.", end=" ")
+    if servidos:
+        print(f"Para que la lección {leccion:02d} funcione como se escribió, usa "
+              f"{ejercicios.enumerar_textos([f'{m}.py' for m in servidos])} del punto de control "
+              f"{leccion - 1:02d}; los tuyos no se tocan.", end=" ")
+    print(f"Si quieres rehacerla con tu código desde aquí: python -m curso restaurar {leccion - 1} "
+          "(antes guarda tu espacio entero en una copia).")
+
+
 def _buscar(id):
     """El ejercicio `id`, o None después de decir cuáles hay."""
     try:
@@ -291,7 +347,7 @@ def comprobar(id, objetivo=None):
         resultado = ejercicios.evaluar(id, objetivo)
     print(ejercicios.informe(resultado))
     if resultado.aprobado:
-        if e.modulo and e.modulo in REFERENCIAS.rutas:
+        if e.modulo and e.modulo in REFERENCIAS.rutas and e.modulo not in _de_repaso:
             REFERENCIAS.rutas.pop(e.modulo)
             _olvidar()
             _publicar(importlib.import_module(e.modulo))
@@ -333,11 +389,17 @@ def preparar(leccion):
     Copia al espacio lo que falte del punto de control anterior (sin sobrescribir nada) y, si
     algún ejercicio de una lección anterior sigue pendiente o en rojo, la lección usa la versión
     de ese módulo del punto de control anterior, y lo dice. Tu fichero no se toca.
+
+    Si vuelves a una lección que ya pasaste (tu espacio tiene lo de lecciones posteriores), la
+    lección usa, de los módulos que cambiaron después, la versión del punto de control anterior,
+    como cuando se escribió, y sus celdas %%modulo no escriben encima de esos módulos (ver
+    `_repasar`). Lo dice una vez, con la orden para rehacerla desde ahí.
     """
     global _leccion
     _leccion = leccion
     _instalar_buscador()
     puntos.preparar(leccion)
+    _repasar(leccion)
     _olvidar()
     pendientes = _pendientes_antes_de(leccion)
     modulos = sorted({e.modulo for e in pendientes},

@@ -8,6 +8,9 @@ pasos.py del punto de control 06):
 - cada compactación, cada entrega (recibida y admitida son dos marcas: dos pasos distintos), la
   activación del padre, y cada caída y reanudación del proceso (una vida nueva).
 
+`describir(paso)` cuenta un paso con palabras (no con la etiqueta que guarda la base), y
+`antes_de_la_caida(datos)` es el último paso de la primera vida que cayó: donde se abre el widget.
+
 `estado_tras(datos, i)` dice qué guardaba la base justo después del paso i: para cada agente,
 cuántos mensajes tiene su M, su resumen activo, sus llamadas pendientes y sus intenciones sin
 resultado; y las filas del buzón. Todo se deduce de los pasos en orden: cada paso de clase
@@ -46,6 +49,51 @@ def leer(ruta):
             "esperados": esperados}
 
 
+def _quien(paso):
+    return paso["agente"] or "el proceso"
+
+
+def describir(paso):
+    """Un paso durable en palabras: «config apunta su intención de editar README.md»."""
+    clase, agente, detalle = paso["clase"], _quien(paso), paso["detalle"]
+    if clase == "vida":
+        return (f"arranca el proceso (vida {paso['vida']})" if paso["vida"] <= 1 else
+                f"arranca otro proceso tras la caída (vida {paso['vida']})")
+    if clase == "peticion":
+        u = detalle.get("usage", {})
+        tokens = u.get("input_tokens", 0) + u.get("cache_read_input_tokens", 0)
+        que = "un resumen" if detalle.get("resumen") else "su respuesta siguiente"
+        return f"{agente} pide al modelo {que} ({tokens} tokens de entrada)"
+    if clase == "respuesta":
+        return f"{agente} guarda la respuesta " + (
+            "final del modelo" if detalle.get("final") else "del modelo, que llama a herramientas")
+    if clase == "terminar":
+        problema = detalle.get("problema")
+        return f"{agente} termina" + (f": {problema}" if problema else "")
+    if clase == "intencion":
+        ruta = detalle.get("ruta")
+        return f"{agente} apunta su intención de editar" + (f" {ruta}" if ruta else "") + ", antes de editar"
+    if clase in ("recibir", "admitir"):
+        entrega = detalle.get("entrega", "")
+        return (f"llega la entrega {entrega} de {agente}: recibida" if clase == "recibir" else
+                f"se admite la entrega {entrega} de {agente}")
+    frases = {
+        "observaciones": "{} guarda lo que observaron sus herramientas",
+        "integracion": "{} pasa a su historial lo que entregaron sus hijos",
+        "compactacion": "{} instala un resumen (compactación)",
+        "resultado": "{} apunta el resultado de su edición",
+        "reintento": "{} reintenta la petición al modelo",
+    }
+    return frases[clase].format(agente) if clase in frases else f"paso «{clase}» de {agente}"
+
+
+def antes_de_la_caida(datos):
+    """El índice (desde 0) del último paso antes de la primera caída, o None si no cayó nunca: el
+    que precede al primer paso de una vida nueva (la reanudación)."""
+    return next((i - 1 for i, p in enumerate(datos["pasos"]) if p["clase"] == "vida" and p["vida"] > 1 and i > 0),
+                None)
+
+
 def _llamadas(mensaje):
     rol, contenido = mensaje
     return [b["name"] for b in contenido if b.get("type") == "tool_use"] if rol == "asistente" else []
@@ -56,6 +104,7 @@ def estados(datos):
     largo = {a["id"]: 0 for a in datos["agentes"]}  # mensajes del historial de cada agente
     instalados = {a["id"]: 0 for a in datos["agentes"]}
     intenciones = {a["id"]: [] for a in datos["agentes"]}
+    rutas = {}  # llamada -> el fichero que iba a editar, si la intención lo dice
     buzon, admitidos, activado, lista = {}, set(), None, []
     padres = {a["id"] for a in datos["agentes"] if a["papel"] == "padre"}
     for i, paso in enumerate(datos["pasos"]):
@@ -66,6 +115,8 @@ def estados(datos):
             instalados[agente] += 1
         elif clase == "intencion":
             intenciones[agente].append(detalle.get("llamada"))
+            if detalle.get("ruta"):
+                rutas[detalle.get("llamada")] = detalle["ruta"]
         elif clase == "resultado" and detalle.get("llamada") in intenciones[agente]:
             intenciones[agente].remove(detalle["llamada"])
         elif clase == "recibir":
@@ -87,6 +138,8 @@ def estados(datos):
                 "historial": largo[id], "resumen": resumen and resumen[0], "cobertura": cobertura,
                 "pendientes": _llamadas(ultimo) if ultimo else [],
                 "intenciones": list(intenciones[id]),
+                "ediciones": [f"editar {rutas[llamada]} (llamada {llamada})" if llamada in rutas else
+                              f"llamada {llamada}" for llamada in intenciones[id]],
             }
         lista.append({"paso": paso, "agentes": agentes, "buzon": dict(buzon), "activado": activado is not None})
     return lista
@@ -94,8 +147,9 @@ def estados(datos):
 
 def estado_tras(datos, i):
     """Lo que guardaba la base justo después del paso i (desde 0): {"paso", "agentes": {id: {"M",
-    "historial", "resumen", "cobertura", "pendientes", "intenciones"}}, "buzon": {entrega:
-    disposición}, "activado": bool}."""
+    "historial", "resumen", "cobertura", "pendientes", "intenciones", "ediciones"}}, "buzon":
+    {entrega: disposición}, "activado": bool}. `intenciones` son los ids de las llamadas;
+    `ediciones`, lo mismo en palabras («editar README.md (llamada …)»)."""
     return estados(datos)[i]
 
 
@@ -129,19 +183,19 @@ def carriles(datos, ventana=VENTANA):
 
 
 def veredicto(datos, i):
-    """El texto de lo que pasó en el paso i y de lo que guarda la base justo después."""
+    """El texto de lo que pasó en el paso i (en palabras: `describir`) y de lo que guarda la base
+    justo después."""
     e = estado_tras(datos, i)
     paso = e["paso"]
-    quien = f" de {paso['agente']}" if paso["agente"] else ""
-    lineas = [f"Paso {i + 1} de {len(datos['pasos'])} · vida {paso['vida']} · {paso['clase']}{quien}"]
+    lineas = [f"Paso {i + 1} de {len(datos['pasos'])} · vida {paso['vida']} · {describir(paso)}"]
     for id, a in e["agentes"].items():
         partes = [f"M de {a['M']} mensajes ({a['historial']} en su historial)"]
         if a["resumen"]:
             partes.append(f"resumen {a['resumen']} activo, que cubre sus mensajes 1 a {a['cobertura']}")
         if a["pendientes"]:
             partes.append("llamadas sin observar: " + ", ".join(a["pendientes"]))
-        if a["intenciones"]:
-            partes.append("intenciones sin resultado: " + ", ".join(a["intenciones"]))
+        if a["ediciones"]:
+            partes.append("intenciones sin resultado: " + ", ".join(a["ediciones"]))
         lineas.append(f"  {id}: " + " · ".join(partes))
     buzon = ", ".join(f"{entrega} {d}" for entrega, d in sorted(e["buzon"].items())) or "vacío"
     lineas.append(f"  buzón: {buzon}" + (" · el padre ya está activado" if e["activado"] else ""))

@@ -6,8 +6,12 @@ Corre, cada parte en su propio proceso de pytest y con un espacio de trabajo tem
 2. los tests de cada punto de control (`checkpoints/NN_*/tests/`), uno a uno, porque sus módulos
    se llaman igual (`bucle`, `entorno`...); una copia idéntica de un test que prueba módulos
    idénticos corre una sola vez, en el punto de control más alto (`curso/repetidos.py`);
-3. los cuadernos resueltos con `--nbval` (se comparan las salidas);
-4. los cuadernos del alumno con `--nbval-lax` (solo que corran sin errores).
+3. los cuadernos resueltos con `--nbval` (se comparan las salidas), cada uno con su espacio;
+4. los cuadernos del alumno con `--nbval-lax`, uno tras otro en un solo espacio y sin resolver
+   nada (solo que corran sin errores: el camino de quien ejecuta todo sin hacer los ejercicios);
+5. los caminos del alumno (`tests/caminos/`): un solo espacio de la lección 00 a la 07, fallando
+   y arreglando cada ejercicio, dejando alguno para luego, volviendo atrás y restaurando; cada
+   camino en su parte, porque cada uno abre una lección tras otra y tarda como varias partes.
 
 Corren tantas partes a la vez como núcleos más dos; al final, la salida de cada una, una línea por parte y el
 total. Devuelve 0 solo si todo pasa.
@@ -57,13 +61,29 @@ MITADES = 2
 TIEMPOS = rutas.RAIZ / "tests" / "datos" / "tiempos_de_los_tests.json"
 
 
-# Los tests del navegador (JupyterLab + Chromium) van en su carpeta, y en su propia parte.
+# Los tests del navegador (JupyterLab + Chromium) van en su carpeta, y en su propia parte; los de
+# los caminos del alumno, también, y cada test (un camino) en la suya.
 NAVEGADOR = rutas.RAIZ / "tests" / "navegador"
+CAMINOS = rutas.RAIZ / "tests" / "caminos"
 
 
 def tests_del_curso():
-    """Los ficheros de tests de tests/ y sus carpetas (equipo/, lecciones/, navegador/)."""
+    """Los ficheros de tests de tests/ y sus carpetas (equipo/, lecciones/, navegador/, caminos/)."""
     return sorted((rutas.RAIZ / "tests").rglob("test_*.py"))
+
+
+def caminos():
+    """[(nombre de la parte, id del test)] de cada camino del alumno: un test de tests/caminos/,
+    que se llama como la primera línea de su docstring."""
+    import ast
+    partes = []
+    for fichero in sorted(CAMINOS.glob("test_*.py")):
+        relativo = fichero.relative_to(rutas.RAIZ).as_posix()
+        for nodo in ast.parse(fichero.read_text(encoding="utf-8")).body:
+            if isinstance(nodo, ast.FunctionDef) and nodo.name.startswith("test_"):
+                titulo = (ast.get_docstring(nodo) or nodo.name).splitlines()[0].rstrip(".")
+                partes.append((f"camino: {titulo}", f"{relativo}::{nodo.name}"))
+    return partes
 
 
 def tiempos_apuntados(ruta=None):
@@ -82,7 +102,8 @@ def pesos(ficheros, apuntados):
 def repartir_tests_del_curso(mitades=MITADES, apuntados=None):
     """Los ficheros de tests/ (sin los del navegador) en `mitades` listas de peso parecido: cada
     fichero, del que más tarda al que menos, a la lista que menos lleva."""
-    ficheros = [str(p.relative_to(rutas.RAIZ)) for p in tests_del_curso() if NAVEGADOR not in p.parents]
+    ficheros = [str(p.relative_to(rutas.RAIZ)) for p in tests_del_curso()
+                if NAVEGADOR not in p.parents and CAMINOS not in p.parents]
     peso = pesos(ficheros, tiempos_apuntados() if apuntados is None else apuntados)
     listas = [[] for _ in range(mitades)]
     cargas = [0] * mitades
@@ -102,7 +123,8 @@ def partes():
     cuadernos = [("tests del navegador (JupyterLab + Chromium)", [*navegador, "-rs", *SIN_NBVAL]),
                  ("cuadernos resueltos (--nbval)",
                   ["--nbval", "--nbval-sanitize-with", "nbval_sanitizar.cfg", "solutions"]),
-                 ("cuadernos del alumno (--nbval-lax)", ["--nbval-lax", "notebooks"])]
+                 ("cuadernos del alumno, en un solo espacio (--nbval-lax)", ["--nbval-lax", "notebooks"])]
+    recorridos = [(nombre, [test, *SIN_NBVAL]) for nombre, test in caminos()]
     corren, _ = repetidos.tests_que_corren(rutas.puntos_de_control())
     puntos = [(f"punto de control {numero:02d}", [*(str(t.relative_to(rutas.RAIZ)) for t in tests), *SIN_NBVAL])
               for numero, tests in sorted(corren.items(), reverse=True)]
@@ -112,7 +134,9 @@ def partes():
     # del curso unos 70 s cada mitad, punto de control 07 56 s, navegador 46 s, cuadernos 26-34 s
     # cada parte, puntos de control 02-04 12-16 s, 05 2 s. Si el más alto esperara al final,
     # empezaría cuando las otras ya acaban y marcaría el tiempo de todo `probar`.
-    return del_curso + puntos[:1] + cuadernos + sorted(puntos[1:], key=lambda parte: -len(parte[1]))
+    # Los caminos tardan como el punto de control más alto: van justo después de él.
+    return (del_curso + puntos[:1] + recorridos + cuadernos
+            + sorted(puntos[1:], key=lambda parte: -len(parte[1])))
 
 
 def aviso_de_repetidos():

@@ -472,6 +472,28 @@ def _preparar(numero, espacio):
     return faltan + atrasados
 
 
+def por_delante(numero, espacio=None):
+    """{fichero: lección} de los ficheros de tu espacio que cambió una lección posterior a
+    `numero` que ya has hecho: vuelves a una lección con el espacio por delante.
+
+    Una lección cuenta como hecha si tu espacio tiene alguno de los ficheros que ella crea (la 03,
+    `compactar.py`); la 02, que no crea ni cambia nada, no cuenta. De cada fichero se dice la
+    última lección que lo cambió."""
+    from curso.lecciones import LECCIONES
+    espacio = Path(espacio or rutas.espacio())
+    puntos = rutas.puntos_de_control()
+    delante = {}
+    for k in sorted((k for k in LECCIONES if k > numero), reverse=True):
+        anterior = puntos.get(k - 1)
+        crea = [f for f in LECCIONES[k]["ficheros"] if anterior is None or not (anterior / f).exists()]
+        if not any((espacio / f).is_file() for f in crea):
+            continue
+        for f in LECCIONES[k]["ficheros"]:
+            if (espacio / f).is_file():
+                delante.setdefault(f, k)
+    return delante
+
+
 def _atrasados(espacio, carpeta, numero):
     """Los ficheros de tu espacio que son, byte a byte, la versión de un punto de control anterior
     a `numero` y no la de `carpeta`: te saltaste la lección que los cambió. Un fichero que no es

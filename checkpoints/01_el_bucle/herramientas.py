@@ -6,6 +6,7 @@ mensaje que el modelo pueda usar para corregirse: la observación llevará `is_e
 """
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from procesos import correr
 
 LIMITE_SALIDA = 6000  # caracteres de salida de una orden; lo que pase se corta con un aviso
 ESPERA_ORDEN = 60  # segundos que puede durar una orden antes de cortarla
+LIMITE_LECTURA = 6000  # caracteres que devuelve leer de una vez; el resto, en otra lectura (lección 03)
 
 
 class ErrorDeHerramienta(Exception):
@@ -35,8 +37,8 @@ def dentro(entorno, ruta):
     return destino
 
 
-def abrir(entorno, ruta, escribir=False):
-    """El fichero `ruta` de la copia, abierto en binario para leer (y para escribir, si `escribir`).
+def abrir(entorno, ruta):
+    """El fichero `ruta` de la copia, abierto en binario para leerlo.
 
     `dentro` comprueba la ruta por su nombre. Abrirla después por ese mismo nombre dejaría un
     hueco: entre la comprobación y la apertura, alguien podría cambiar una carpeta del camino por
@@ -45,19 +47,40 @@ def abrir(entorno, ruta, escribir=False):
     un enlace: lo que se abre es lo que se comprobó. (O_NONBLOCK: que una tubería con nombre no
     deje esperando a la herramienta.)
     """
+    carpeta, _, fd = abrir_con_su_carpeta(entorno, ruta)
+    os.close(carpeta)
+    return open(fd, "rb")
+
+
+def abrir_con_su_carpeta(entorno, ruta):
+    """(la carpeta, el nombre, el fichero) de `ruta`: dos descriptores abiertos paso a paso como
+    dice `abrir`, el de su carpeta y el del fichero, y el nombre del fichero en esa carpeta.
+    Quien llama cierra los dos."""
     base = Path(entorno).resolve()
     partes = dentro(entorno, ruta).relative_to(base).parts
-    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+    carpeta = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+    fd = None
     try:
-        for i, parte in enumerate(partes):
-            modo = os.O_RDWR if escribir and i == len(partes) - 1 else os.O_RDONLY
-            siguiente = os.open(parte, modo | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
-            os.close(fd)
-            fd = siguiente
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        for parte in partes[:-1]:
+            siguiente = os.open(parte, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=carpeta)
+            os.close(carpeta)
+            carpeta = siguiente
+        if not partes:  # la copia misma
             raise IsADirectoryError(errno.EISDIR, "no es un fichero")
-    except OSError as e:
-        os.close(fd)
+        fd = os.open(partes[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=carpeta)
+        estado = os.fstat(fd)
+        if not stat.S_ISREG(estado.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "no es un fichero")
+        if estado.st_nlink > 1 and nombres_dentro(base, estado) < estado.st_nlink:
+            raise ErrorDeHerramienta(f"{ruta} tiene otros nombres fuera de la copia de trabajo (es un "
+                                     "enlace duro): abrirlo sería leer o cambiar un fichero de fuera. "
+                                     "No se ha abierto")
+    except (OSError, ErrorDeHerramienta) as e:
+        for abierto in (fd, carpeta):
+            if abierto is not None:
+                os.close(abierto)
+        if isinstance(e, ErrorDeHerramienta):
+            raise
         if e.errno == errno.ELOOP:
             raise ErrorDeHerramienta(f"la ruta {ruta} pasa por un enlace que no se puede seguir (un "
                                      "bucle de enlaces, o un enlace que ha aparecido mientras se "
@@ -67,7 +90,20 @@ def abrir(entorno, ruta, escribir=False):
             raise ErrorDeHerramienta(f"no existe el fichero {ruta} en la copia de trabajo. "
                                      f"Hay: {hay}") from None
         raise
-    return open(fd, "r+b" if escribir else "rb")
+    return carpeta, partes[-1], fd
+
+
+def nombres_dentro(base, estado):
+    """Cuántos nombres de la copia llevan al fichero de `estado` (el mismo dispositivo e inodo).
+
+    Un enlace duro es otro nombre del mismo fichero, y no se distingue del original: si el
+    fichero tiene más nombres (`st_nlink`) de los que hay en la copia, alguno está fuera."""
+    vistos = 0
+    for carpeta, _, ficheros in os.walk(base):
+        for nombre in ficheros:
+            otro = os.lstat(os.path.join(carpeta, nombre))
+            vistos += (otro.st_dev, otro.st_ino) == (estado.st_dev, estado.st_ino)
+    return vistos
 
 
 def como_texto(datos, ruta):
@@ -86,18 +122,56 @@ def contenido(entorno, ruta):
 
 # --- Las herramientas --------------------------------------------------------------------------
 
-def leer(entorno, ruta):
-    """El contenido entero del fichero `ruta`, byte a byte: también sus \\r, si los tiene."""
-    return contenido(entorno, ruta)
+def leer(entorno, ruta, desde=1):
+    """El fichero `ruta` byte a byte (también sus \\r, si los tiene), desde su línea `desde` (la
+    primera es la 1) hasta el final... o hasta donde quepa.
+
+    Lo que se devuelve de una vez no pasa de LIMITE_LECTURA caracteres: si no cabe, van las
+    líneas enteras que caben (o, si la primera ya no cabe sola, su principio) y una nota al final
+    que dice qué líneas son y con qué `desde` pedir las siguientes. Un fichero que cabe entero se
+    devuelve entero, sin nota.
+    """
+    if desde < 1:
+        raise ErrorDeHerramienta(f"desde cuenta líneas y la primera es la 1, no {desde}: pide, por "
+                                 "ejemplo, desde=1")
+    texto = contenido(entorno, ruta)
+    lineas = [m.group(0) for m in re.finditer(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", texto)]
+    if desde > max(len(lineas), 1):
+        raise ErrorDeHerramienta(f"{ruta} tiene {len(lineas)} líneas: no hay línea {desde}")
+    trozo, dadas = "", 0
+    for linea in lineas[desde - 1:]:
+        if len(trozo) + len(linea) > LIMITE_LECTURA:
+            break
+        trozo, dadas = trozo + linea, dadas + 1
+    if desde == 1 and dadas == len(lineas):
+        return trozo  # el fichero entero, sin nota
+    if dadas == 0:  # la línea `desde`, sola, ya no cabe: va su principio
+        larga = lineas[desde - 1]
+        trozo, dadas = larga[:LIMITE_LECTURA], 1
+        nota = (f"[… la línea {desde} de {ruta} tiene {len(larga)} caracteres, más de los "
+                f"{LIMITE_LECTURA} que leer devuelve de una vez: arriba van los primeros")
+    else:
+        nota = f"[… leídas las líneas {desde} a {desde + dadas - 1} de las {len(lineas)} de {ruta}"
+    siguiente = desde + dadas
+    nota += (f". Para seguir, pide leer con desde={siguiente}]" if siguiente <= len(lineas)
+             else ": hasta el final]")
+    return trozo + ("" if trozo.endswith(("\n", "\r")) else "\n") + nota
 
 
 def editar(entorno, ruta, antiguo, nuevo):
     """Cambia la única aparición de `antiguo` en `ruta` por `nuevo`; el resto queda byte a byte igual.
 
-    Lee y escribe por el mismo fichero abierto: lo que se escribe va justo a lo que se leyó.
+    El fichero no se reescribe en su sitio: el texto nuevo va a un fichero provisional de la
+    misma carpeta, se lleva al disco (fsync) y `os.replace` lo pone en lugar del viejo de una
+    vez. Quien mire el fichero, y un proceso que muera en cualquier punto, ven el de antes o el
+    de después, nunca uno a medias; y si no se puede escribir (un disco lleno), el de antes queda
+    intacto.
     """
-    with abrir(entorno, ruta, escribir=True) as fichero:
-        texto = como_texto(fichero.read(), ruta)
+    carpeta, nombre, fd = abrir_con_su_carpeta(entorno, ruta)
+    try:
+        with open(fd, "rb") as fichero:
+            texto = como_texto(fichero.read(), ruta)
+            modo = stat.S_IMODE(os.fstat(fichero.fileno()).st_mode)
         veces = texto.count(antiguo) if antiguo else 0
         if veces == 0:
             raise ErrorDeHerramienta(f"antiguo no aparece en {ruta}: cópialo tal cual del fichero. "
@@ -110,10 +184,37 @@ def editar(entorno, ruta, antiguo, nuevo):
         except UnicodeEncodeError:
             raise ErrorDeHerramienta("nuevo lleva caracteres que no se pueden guardar en UTF-8 "
                                      "(medio par sustituto): quítalos. No se ha cambiado nada") from None
-        fichero.seek(0)
-        fichero.write(datos)
-        fichero.truncate()
+        reemplazar(carpeta, nombre, datos, modo)
+    finally:
+        os.close(carpeta)
     return f"editado {ruta}: una sustitución"
+
+
+def reemplazar(carpeta, nombre, datos, modo):
+    """Pone `datos` como contenido del fichero `nombre` de la carpeta abierta `carpeta`, de una vez.
+
+    El provisional tiene un nombre fijo para cada fichero: si un proceso murió antes de ponerlo en
+    su sitio, la edición siguiente de ese fichero lo borra y lo vuelve a escribir."""
+    provisional = f".{nombre}.editando"
+    try:
+        os.unlink(provisional, dir_fd=carpeta)
+    except FileNotFoundError:
+        pass
+    fd = os.open(provisional, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=carpeta)
+    try:
+        with open(fd, "wb") as fichero:
+            fichero.write(datos)
+            fichero.flush()
+            os.fchmod(fichero.fileno(), modo)  # los permisos del fichero de antes
+            os.fsync(fichero.fileno())
+        os.replace(provisional, nombre, src_dir_fd=carpeta, dst_dir_fd=carpeta)
+    except BaseException:
+        try:
+            os.unlink(provisional, dir_fd=carpeta)
+        except FileNotFoundError:
+            pass
+        raise
+    os.fsync(carpeta)  # el cambio de nombre, también en el disco
 
 
 def ejecutar(entorno, comando):

@@ -7,10 +7,14 @@ Lección 01. Un mensaje del modelo es una lista de bloques: texto, o llamadas a 
 HERRAMIENTAS = [
     {
         "name": "leer",
-        "description": "Devuelve el contenido entero de un fichero de texto de la copia de trabajo.",
+        "description": "Devuelve un fichero de texto de la copia de trabajo. Si es largo, un trozo y "
+                       "cómo seguir.",
         "input_schema": {
             "type": "object",
-            "properties": {"ruta": {"type": "string", "description": "Ruta relativa, p. ej. compra.py"}},
+            "properties": {
+                "ruta": {"type": "string", "description": "Ruta relativa, p. ej. compra.py"},
+                "desde": {"type": "integer"},
+            },
             "required": ["ruta"],
         },
     },

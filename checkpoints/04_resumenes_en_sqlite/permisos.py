@@ -22,6 +22,12 @@ def permitido(nombre, entrada, usuario):
     return usuario(nombre, entrada) is True
 
 
+# Los tipos de argumento que usan los esquemas, y cómo se dicen. (True es un int para Python,
+# pero no un número entero en JSON: no vale como entero.)
+TIPOS = {"string": ("texto", lambda v: isinstance(v, str)),
+         "integer": ("números enteros", lambda v: isinstance(v, int) and not isinstance(v, bool))}
+
+
 def problema_de_argumentos(esquema, entrada):
     """Qué falla en `entrada` frente al esquema de la herramienta, o None si está bien."""
     if not isinstance(entrada, dict):
@@ -29,14 +35,15 @@ def problema_de_argumentos(esquema, entrada):
     propiedades = esquema["input_schema"]["properties"]
     faltan = [a for a in esquema["input_schema"]["required"] if a not in entrada]
     sobran = [a for a in entrada if a not in propiedades]
-    mal = [a for a in entrada if a in propiedades and not isinstance(entrada[a], str)]
     partes = []
     if faltan:
         partes.append("faltan " + ", ".join(faltan))
     if sobran:
         partes.append("sobran " + ", ".join(sobran))
-    if mal:
-        partes.append("tienen que ser texto: " + ", ".join(mal))
+    for tipo, (como, es) in TIPOS.items():
+        mal = [a for a in entrada if a in propiedades and propiedades[a]["type"] == tipo and not es(entrada[a])]
+        if mal:
+            partes.append(f"tienen que ser {como}: " + ", ".join(mal))
     return "; ".join(partes) or None
 
 

@@ -7,35 +7,66 @@ verdad (llama-server, Ollama, vLLM, LM Studio), que entiende la misma API.
 El adaptador guarda el `usage` de la última respuesta: es lo único que el harness sabe de
 cuántos tokens ocupa M, porque no tiene tokenizador.
 
-Cuando el servidor contesta con un error, el adaptador lanza una excepción con un mensaje en
+Cuando la petición no acaba en una respuesta, el adaptador lanza una excepción con un aviso en
 castellano: `ErrorVentana` si la petición no cabe en la ventana (con las dos cifras, venga de
-llama-server o con la forma de Anthropic), y `ErrorDelModelo` para todo lo demás.
+llama-server o con la forma de Anthropic), y `ErrorDelModelo` para todo lo demás. Un
+`ErrorDelModelo` lleva lo que hace falta para decidir qué hacer después (la lección 06 decide
+con eso si reintentar):
+
+- `estado`, el HTTP; `cabeceras`, las de la respuesta (con `retry-after` si el servidor dice
+  cuánto esperar); `codigo`, el `error.details.error_code` del cuerpo, si lo trae (la API de
+  Anthropic nombra así la causa, p. ej. `enforced_spend_limit_reached`);
+- `estado` None si no hubo respuesta, y entonces `causa` dice por qué: "rechazada" (nadie
+  escucha en ese puerto), "cortada", "tiempo" (el servidor se calló más de `espera` segundos),
+  "red" (otro fallo de la red), o un error de configuración que esperar no arregla: "esquema"
+  (la URL no es http:// ni https://), "nombre" (el nombre de la máquina no se resuelve) o
+  "certificado" (el de https no es válido);
+- `estado` 200 si llegó algo que no es una respuesta de la API (una página HTML, un JSON sin
+  `content` o sin `usage`).
 """
+import http.client
 import json
 import os
 import re
+import socket
+import ssl
 import urllib.error
+import urllib.parse
 import urllib.request
 
 URL_DE_ENSAYO = "http://127.0.0.1:8765"  # python -m curso servidor
 RUTA = "/v1/messages"  # se añade a la URL base, así que ANTHROPIC_BASE_URL no lleva /v1
 VERSION = "2023-06-01"  # la cabecera anthropic-version
 MAX_TOKENS = 512  # lo más que puede escribir el modelo en una respuesta
-ESPERA = 900  # segundos: un modelo local lento puede pasar de 13 minutos escribiendo 512 tokens
+# Segundos que el adaptador espera a que el servidor diga algo (al conectar, y luego cada trozo
+# de la respuesta): un modelo local lento puede pasar de 13 minutos escribiendo 512 tokens, y no
+# manda nada hasta acabar. Se cambia con `espera` al crear el ModeloAPI.
+ESPERA = 900
 
 ROLES = {"usuario": "user", "asistente": "assistant"}
+# Los 429 de la API de Anthropic que no son un exceso momentáneo sino un límite de gasto, por su
+# `error.details.error_code` (los nombres son los del SDK oficial, anthropic/_error_classes.py).
+LIMITES_DE_GASTO = {
+    "enforced_spend_limit_reached": "el límite de gasto mensual del nivel de uso de la organización",
+    "contract_spend_limit_reached": "el límite de gasto del contrato de la organización",
+}
+ARRANCA_UNO = ("Arranca el de ensayo con «python -m curso servidor», o uno de verdad (p. ej. "
+               "«llama-server -c 8192 --jinja») y pon su dirección en ANTHROPIC_BASE_URL")
 
 
 class ErrorDelModelo(Exception):
     """El servidor no ha contestado con una respuesta.
 
-    `str(error)` es el aviso para quien lo lee; `estado` (el HTTP, o None si no hubo servidor) y
-    `mensaje` (el texto del servidor, tal cual llegó) son para el código que lo recoja.
+    `str(error)` es el aviso para quien lo lee; `estado` (el HTTP, o None si no hubo respuesta),
+    `mensaje` (el texto del servidor, tal cual llegó), `cabeceras` (las de la respuesta, con el
+    nombre en minúsculas), `codigo` (`error.details.error_code`, o None) y `causa` (por qué no
+    hubo respuesta, o None) son para el código que lo recoja.
     """
 
-    def __init__(self, estado, mensaje, aviso=None):
+    def __init__(self, estado, mensaje, aviso=None, cabeceras=None, codigo=None, causa=None):
         super().__init__(aviso or (f"el servidor contestó {estado}: {mensaje}" if estado else mensaje))
-        self.estado, self.mensaje = estado, mensaje
+        self.estado, self.mensaje, self.codigo, self.causa = estado, mensaje, codigo, causa
+        self.cabeceras = {nombre.lower(): valor for nombre, valor in dict(cabeceras or {}).items()}
 
 
 class ErrorVentana(ErrorDelModelo):
@@ -81,12 +112,19 @@ def mensaje_de_error(estado, cuerpo):
     return str(campos_de_error(cuerpo).get("message") or cuerpo.strip()[:500] or f"HTTP {estado} sin cuerpo")
 
 
+def codigo_de_error(campos):
+    """El `details.error_code` de los campos del error, o None."""
+    detalles = campos.get("details")
+    codigo = detalles.get("error_code") if isinstance(detalles, dict) else None
+    return codigo if isinstance(codigo, str) else None
+
+
 # Así dice el servidor de ensayo, en un invalid_request_error, que la petición no cabe.
 NO_CABE = re.compile(r"(?P<entrada>\d+) tokens de entrada \+ (?P<max_tokens>\d+) de max_tokens"
                      r" = \d+ > (?P<ventana>\d+)")
 
 
-def error_del_servidor(estado, cuerpo, direccion=None, M=None):
+def error_del_servidor(estado, cuerpo, direccion=None, M=None, cabeceras=None):
     """La excepción que corresponde a una respuesta de error a la petición de `M`."""
     campos, mensaje = campos_de_error(cuerpo), mensaje_de_error(estado, cuerpo)
     if campos.get("type") == "exceed_context_size_error":  # llama-server, con las cifras aparte
@@ -95,18 +133,80 @@ def error_del_servidor(estado, cuerpo, direccion=None, M=None):
     if cifras:  # la forma de Anthropic, con las cifras en el texto
         return ErrorVentana(estado, mensaje, int(cifras["entrada"]), int(cifras["ventana"]),
                             int(cifras["max_tokens"]), M=M)
-    if estado == 404 and direccion:
+    codigo, aviso = codigo_de_error(campos), None
+    if codigo in LIMITES_DE_GASTO:
+        aviso = (f"el servidor contestó {estado} ({codigo}): {mensaje.rstrip('.')}. Es "
+                 f"{LIMITES_DE_GASTO[codigo]}, no un exceso de un momento: cada petición fallará igual "
+                 "hasta que el límite se renueve o lo suba quien administra la cuenta")
+    elif codigo:
+        aviso = f"el servidor contestó {estado} ({codigo}): {mensaje}"
+    elif estado == 404 and direccion:
         aviso = f"el servidor contestó 404 a POST {direccion}: {mensaje.rstrip('.')}"
         base = direccion.removesuffix(RUTA)
         if base.endswith("/v1"):
             aviso += (f". La URL base acaba en /v1, y el adaptador ya añade {RUTA}: quita ese /v1 "
                       f"de ANTHROPIC_BASE_URL (p. ej. {base.removesuffix('/v1')})")
-        return ErrorDelModelo(estado, mensaje, aviso)
-    return ErrorDelModelo(estado, mensaje)
+    return ErrorDelModelo(estado, mensaje, aviso, cabeceras, codigo)
+
+
+def error_de_esquema(url):
+    """Un ErrorDelModelo si `url` no es http:// ni https:// (lo único que habla el adaptador), o None."""
+    if urllib.parse.urlsplit(url).scheme.lower() in ("http", "https"):
+        return None
+    idea = f" (¿querías decir http://{url}?)" if "://" not in url else ""
+    return ErrorDelModelo(None, f"la URL «{url}» no empieza por http:// ni https://, y el adaptador solo "
+                                f"habla HTTP: corrige ANTHROPIC_BASE_URL{idea}", causa="esquema")
+
+
+def error_de_conexion(error, url, espera):
+    """El ErrorDelModelo de una petición que no llegó a tener respuesta: `error` es lo que lanzó
+    urllib (un URLError con el motivo dentro, o la excepción de la red tal cual)."""
+    motivo = error.reason if isinstance(error, urllib.error.URLError) else error
+    if isinstance(motivo, socket.gaierror):
+        causa, aviso = "nombre", (f"no encuentro la máquina «{urllib.parse.urlsplit(url).hostname}» de "
+                                  f"{url}: su nombre no se resuelve ({motivo}). Mira que ANTHROPIC_BASE_URL "
+                                  "esté bien escrita")
+    elif isinstance(motivo, ssl.SSLCertVerificationError):
+        causa, aviso = "certificado", (f"el certificado de {url} no es válido ({motivo.verify_message}): "
+                                       "la conexión no sería segura, y esperar no lo arregla")
+    elif isinstance(motivo, ConnectionRefusedError):
+        causa, aviso = "rechazada", f"no hay ningún servidor en {url} (conexión rechazada). {ARRANCA_UNO}"
+    elif isinstance(motivo, TimeoutError):
+        causa, aviso = "tiempo", (f"{url} no ha dicho nada en {espera:.3g} s y se ha dejado de esperar "
+                                  "(la espera se cambia con `espera` al crear el ModeloAPI)")
+    elif isinstance(motivo, (ConnectionError, http.client.HTTPException)):
+        causa, aviso = "cortada", (f"la conexión con {url} se cortó antes de que llegara la respuesta "
+                                   f"entera ({type(motivo).__name__})")
+    else:
+        causa, aviso = "red", f"no llego a {url}: {motivo}"
+    return ErrorDelModelo(None, aviso, causa=causa)
+
+
+def bloques_y_usage(crudo):
+    """(content, usage) de una respuesta 200; ErrorDelModelo 200 si lo que llegó no es una respuesta
+    de la API de Messages (el SDK oficial tampoco reintenta eso: no es un error de estado HTTP)."""
+    texto = crudo.decode("utf-8", "replace")
+    try:
+        respuesta = json.loads(texto)
+    except ValueError:
+        que, pista = f"no es JSON (empieza por «{' '.join(texto[:60].split())}…»)", (
+            " Una página HTML suele venir de un proxy, de una pasarela o del portal de una red, no del modelo.")
+    else:
+        faltan = [c for c, tipo in (("content", list), ("usage", dict))
+                  if not isinstance(respuesta, dict) or not isinstance(respuesta.get(c), tipo)]
+        if not faltan:
+            return respuesta["content"], respuesta["usage"]
+        que, pista = f"es un JSON sin {' ni '.join(f'`{c}`' for c in faltan)}", ""
+    raise ErrorDelModelo(200, texto[:500], f"el servidor contestó 200, pero lo que mandó {que}: no es una "
+                                           f"respuesta de la API de Messages.{pista} Mira que "
+                                           "ANTHROPIC_BASE_URL apunte a un servidor que la hable")
 
 
 class ModeloAPI:
-    """Un modelo al otro lado de HTTP. `ModeloAPI("guion:arregla")(M, HERRAMIENTAS)` → bloques."""
+    """Un modelo al otro lado de HTTP. `ModeloAPI("guion:arregla")(M, HERRAMIENTAS)` → bloques.
+
+    `espera`: los segundos que se espera a que el servidor diga algo (ver ESPERA). Mide silencios,
+    no la petición entera: un servidor que manda un byte cada poco no se corta nunca."""
 
     def __init__(self, modelo="guion:arregla", url=None, max_tokens=MAX_TOKENS, espera=ESPERA):
         self.modelo, self.max_tokens, self.espera = modelo, max_tokens, espera
@@ -114,6 +214,8 @@ class ModeloAPI:
         self.usage = None
 
     def __call__(self, M, herramientas=()):
+        if (error := error_de_esquema(self.url)) is not None:
+            raise error
         cuerpo = json.dumps(peticion(M, herramientas, self.modelo, self.max_tokens)).encode()
         cabeceras = {"content-type": "application/json", "anthropic-version": VERSION}
         if os.environ.get("ANTHROPIC_API_KEY"):
@@ -122,14 +224,11 @@ class ModeloAPI:
         pedido = urllib.request.Request(direccion, cuerpo, cabeceras, method="POST")
         try:
             with urllib.request.urlopen(pedido, timeout=self.espera) as r:
-                respuesta = json.loads(r.read())
-        except urllib.error.HTTPError as e:
+                crudo = r.read()
+        except urllib.error.HTTPError as e:  # una respuesta con un estado de error: la hubo
             texto = e.read().decode("utf-8", "replace")
-            raise error_del_servidor(e.code, texto, direccion, list(M)) from None
-        except urllib.error.URLError as e:
-            raise ErrorDelModelo(None, f"no hay ningún servidor en {self.url} ({e.reason}). Arranca el "
-                                 "de ensayo con «python -m curso servidor», o uno de verdad "
-                                 "(p. ej. «llama-server -c 8192 --jinja») y pon su dirección en "
-                                 "ANTHROPIC_BASE_URL") from None
-        self.usage = respuesta["usage"]
-        return respuesta["content"]
+            raise error_del_servidor(e.code, texto, direccion, list(M), e.headers) from None
+        except (OSError, http.client.HTTPException) as e:  # no la hubo, o llegó a medias
+            raise error_de_conexion(e, self.url, self.espera) from None
+        bloques, self.usage = bloques_y_usage(crudo)
+        return bloques

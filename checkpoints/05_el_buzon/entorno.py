@@ -13,10 +13,14 @@ ofrece lo de su encargo, sacado del catálogo.
 HERRAMIENTAS = [
     {
         "name": "leer",
-        "description": "Devuelve el contenido entero de un fichero de texto de la copia de trabajo.",
+        "description": "Devuelve un fichero de texto de la copia de trabajo. Si es largo, un trozo y "
+                       "cómo seguir.",
         "input_schema": {
             "type": "object",
-            "properties": {"ruta": {"type": "string", "description": "Ruta relativa, p. ej. compra.py"}},
+            "properties": {
+                "ruta": {"type": "string", "description": "Ruta relativa, p. ej. compra.py"},
+                "desde": {"type": "integer"},
+            },
             "required": ["ruta"],
         },
     },

@@ -1,26 +1,34 @@
 """Los pasos durables: cada transacción que escribe algo, numerada y apuntada en la propia base.
 
 Lección 06. Una ejecución con varios agentes avanza a base de transacciones: anotar una
-respuesta, instalar un resumen, recibir una entrega, admitirla... Cada una que escribe algo es
+respuesta, instalar un resumen, recibir una entrega, admitirla... Cada una que cambia filas es
 un **paso durable**: si el proceso muere justo después de su COMMIT, lo que hizo queda; si muere
 antes, no queda nada de ella.
 
 `Conexion` envuelve la conexión de SQLite sin que historial.py ni buzon.py lo noten (tienen
 `execute`, `in_transaction`... como siempre) y hace dos cosas en cada COMMIT de una transacción
-que escribió algo:
+que cambió alguna fila:
 
 1. añade una fila a la tabla `pasos`, DENTRO de esa misma transacción: qué clase de paso era
-   (la etiqueta que puso quien lo dio, con `en`), de qué agente y en qué vida del proceso. El
-   registro de pasos nunca miente: un paso está en la tabla si y solo si se hizo;
+   (la etiqueta que puso quien lo dio, con `en`), de qué agente y en qué vida del proceso. Cada
+   transacción que cambia filas está en la tabla si y solo si se confirmó;
 2. cuenta el paso, y mira si el simulacro pide morir ahí (ver MORIR_EN).
+
+Lo que ve y lo que no: una transacción empieza con `BEGIN IMMEDIATE` y acaba con el texto
+`COMMIT` tal cual (en mayúsculas o minúsculas, sin nada más), que es como lo manda
+`historial.transaccion`; un `END`, un `COMMIT;` o el `commit()` de sqlite3 confirmarían sin
+apuntar el paso. Y «cambió alguna fila» se mira con `total_changes`, que cuenta las filas de
+INSERT, UPDATE y DELETE: una transacción que solo cambia el esquema (un CREATE TABLE) no lo
+mueve, y no se apunta. Así le pasa a la que crea las tablas en `registro.abrir`.
 
 El simulacro de caídas se controla con variables de entorno, que el proceso lee al abrir:
 
 - `CURSO_MORIR_EN=paso:K`: SIGKILL justo después del COMMIT del paso K de este proceso;
   `efecto:K`: justo después del efecto K (una edición aplicada, antes de apuntar su resultado).
-- `CURSO_FALLAR_EN=K:lleno` o `K:solo_lectura`: desde el paso K, la base no admite más
-  escrituras, de verdad (`PRAGMA max_page_count` o `PRAGMA query_only`): el disco lleno y la
-  base de solo lectura, sin tocar el disco de la máquina.
+- `CURSO_FALLAR_EN=K:lleno` o `K:solo_lectura`: desde el paso K, la base deja de crecer
+  (`PRAGMA max_page_count`: lo que cabe en las páginas que ya tiene se sigue confirmando, como
+  en un disco lleno de verdad) o no admite ninguna escritura (`PRAGMA query_only`), sin tocar
+  el disco de la máquina.
 """
 import json
 import os

@@ -21,6 +21,11 @@ MAYOR_ENTERO_SQLITE = 2**63 - 1
 # Un mensaje de error cita el valor que rechaza, pero corto: lo justo para reconocerlo.
 LARGO_DE_MUESTRA = 60
 
+# El identificador de una ejecución la nombra: no es un documento. Con un límite, el mismo en los dos
+# motores: PostgreSQL (lección 07) no guarda en un índice una clave de más de unos 2700 bytes, y cien
+# caracteres son, como mucho, 400 bytes en UTF-8.
+LARGO_MAXIMO_DE_EJECUCION = 100
+
 
 def conectar(ruta):
     """sqlite3.connect() con los errores de una ruta que no sirve dichos en castellano.
@@ -55,9 +60,13 @@ def conectar(ruta):
 
 
 def exigir_ejecucion(ejecucion):
-    """El identificador de una ejecución: un texto no vacío que se pueda guardar."""
+    """El identificador de una ejecución: un texto no vacío, de como mucho LARGO_MAXIMO_DE_EJECUCION
+    caracteres, que se pueda guardar."""
     if not isinstance(ejecucion, str) or not ejecucion:
         raise ValueError(f"La ejecución debe ser un texto no vacío, no {muestra(ejecucion)}.")
+    if len(ejecucion) > LARGO_MAXIMO_DE_EJECUCION:
+        raise ValueError(f"El identificador de la ejecución tiene {len(ejecucion)} caracteres "
+                         f"({muestra(ejecucion)}): como mucho, {LARGO_MAXIMO_DE_EJECUCION}.")
     exigir_texto(ejecucion, "La ejecución")
 
 

@@ -80,7 +80,8 @@ def historial_crudo(bd, agente):
 def donde_esta(bd, agente):
     """(qué le toca, M) a `agente`, sacado solo de la base:
 
-    - "pedir": M acaba en el pedido o en unas observaciones, y aún no agotó su tope;
+    - "pedir": M acaba en el pedido o en unas observaciones, y aún no agotó su tope (que
+      cuenta las respuestas de todo su historial, `respuestas`, no las de M);
     - "atender": M acaba en una respuesta con llamadas que aún no tienen sus observaciones;
     - "terminar": M acaba en la respuesta final, o agotó su tope sin darla.
 

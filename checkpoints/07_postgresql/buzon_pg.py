@@ -6,8 +6,9 @@ que cambia:
 
 - **Un padre, un turno.** En READ COMMITTED, dos admisiones a la vez verían las dos que al padre
   le falta el otro hijo, y una admisión y un `terminar` a la vez meterían un mensaje en un padre
-  terminado. `admitir` y `terminar` bloquean primero la fila del padre (`SELECT … FOR UPDATE`):
-  con un mismo padre, de una en una; con padres distintos, a la vez.
+  terminado. `admitir` y `terminar` bloquean primero la fila del padre (`SELECT … FOR NO KEY
+  UPDATE`: cambian su estado, no su clave): con un mismo padre, de una en una; con padres
+  distintos, a la vez.
 - **Duplicados.** `INSERT … ON CONFLICT DO NOTHING`: si el transporte repite una entrega mientras
   la primera aún se guarda, el segundo INSERT espera a que la primera confirme y no inserta nada.
 - **Despertar al padre.** Al pasar un padre a 'en_cola', `pg_notify`. El aviso sale solo si la
@@ -98,7 +99,7 @@ def admitir(bd, entrega):
             raise ValueError(f"No hay ninguna entrega {entrega!r} en el buzón: recíbela antes con recibir().")
         (padre,) = fila
         # El turno del padre: admitir y terminar, con un mismo padre, de uno en uno.
-        (estado_del_padre,) = bd.execute("SELECT estado FROM ejecuciones WHERE id=%s FOR UPDATE",
+        (estado_del_padre,) = bd.execute("SELECT estado FROM ejecuciones WHERE id=%s FOR NO KEY UPDATE",
                                          (padre,)).fetchone()
         # Con el cerrojo, otra vez: mientras esperábamos, otro pudo admitir esta misma entrega.
         cuerpo, disposicion = bd.execute("SELECT carga, disposicion FROM buzon WHERE entrega=%s",

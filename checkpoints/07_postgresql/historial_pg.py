@@ -5,16 +5,43 @@ control corren el mismo contrato sobre los dos), con sus comprobaciones de la en
 Lo que cambia es el aislamiento: `BEGIN IMMEDIATE` deja escribir a una sola transacción a la vez;
 PostgreSQL deja avanzar a muchas, y en READ COMMITTED (la que fija `abrir()`) cada sentencia ve lo
 confirmado cuando empieza. Por eso `anotar` bloquea la fila de la ejecución antes de numerar.
-Aquí están también las tablas de los resúmenes, que usa `resumenes_pg.py`: se crean juntas.
+Y como en la red hay procesos que se cuelgan con una transacción abierta, `abrir()` pone límites a
+las esperas. Aquí están también las tablas de los resúmenes, que usa `resumenes_pg.py`: se crean juntas.
 """
+import os
 from contextlib import contextmanager
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 
 from validacion import exigir_ejecucion, exigir_texto, muestra
 
 # Cuánto espera una conexión al servidor antes de rendirse. Uno local contesta en milisegundos.
 ESPERA_AL_CONECTAR_S = 10
+
+# Los límites de cada sesión. Sin ellos, un proceso que se congela (o que queda al otro lado de una
+# red partida) con la fila de un padre bloqueada deja a todos los demás esperando para siempre.
+# Van en las opciones de la conexión; unas opciones de la cadena de conexión (options=-c …) van
+# después y mandan.
+LIMITES = {
+    # El servidor cierra la sesión que deja una transacción abierta y calla más que esto, y sus
+    # cerrojos se sueltan. Ninguna transacción de estos módulos espera entre dos sentencias.
+    "idle_in_transaction_session_timeout": "10s",
+    # Quien espera un cerrojo se rinde (LockNotAvailable, SQLSTATE 55P03) en vez de esperar siempre.
+    # Más que el anterior: lo normal es que un congelado suelte la fila antes.
+    "lock_timeout": "30s",
+    # Ninguna sentencia dura más que esto, espere a lo que espere.
+    "statement_timeout": "60s",
+    # El servidor sondea (TCP keepalive) a un cliente que calla: a los 10 s, cada 5 s, y a los 3
+    # sondeos sin respuesta da la conexión por muerta. Sin esto, lo decide el sistema: unas 2 horas.
+    "tcp_keepalives_idle": "10",
+    "tcp_keepalives_interval": "5",
+    "tcp_keepalives_count": "3",
+}
+# Y el cliente al servidor (libpq), con las mismas cifras: quien espera la respuesta de un servidor
+# que desapareció se entera en medio minuto, no en horas.
+KEEPALIVES_DEL_CLIENTE = {"keepalives": "1", "keepalives_idle": "10", "keepalives_interval": "5",
+                          "keepalives_count": "3"}
 
 # CREATE TABLE IF NOT EXISTS no aguanta que dos procesos creen las tablas a la vez. Un cerrojo
 # consultivo (un número que todos acuerdan bloquear) los pone en fila mientras se crea el esquema.
@@ -50,7 +77,7 @@ TABLAS = ("ejecuciones", "historial", "resumenes")
 def transaccion(bd):
     """Una transacción: COMMIT si el bloque termina bien, ROLLBACK ante cualquier excepción
     (también KeyboardInterrupt). No hay turno de escritura que pedir: cada fila se bloquea al
-    escribirla, o al pedirla con FOR UPDATE."""
+    escribirla, o al pedirla con FOR NO KEY UPDATE (o FOR UPDATE)."""
     with bd.transaction():
         yield bd
 
@@ -59,14 +86,18 @@ def abrir(conexion):
     """Conecta con el servidor de `conexion` (una cadena de conexión) y crea las tablas si faltan.
 
     Queda en autocommit (las transacciones las abre `transaccion()`: fuera de ellas ninguna retiene
-    cerrojos) y en READ COMMITTED. ValueError si `conexion` no es una cadena de conexión;
-    ConnectionError si el servidor no contesta o no nos deja entrar.
+    cerrojos), en READ COMMITTED y con los LIMITES a las esperas. ValueError si `conexion` no es
+    una cadena de conexión; ConnectionError si el servidor no contesta o no nos deja entrar.
     """
     if not isinstance(conexion, str) or not conexion.strip():
         raise ValueError("La conexión debe ser una cadena de conexión de PostgreSQL (p. ej. "
                          f"«postgresql://usuario:clave@127.0.0.1:5432/base»), no {muestra(conexion)}.")
     try:
-        bd = psycopg.connect(conexion, autocommit=True, connect_timeout=ESPERA_AL_CONECTAR_S)
+        partes = {**KEEPALIVES_DEL_CLIENTE, **conninfo_to_dict(conexion)}
+        # Las opciones propias (de la cadena o, si no trae, de PGOPTIONS), detrás: mandan ellas.
+        propias = partes.get("options") or os.environ.get("PGOPTIONS", "")
+        partes["options"] = " ".join([*(f"-c {ajuste}={valor}" for ajuste, valor in LIMITES.items()), propias]).strip()
+        bd = psycopg.connect(**partes, autocommit=True, connect_timeout=ESPERA_AL_CONECTAR_S)
     except psycopg.ProgrammingError as error:  # la cadena no se entiende
         raise ValueError(f"La cadena de conexión no es válida: {error}") from None
     except psycopg.OperationalError as error:
@@ -106,9 +137,11 @@ def anotar(bd, ejecucion, texto):
     exigir_texto(texto, "El texto del mensaje", vacio_permitido=True)
     exigir_sin_nulos(texto, "El texto del mensaje")
     with transaccion(bd):
-        # FOR UPDATE: quien anote en la misma ejecución espera aquí a que confirmemos, y su MAX(seq)
-        # ya ve el nuestro. Sin el cerrojo, los dos leerían el mismo MAX.
-        if bd.execute("SELECT 1 FROM ejecuciones WHERE id=%s FOR UPDATE", (ejecucion,)).fetchone() is None:
+        # El cerrojo de la fila: quien anote en la misma ejecución espera aquí a que confirmemos, y su
+        # MAX(seq) ya ve el nuestro. Sin él, los dos leerían el mismo MAX. NO KEY: no cambiamos la
+        # clave (id), así que no hace falta parar la clave foránea de quien inserte un resumen o un
+        # mensaje de esta ejecución a la vez (FOR UPDATE la pararía).
+        if bd.execute("SELECT 1 FROM ejecuciones WHERE id=%s FOR NO KEY UPDATE", (ejecucion,)).fetchone() is None:
             raise ValueError(f"No existe la ejecución {ejecucion!r}: créala con crear_ejecucion().")
         (seq,) = bd.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM historial WHERE ejecucion=%s",
                             (ejecucion,)).fetchone()

@@ -135,7 +135,7 @@ def terminar(bd, padre, estado):
         raise ValueError(f"El estado final debe ser uno de {', '.join(TERMINALES)}, no {muestra(estado)}.")
     exigir_nombre(padre, "El padre")
     with transaccion(bd):
-        fila = bd.execute("SELECT estado FROM ejecuciones WHERE id=%s FOR UPDATE", (padre,)).fetchone()
+        fila = bd.execute("SELECT estado FROM ejecuciones WHERE id=%s FOR NO KEY UPDATE", (padre,)).fetchone()
         if fila is None:
             raise ValueError(f"No existe la ejecución {padre!r}.")
         if fila[0] in TERMINALES:

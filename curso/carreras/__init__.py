@@ -1,12 +1,14 @@
 """El explorador de carreras: cada intercalado de unos pocos actores, con SQLite de verdad.
 
 Equipo del curso; lo estrena la lección 04 (dos resumidores y un mensaje que llega) y lo
-reutiliza la 05 (el buzón). Un paquete, por piezas que se leen por separado:
+reutilizan la 05 (el buzón) y la 07 (las dos, en PostgreSQL). Un paquete, por piezas que se leen por separado:
 
 - `explorador.py`: qué es un escenario (`Escenario`, `Paso`, `Invariante`, `Variante`), cómo se
   recorren todos sus intercalados (`explorar`) y lo que queda anotado (`Exploracion`);
+- `bitacora.py`: lo que cada actor lee y escribe en la base en cada paso, sentencia a sentencia y
+  transacción a transacción (cada `Evento` lo lleva en `operaciones`);
 - `textos.py`: lo que se lee de una exploración, sin widgets (`totales`, `panel`, `cruce`,
-  `dibujar_carriles`, el HTML de los carriles);
+  `dibujar_carriles`, `transacciones`, el HTML de los carriles);
 - `widget.py`: el widget, una vista fina sobre `textos.py` (`explorar_carreras`);
 - `paralelo.py`: el mismo recorrido con cada actor en su hilo y su conexión, y transacciones
   abiertas entre pasos, en SQLite o en PostgreSQL (`explorar_en_sqlite`, `explorar_en_postgres`;
@@ -21,7 +23,7 @@ from curso.carreras.explorador import (ERROR_INESPERADO, Escenario, Evento, Expl
                                        intercalados, numero_de_intercalados)
 from curso.carreras.paralelo import explorar_en_paralelo, explorar_en_postgres, explorar_en_sqlite
 from curso.carreras.textos import (carriles, carriles_html, comparacion, cruce, dibujar_carriles,
-                                   panel, resumen, totales)
+                                   panel, resumen, totales, transacciones, vecino_que_falla)
 
 
 def __getattr__(nombre):

@@ -11,7 +11,8 @@ reutiliza la 05 (el buzón). Un escenario describe:
 
 `explorar()` recorre cada intercalado que respeta el orden propio de cada actor, cada uno sobre
 un fichero nuevo (una copia del estado inicial, que se prepara una sola vez), anota quién hizo
-qué (y qué excepciones saltaron), comprueba las invariantes y agrupa los resultados. No hay
+qué (y qué excepciones saltaron, y qué leyó y escribió cada actor en cada paso: `bitacora.py`),
+comprueba las invariantes y agrupa los resultados. No hay
 hilos ni esperas: el orden lo decide el explorador, paso a paso, y por eso el resultado es
 siempre el mismo.
 
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from curso.carreras import textos
+from curso.carreras.bitacora import Bitacora, ConexionesQueAnotan
 
 
 def cargar_modulo(ruta, nombre):
@@ -142,13 +144,15 @@ class Mundo:
 
 @dataclass(frozen=True)
 class Evento:
-    """Un paso ya ejecutado: su posición (desde 1), quién, qué, qué pasó y la foto de después."""
+    """Un paso ya ejecutado: su posición (desde 1), quién, qué, qué pasó, la foto de después y lo
+    que el actor leyó y escribió en la base durante el paso (`bitacora.Operacion`, en orden)."""
     posicion: int
     actor: str
     paso: str
     resultado: str
     error: str | None = None        # «Tipo: mensaje» si saltó una excepción no prevista
     observacion: Any = None
+    operaciones: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -176,6 +180,7 @@ class Exploracion:
     variante: str
     invariantes: tuple[tuple[str, str], ...]      # (nombre, fallo), en el orden del escenario
     registros: tuple[Registro, ...]
+    motor: str = "SQLite"                         # dónde corrió: «SQLite» o «PostgreSQL»
 
     @property
     def total(self):
@@ -298,7 +303,8 @@ def explorar(escenario, variante="correcta", modulo=None):
             _cerrar(plantilla)
         for numero, orden in enumerate(intercalados(escenario.actores), 1):
             mundo = Mundo(ruta=carpeta / f"intercalado-{numero}.db", modulo=modulo,
-                          variante=variante, datos=dict(plantilla.datos))
+                          variante=variante, datos=dict(plantilla.datos),
+                          conexiones=ConexionesQueAnotan({actor: Bitacora() for actor in actores}))
             _copiar(plantilla.ruta, mundo.ruta)
             try:
                 escenario.conectar(mundo)
@@ -332,7 +338,9 @@ def _cerrar(mundo):
 
 def _recorrer(escenario, mundo, orden):
     """Ejecuta los pasos en `orden`. Si un paso lanza una excepción no prevista, se anota y los
-    pasos siguientes de ese actor ya no ocurren (los de los demás, sí)."""
+    pasos siguientes de ese actor ya no ocurren (los de los demás, sí). Cada evento se lleva lo que
+    su actor leyó y escribió durante el paso (su bitácora, ver `bitacora.py`)."""
+    bitacoras = mundo.conexiones.bitacoras
     eventos = []
     caidos = set()
     for posicion, paso in enumerate(orden, 1):
@@ -346,5 +354,6 @@ def _recorrer(escenario, mundo, orden):
                 error = f"{type(excepcion).__name__}: {excepcion}"
                 resultado = f"error: {error}"
                 caidos.add(paso.actor)
-        eventos.append(Evento(posicion, paso.actor, paso.nombre, resultado, error, escenario.observar(mundo)))
+        eventos.append(Evento(posicion, paso.actor, paso.nombre, resultado, error, escenario.observar(mundo),
+                              bitacoras[paso.actor].sacar()))
     return eventos

@@ -19,10 +19,13 @@ antes de que escriba. Aquí:
   en SQLite, una copia del fichero; en PostgreSQL, un esquema propio vaciado (TRUNCATE) y
   preparado otra vez.
 
-Lo que devuelve es la misma `Exploracion` que el explorador de SQLite: sirven los mismos textos
-(`textos.py`) y el mismo widget (`widget.py`). Un paso que espera deja dos eventos: «espera …»
-cuando se bloquea y «… (tras esperar)» cuando sigue; por eso un intercalado puede tener más
-eventos que pasos.
+Lo que devuelve es la misma `Exploracion` que el explorador de SQLite, con el motor en que corrió
+(«SQLite» o «PostgreSQL»): sirven los mismos textos (`textos.py`) y el mismo widget (`widget.py`).
+Un paso que espera deja dos eventos: «espera …» cuando se bloquea y «… (tras esperar)» cuando
+sigue; por eso un intercalado puede tener más eventos que pasos. Cada evento se lleva lo que su
+actor leyó y escribió desde el anterior (`bitacora.py`): la sentencia que se queda esperando un
+cerrojo, como «espera» en el evento en que se bloquea, y hecha, con lo que devolvió, en el de
+«(tras esperar)», aunque el cerrojo se soltara durante el turno de otro.
 """
 import functools
 import os
@@ -38,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from curso.carreras.bitacora import Bitacora, ConexionQueAnota
 from curso.carreras.explorador import (ERROR_INESPERADO, MEMORIA, Escenario, Evento, Exploracion, Invariante,
                                        Mundo, Registro, _copiar, cargar_modulo, elegir_variante,
                                        intercalados)
@@ -77,6 +81,7 @@ class EscenarioEnParalelo(Escenario):
 class EnSqlite:
     """SQLite: un fichero por intercalado, copia de uno preparado una sola vez."""
     nombre = "sqlite"
+    titulo = "SQLite"  # lo que se lee en pantalla
 
     @contextmanager
     def base(self, escenario, mundo_inicial, preparar):
@@ -122,6 +127,7 @@ class EnPostgres:
     Las conexiones de los actores se guardan de un intercalado al siguiente (abrir una cuesta más que
     todo lo demás); la que un paso cierra (una caída) se abre otra vez en el siguiente."""
     nombre = "postgres"
+    titulo = "PostgreSQL"
 
     def __init__(self, conexion):
         self.conexion = conexion
@@ -310,6 +316,7 @@ class _Actor:
         self.en_curso = None         # el nombre del paso que está haciendo
         self.progreso = 0            # sentencias hechas: si no cambia, no ha avanzado
         self.fallo = None
+        self.bitacora = Bitacora()   # lo que lee y escribe, hasta que el explorador lo recoge
         self.hilo = threading.Thread(target=self._correr, name=f"carreras-{nombre}", daemon=True)
 
     # En el hilo del actor --------------------------------------------------------------------
@@ -319,7 +326,7 @@ class _Actor:
         try:
             abrir = self.mundo.funcion_sin_envolver(self.mundo.abrir)
             real = self.guardada = self.motor.conexion_del_actor(self.nombre, abrir, self.mundo.ruta)
-            self.mundo.conexiones[self.nombre] = _Conexion(real, self)
+            self.mundo.conexiones[self.nombre] = _Conexion(ConexionQueAnota(real, self.bitacora), self)
             self._listo(None)
             for i, paso in enumerate(self.pasos):
                 if paso.hacer is CONFIRMA:
@@ -448,7 +455,7 @@ class _MundoEnParalelo(Mundo):
             clave = f"{actor.nombre}, reinicio {len(actor.propias) + 1}"
             real = actor.motor.conexion_del_actor(clave, original, ruta)
             actor.propias.append((clave, real))
-            return _Conexion(real, actor)
+            return _Conexion(ConexionQueAnota(real, actor.bitacora), actor)
         return abrir_y_envolver
 
 
@@ -503,6 +510,7 @@ def explorar_en_paralelo(escenario, variante="correcta", *, motor, modulo=None, 
         variante=variante.nombre,
         invariantes=tuple((inv.nombre, inv.fallo) for inv in invariantes),
         registros=tuple(registros),
+        motor=motor.titulo,
     )
 
 
@@ -607,6 +615,7 @@ class _Ronda:
         if actor.fallo is not None:
             raise actor.fallo
         if actor.estado == ESPERANDO:
+            actor.bitacora.esperando()  # la sentencia que espera (en SQLite la apuntó su conexión)
             return self._anotar(actor, nombre, self._a_quien(actor))
         resultado, error = actor.informe
         self._anotar(actor, nombre, f"error: {error}" if error else resultado, error)
@@ -622,7 +631,7 @@ class _Ronda:
 
     def _anotar(self, actor, paso, resultado, error=None):
         self.eventos.append(Evento(len(self.eventos) + 1, actor.nombre, paso, resultado, error,
-                                   self.escenario.observar(self.mundo)))
+                                   self.escenario.observar(self.mundo), actor.bitacora.sacar()))
 
     def _despertar(self):
         """Tras cada turno: quien esperaba un cerrojo que ya se soltó sigue, y hace lo que se le guardó."""

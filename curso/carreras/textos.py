@@ -8,6 +8,7 @@ textos son deterministas, así que un cuaderno puede imprimirlos y nbval compara
     print(totales(exploracion))          # 140 intercalados: 14 correctos, 126 ..., 63 pierden cobertura
     print(panel(exploracion, 5))         # el intercalado n.º 5: orden, cómo acaba, qué invariantes cumple
     print(dibujar_carriles(exploracion.registros[4]))   # el mismo, en carriles de texto
+    print(transacciones(exploracion.registros[4], 6))  # su paso 6: qué leyó y escribió cada transacción
 
 Todo es genérico sobre `curso.carreras.Exploracion`: «cómo acaba» un intercalado es lo que el
 escenario anota como su resultado, y los fallos se nombran con las etiquetas (`fallo`) de las
@@ -19,6 +20,8 @@ correcta: lo que ese paso contesta, o la foto de la base de datos tras él, ya e
 donde el código ingenuo empieza a hacer otra cosa.
 """
 import html
+
+from curso.carreras.bitacora import CONFIRMA, DESHACE, EMPIEZA, ESPERA, PIERDE
 
 CORRECTA = "correcta"  # el nombre de la variante de referencia en cada escenario del curso
 
@@ -57,6 +60,15 @@ def variantes_en_orden(escenario, variantes=None):
         if nombre not in orden:
             orden.append(nombre)
     return orden
+
+
+def vecino_que_falla(exploracion, i, sentido):
+    """El número del intercalado que falla más cerca de `i` hacia delante (`sentido` > 0) o hacia
+    atrás (`sentido` < 0), sin contar `i`; None si no queda ninguno en ese sentido."""
+    numeros = [r.numero for r in exploracion.registros if not r.correcto]
+    if sentido > 0:
+        return next((n for n in numeros if n > i), None)
+    return next((n for n in reversed(numeros) if n < i), None)
 
 
 def registro_de(exploracion, i):
@@ -175,6 +187,64 @@ def panel(exploracion, i):
     return "\n".join(lineas)
 
 
+# --- Lo que leyó y escribió cada transacción ------------------------------------------------
+
+COMO_ACABA = {
+    CONFIRMA: "confirmada en el paso {}",
+    DESHACE: "deshecha en el paso {} con ROLLBACK: no queda nada de ella",
+    PIERDE: "perdida en el paso {}: la conexión se cerró sin confirmar, no queda nada de ella",
+}
+
+
+def _transacciones_hasta(registro, posicion):
+    """{(actor, número): {"lineas": [(paso, Operacion)], "fin": (paso, cómo) o None, "explicita"}},
+    en el orden en que aparecen, con lo ocurrido hasta el paso `posicion` incluido."""
+    todas = {}
+    for evento in registro.eventos[:posicion]:
+        for op in evento.operaciones:
+            t = todas.setdefault((evento.actor, op.transaccion), {"lineas": [], "fin": None, "explicita": False})
+            t["lineas"].append((evento.posicion, op))
+            t["explicita"] |= op.clase == EMPIEZA
+            if op.clase in COMO_ACABA:
+                t["fin"] = (evento.posicion, op.clase)
+            elif op.suelta:
+                t["fin"] = (evento.posicion, "suelta")
+    return todas
+
+
+def transacciones(registro, posicion):
+    """Para el paso n.º `posicion` (desde 1) de `registro`, qué leyó y qué escribió cada
+    transacción: las que actúan en ese paso y las que siguen abiertas tras él (las de otros actores
+    que aún no han confirmado), cada una con sus sentencias desde que empezó, el paso de cada una, y
+    cómo acaba. Sale de lo que anotó el explorador (`Evento.operaciones`)."""
+    if not isinstance(posicion, int) or isinstance(posicion, bool) or not 1 <= posicion <= len(registro.eventos):
+        raise ValueError(f"no hay paso n.º {posicion!r}: el intercalado n.º {registro.numero} tiene del 1 al "
+                         f"{len(registro.eventos)}")
+    evento = registro.eventos[posicion - 1]
+    lineas = [f"Paso {posicion} de {len(registro.eventos)}: {evento.actor} {evento.paso} → {evento.resultado}."]
+    elegidas = [(clave, t) for clave, t in _transacciones_hasta(registro, posicion).items()
+                if any(p == posicion for p, _ in t["lineas"])
+                or (t["fin"] is None and (t["explicita"] or t["lineas"][-1][1].clase == ESPERA))]
+    if not elegidas:
+        lineas.append("En este paso nadie lee ni escribe en la base, y no queda ninguna transacción abierta.")
+    orden = {actor: i for i, actor in enumerate(registro.actores)}
+    for (actor, numero), t in sorted(elegidas, key=lambda par: (orden.get(par[0][0], 0), par[0][1])):
+        espera = t["lineas"][-1][1].clase == ESPERA
+        if t["fin"] is None and not t["explicita"]:
+            estado = "aún no ha empezado: espera a otra transacción"
+        elif t["fin"] is None:
+            estado = "sigue abierta, sin confirmar: los demás aún no ven lo que escribió" + (
+                "; su última sentencia espera a otra transacción" if espera else "")
+        elif t["fin"][1] == "suelta":
+            estado = "una sola sentencia, sin BEGIN: se confirma al momento"
+        else:
+            estado = COMO_ACABA[t["fin"][1]].format(t["fin"][0])
+        lineas.append(f"{actor}, transacción {numero} ({estado}):")
+        lineas += [f"  paso {p:>2} · {op.clase:<8} {op.sentencia}" + (f" {op.resultado}" if op.resultado else "")
+                   for p, op in t["lineas"]]
+    return "\n".join(lineas)
+
+
 # --- Los carriles en texto ----------------------------------------------------------------
 
 def carriles(registro):
@@ -238,10 +308,14 @@ def estados(registro, referencia=None):
     return resultado
 
 
-def carriles_html(registro, referencia=None):
+ELEGIDO = ("#1565c0", "el paso elegido: debajo, lo que leyó y escribió cada transacción")
+
+
+def carriles_html(registro, referencia=None, elegido=None):
     """La tabla de carriles: una columna por actor, una fila por paso en el orden global, y cada
     celda del color de cómo le fue (`estados`). Lleva la clase CSS `carreras-carriles`; cada
-    celda con paso, `carril-<estado>`."""
+    celda con paso, `carril-<estado>`; la fila del paso `elegido` (su posición, desde 1),
+    `carreras-elegido`, con su número resaltado."""
     actores = list(registro.actores)
     estilo_celda = "border:1px solid #bbb;padding:3px 6px;vertical-align:top;text-align:left;line-height:1.3"
     cabecera = "".join(f'<th style="{estilo_celda};background:#f6f6f6">{html.escape(a)}</th>'
@@ -254,12 +328,18 @@ def carriles_html(registro, referencia=None):
             f'<td class="carril-{estado}" title="{html.escape(explicacion)}" '
             f'style="{estilo_celda};background:{color}"><b>{html.escape(evento.paso)}</b>'
             f' → {html.escape(evento.resultado)}</td>')
-        filas.append(f'<tr><td style="{estilo_celda};color:#666;text-align:right">{evento.posicion}</td>'
-                     + "".join(c or f'<td style="{estilo_celda}"></td>' for c in celdas) + "</tr>")
+        if evento.posicion == elegido:
+            numero = (f'<td style="{estilo_celda};background:{ELEGIDO[0]};color:#fff;text-align:right">'
+                      f'<b>{evento.posicion}</b></td>')
+        else:
+            numero = f'<td style="{estilo_celda};color:#666;text-align:right">{evento.posicion}</td>'
+        fila = '<tr class="carreras-elegido">' if evento.posicion == elegido else "<tr>"
+        filas.append(fila + numero + "".join(c or f'<td style="{estilo_celda}"></td>' for c in celdas) + "</tr>")
+    muestras = list(ESTADOS.values()) + ([ELEGIDO] if elegido is not None else [])
     leyenda = " ".join(
         f'<span style="white-space:nowrap;margin-right:10px"><span style="display:inline-block;'
         f'width:10px;height:10px;border:1px solid #999;background:{color};margin-right:4px">'
-        f'</span>{html.escape(texto)}</span>' for color, texto in ESTADOS.values())
+        f'</span>{html.escape(texto)}</span>' for color, texto in muestras)
     return (f'<div class="carreras-carriles" style="font-family:sans-serif;font-size:12px">'
             f'<table style="border-collapse:collapse;margin:6px 0">'
             f'<thead><tr><th style="{estilo_celda};background:#f6f6f6">#</th>{cabecera}</tr></thead>'

@@ -9,6 +9,7 @@ Las carreras no dependen de relojes: otra conexión actúa justo antes de la sen
 del alumno (`OtroAntesDe`). Así, quien lee y después escribe ve cómo otro confirma en medio; quien
 compara y escribe en una sola sentencia, no.
 """
+import re
 from contextlib import ExitStack, contextmanager
 
 from curso import rutas
@@ -76,8 +77,34 @@ def intento(funcion, *args):
         return None, error
 
 
+# Lo que quieren decir los errores de PostgreSQL que el alumno se encuentra aquí: sus mensajes vienen
+# del servidor, en inglés, y no dicen qué hay que cambiar.
+EXPLICACIONES = {
+    "25P02": "PostgreSQL ya había abortado tu transacción por un error anterior, como la clave duplicada de "
+             "un INSERT, y rechaza cualquier otra sentencia hasta el ROLLBACK: capturar la excepción no la "
+             "deshace. Evita el error con INSERT … ON CONFLICT DO NOTHING, o encierra la sentencia que puede "
+             "fallar en un SAVEPOINT: un `with bd.transaction():` dentro de la transacción",
+    "23505": "ya había una fila con esa clave, y un INSERT normal choca con ella: con ON CONFLICT … DO "
+             "NOTHING no choca, y el número de filas insertadas dice si ya estaba",
+}
+
+
 def nombre_de(error):
-    return "nada (terminó sin excepción)" if error is None else f"{type(error).__name__}: {error}"
+    """Cómo se cita una excepción en un mensaje: su tipo y su mensaje; la de PostgreSQL que tiene
+    explicación, con su tipo y su SQLSTATE (la explicación va aparte: ver `explicar`)."""
+    if error is None:
+        return "nada (terminó sin excepción)"
+    sqlstate = getattr(error, "sqlstate", None)
+    if sqlstate in EXPLICACIONES:
+        return f"{type(error).__name__} (SQLSTATE {sqlstate})"
+    return f"{type(error).__name__}: {error}"
+
+
+def explicar(error, esperado):
+    """Si `error` es de los que tienen explicación, un Fallo que la da en castellano."""
+    sqlstate = getattr(error, "sqlstate", None)
+    if sqlstate in EXPLICACIONES:
+        raise Fallo(esperado, nombre_de(error), EXPLICACIONES[sqlstate])
 
 
 class Otro:
@@ -146,12 +173,6 @@ def version_sin_activar(bd, cobertura):
                       (cobertura,)).fetchone()[0]
 
 
-def lanza_base_obsoleta(funcion, *args):
-    _, error = intento(funcion, *args)
-    if type(error).__name__ != "BaseObsoleta":
-        raise Fallo("BaseObsoleta", nombre_de(error))
-
-
 @caso("si el puntero sigue en la base, pasa al nuevo")
 def _(resumenes_pg):
     with base_de_prueba() as abrir:
@@ -160,11 +181,16 @@ def _(resumenes_pg):
         igual(activo_de(bd), {"resumen activo": uno})
 
 
-@caso("si otro lo movió antes, BaseObsoleta, y el puntero no cambia")
+@caso("si otro lo movió antes, BaseObsoleta, con un mensaje que dice cuál es el activo, y el puntero no cambia")
 def _(resumenes_pg):
     with base_de_prueba() as abrir:
         _, bd, (uno, dos) = con_resumenes(abrir, 2)
-        lanza_base_obsoleta(resumenes_pg.mover_puntero, bd, "e", uno, uno)
+        _, error = intento(resumenes_pg.mover_puntero, bd, "e", uno, uno)
+        if type(error).__name__ != "BaseObsoleta":
+            raise Fallo("BaseObsoleta", nombre_de(error))
+        if not re.search(rf"\b{dos}\b", str(error)):
+            raise Fallo(f"un mensaje que nombre el activo de ahora, el resumen {dos}", f"«{error}»",
+                        "quien lo lea tiene que saber desde qué resumen volver a empezar")
         igual(activo_de(bd), {"resumen activo": dos})
 
 
@@ -235,8 +261,11 @@ def filas_del_buzon(bd):
 def _(buzon_pg):
     with base_de_prueba() as abrir:
         _, bd = buzon_de_prueba(abrir)
-        igual(buzon_pg.recibir(bd, "p", "logs", "e1", HALLAZGO), "recibida", "la primera vez")
-        igual(buzon_pg.recibir(bd, "p", "logs", "e1", dict(HALLAZGO)), "duplicada", "la segunda vez, idéntica")
+        for carga, esperado, cuando in ((HALLAZGO, "recibida", "la primera vez"),
+                                        (dict(HALLAZGO), "duplicada", "la segunda vez, idéntica")):
+            valor, error = intento(buzon_pg.recibir, bd, "p", "logs", "e1", carga)
+            explicar(error, esperado)
+            igual(nombre_de(error) if error else valor, esperado, cuando)
         igual(filas_del_buzon(bd), [("e1", "logs", "recibida")])
 
 
@@ -247,6 +276,7 @@ def _(buzon_pg):
         buzon_pg.recibir(bd, "p", "logs", "e1", HALLAZGO)
         for hijo, carga in (("logs", {"hallazgo": "otro"}), ("config", HALLAZGO)):
             _, error = intento(buzon_pg.recibir, bd, "p", hijo, "e1", carga)
+            explicar(error, "ValueError")
             if type(error) is not ValueError:
                 raise Fallo("ValueError", nombre_de(error), f"la entrega e1 otra vez, de {hijo!r} con {carga}")
         igual(filas_del_buzon(bd), [("e1", "logs", "recibida")], "el buzón tras los rechazos")
@@ -260,6 +290,7 @@ def _(buzon_pg):
         alumno = OtroAntesDe(abrir(ref), "INSERT", otro)
         mio, error = intento(buzon_pg.recibir, alumno, "p", "logs", "e1", HALLAZGO)
         suyo, error_suyo = otro.despues("INSERT")
+        explicar(error, "duplicada, sin error")
         igual({"tú": nombre_de(error) if error else mio, "el otro": nombre_de(error_suyo) if error_suyo else suyo,
                "filas en el buzón": filas_del_buzon(bd)},
               {"tú": "duplicada", "el otro": "recibida", "filas en el buzón": [("e1", "logs", "recibida")]})

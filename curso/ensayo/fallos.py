@@ -15,17 +15,29 @@ a una de cada N peticiones distintas (la N-ésima, la 2N-ésima...), en el orden
 
 Lo que puede llevar el plan:
 
-- un estado HTTP: 400, 429, 500, 502, 503, 504 o 529, con el cuerpo de error de Anthropic (el
-  400 sirve para ver que un cliente no reintenta lo que no se arregla reintentando);
+- un estado HTTP: 400, 408, 409, 429, 500, 502, 503, 504 o 529, con el cuerpo de error de
+  Anthropic (el 400 sirve para ver que un cliente no reintenta lo que no se arregla reintentando);
+- el estado con lo que el servidor pide esperar: `429:40` lleva la cabecera `retry-after: 40`
+  (segundos) y `529:1500ms`, `retry-after-ms: 1500` (milisegundos), las dos que lee el SDK oficial;
+- `gasto`: el 429 de la API cuando la organización llega a su límite de gasto: `rate_limit_error`
+  con `error.details.error_code = "enforced_spend_limit_reached"` y sin `retry-after`;
 - `corte`: el servidor cierra la conexión sin contestar (el cliente ve la conexión cortada);
 - `lento`: la respuesta tarda `lento_s` segundos (por defecto 5) más de lo normal;
+- `a_medias`: el servidor manda el estado, las cabeceras y la mitad del cuerpo, se calla
+  `lento_s` segundos y cierra: un servidor que se atasca a media respuesta;
+- `html`: un 200 con una página HTML, como la de un proxy o un portal cautivo;
+- `sin_usage`: un 200 con la respuesta de siempre, pero sin su `usage`;
 - `variar` (aparte, no en la lista): una petición que ya se contestó recibe otro texto, como
   lo haría un modelo de verdad, que no repite sus respuestas. Las llamadas a herramientas no
   cambian, solo el texto.
+
+`RelojDeEnsayo` es para los clientes que reintentan contra este servidor: un reloj que solo
+avanza cuando el cliente «duerme», así sus esperas se apuntan sin esperarlas.
 """
 import collections
 import hashlib
 import json
+import re
 import threading
 import time
 
@@ -33,6 +45,8 @@ from curso.ensayo.motor import ErrorPeticion
 
 ESTADOS = {
     400: ("invalid_request_error", "petición rechazada a propósito por el plan de fallos: reintentarla no la arregla"),
+    408: ("invalid_request_error", "la petición tardó demasiado en llegar (a propósito, del plan de fallos)"),
+    409: ("conflict_error", "la petición choca con otra que cambió lo mismo a la vez (a propósito, del plan de fallos)"),
     429: ("rate_limit_error", "demasiadas peticiones: espera un poco antes de reintentar"),
     500: ("api_error", "error interno del servidor (a propósito, del plan de fallos)"),
     502: ("api_error", "la pasarela no ha recibido respuesta del modelo"),
@@ -40,12 +54,41 @@ ESTADOS = {
     504: ("api_error", "la pasarela se ha cansado de esperar al modelo"),
     529: ("overloaded_error", "Overloaded: el servidor está sobrecargado, reintenta más tarde"),
 }
+GASTO = ("enforced_spend_limit_reached",
+         "límite de gasto alcanzado: el acceso vuelve el día 1 del mes que viene (a propósito, del plan de fallos)")
+OTROS = ["gasto", "corte", "lento", "a_medias", "html", "sin_usage"]
+CON_ESPERA = re.compile(r"(?P<estado>\d{3}):(?P<valor>\d+(?:\.\d+)?)(?P<ms>ms)?")
 LENTO_S = 5.0
 VARIACION = " (Lo digo con otras palabras que la vez anterior.)"  # lo que añade `variar` al texto
+PAGINA_HTML = ("<!DOCTYPE html>\n<html><head><title>Inicia sesión para usar la red</title></head>\n"
+               "<body><h1>Red de invitados</h1><p>Acepta las condiciones para navegar.</p></body></html>\n")
 
 
 class Corte(Exception):
     """El servidor corta la conexión sin contestar (el manejador HTTP no escribe nada)."""
+
+
+class ErrorConCabeceras(ErrorPeticion):
+    """Un error del plan con cabeceras (`retry-after`...) y, si lo trae, `error.details.error_code`."""
+
+    def __init__(self, estado, tipo, mensaje, cabeceras=None, codigo=None):
+        super().__init__(estado, tipo, mensaje)
+        self.cabeceras, self.codigo = dict(cabeceras or {}), codigo
+
+    def cuerpo(self):
+        cuerpo = super().cuerpo()
+        if self.codigo:
+            cuerpo["error"]["details"] = {"error_code": self.codigo}
+        return cuerpo
+
+
+class Cruda(Exception):
+    """Una respuesta que el manejador HTTP escribe tal cual: `datos` (bytes) con su tipo. Si
+    `parada_s`, manda la mitad, se calla esos segundos y cierra."""
+
+    def __init__(self, estado, tipo, datos, parada_s=None):
+        super().__init__(estado)
+        self.estado, self.tipo, self.datos, self.parada_s = estado, tipo, datos, parada_s
 
 
 def leer_plan(plan):
@@ -54,11 +97,28 @@ def leer_plan(plan):
         partes = [str(p).strip() for p in plan]
     else:
         partes = [p.strip() for p in str(plan).split(",") if p.strip()]
-    validos = [str(e) for e in ESTADOS] + ["corte", "lento"]
+    validos = [str(e) for e in ESTADOS] + OTROS
     for parte in partes:
-        if parte not in validos:
-            raise ValueError(f"El plan de fallos tiene «{parte}», que no es ninguno de estos: {', '.join(validos)}.")
+        con_espera = CON_ESPERA.fullmatch(parte)
+        if parte not in validos and not (con_espera and int(con_espera["estado"]) in ESTADOS):
+            raise ValueError(f"El plan de fallos tiene «{parte}», que no es ninguno de estos: "
+                             f"{', '.join(validos)}, o un estado con lo que pide esperar (429:40, "
+                             "529:1500ms).")
     return [int(p) if p.isdigit() else p for p in partes]
+
+
+def error_del_plan(fallo):
+    """El ErrorPeticion de un fallo del plan que es un estado HTTP (`429`, `429:40`, `gasto`)."""
+    if fallo == "gasto":
+        codigo, mensaje = GASTO
+        return ErrorConCabeceras(429, "rate_limit_error", mensaje, codigo=codigo)
+    con_espera = CON_ESPERA.fullmatch(str(fallo))
+    estado = int(con_espera["estado"]) if con_espera else fallo
+    tipo, mensaje = ESTADOS[estado]
+    if not con_espera:
+        return ErrorPeticion(estado, tipo, mensaje)
+    cabecera = "retry-after-ms" if con_espera["ms"] else "retry-after"
+    return ErrorConCabeceras(estado, tipo, mensaje, {cabecera: con_espera["valor"]})
 
 
 class Fallos:
@@ -73,6 +133,12 @@ class Fallos:
         self._orden = {}  # huella -> en qué orden llegó por primera vez (desde 1)
         self._cerrojo = threading.Lock()
         self.aplicados = []  # (orden de la petición, intento, fallo) de cada fallo provocado
+
+    @property
+    def llegadas(self):
+        """Cuántas peticiones han llegado, con fallo o sin él."""
+        with self._cerrojo:
+            return sum(self._intentos.values())
 
     def decidir(self, peticion):
         """(fallo o None, huella) para esta llegada de `peticion`."""
@@ -92,12 +158,18 @@ class Fallos:
             fallo, huella = self.decidir(peticion)
             if fallo == "corte":
                 raise Corte()
+            if fallo == "html":
+                raise Cruda(200, "text/html; charset=utf-8", PAGINA_HTML.encode())
             if fallo == "lento":
                 time.sleep(self.lento_s)
-            elif fallo is not None:
-                tipo, mensaje = ESTADOS[fallo]
-                raise ErrorPeticion(fallo, tipo, mensaje)
+            elif fallo not in (None, "a_medias", "sin_usage"):
+                raise error_del_plan(fallo)
             respuesta, segundos = responder(peticion)
+            if fallo == "a_medias":
+                raise Cruda(200, "application/json", json.dumps(respuesta).encode(), self.lento_s)
+            if fallo == "sin_usage":
+                raise Cruda(200, "application/json",
+                            json.dumps({k: v for k, v in respuesta.items() if k != "usage"}).encode())
             with self._cerrojo:
                 antes = self._respondidas[huella]
                 self._respondidas[huella] += 1
@@ -118,3 +190,22 @@ def con_fallos(ensayo, fallos):
     ensayo.fallos = fallos
     ensayo.responder_con_tiempo = fallos.envolver(ensayo.responder_con_tiempo)
     return ensayo
+
+
+class RelojDeEnsayo:
+    """Un reloj para un cliente que reintenta: solo avanza cuando el cliente duerme.
+
+        reloj = RelojDeEnsayo()
+        ModeloConReintentos(modelo, dormir=reloj.dormir, reloj=reloj)
+
+    `reloj()` da los segundos que lleva «dormidos»; `esperas` los apunta uno a uno."""
+
+    def __init__(self):
+        self.ahora, self.esperas = 0.0, []
+
+    def __call__(self):
+        return self.ahora
+
+    def dormir(self, segundos):
+        self.esperas.append(segundos)
+        self.ahora += segundos

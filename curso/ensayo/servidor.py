@@ -8,7 +8,8 @@ Habla la parte de la API de Messages de Anthropic que usa el curso, sin streamin
 - `POST /v1/messages/count_tokens`: `{"input_tokens": N}`.
 
 Los errores llevan la forma de Anthropic, `{"type": "error", "error": {"type", "message"}}`,
-con el mensaje en castellano. Acepta e ignora `anthropic-version` y `x-api-key`. No escribe
+con el mensaje en castellano (y, los del plan de fallos que la traen en la API, con su
+`details.error_code` y sus cabeceras, como `retry-after`: ver fallos.py). Acepta e ignora `anthropic-version` y `x-api-key`. No escribe
 nada por pantalla al atender una petición: las salidas de los cuadernos deben ser siempre las
 mismas.
 
@@ -34,7 +35,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from curso.ensayo.fallos import Corte, con_fallos, leer_plan
+from curso.ensayo.fallos import Corte, Cruda, con_fallos, leer_plan
 from curso.ensayo.motor import VENTANA_POR_DEFECTO, Ensayo, ErrorPeticion
 
 ANFITRION = "127.0.0.1"  # solo la propia máquina: el curso no sale a la red
@@ -100,8 +101,11 @@ class _Manejador(BaseHTTPRequestHandler):
         except Corte:  # un plan de fallos (lección 06): la conexión se cierra sin contestar
             self.close_connection = True
             return
+        except Cruda as e:  # otro del plan: una respuesta que no es de la API, o que se para a medias
+            self._responder_cruda(e)
+            return
         except ErrorPeticion as e:
-            self._responder(e.estado, e.cuerpo())
+            self._responder(e.estado, e.cuerpo(), getattr(e, "cabeceras", None))
         except Exception as e:  # un fallo del propio servidor: 500 con mensaje, nunca una traza
             error = ErrorPeticion(500, "api_error",
                                   "error interno del servidor de ensayo (un fallo del curso, no "
@@ -196,6 +200,23 @@ class _Manejador(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(datos)
+
+    def _responder_cruda(self, cruda):
+        """Escribe `cruda` (ver fallos.Cruda) tal cual. Si se para a medias, anuncia el cuerpo
+        entero, manda la mitad, se calla `parada_s` segundos y cierra sin mandar el resto."""
+        self.close_connection = True
+        self.send_response(cruda.estado)
+        self.send_header("Content-Type", cruda.tipo)
+        self.send_header("Content-Length", str(len(cruda.datos)))
+        self.send_header("Connection", "close")
+        self.send_header("request-id", "req_ensayo_%d" % self.server.siguiente_id())
+        self.end_headers()
+        if cruda.parada_s is None:
+            self.wfile.write(cruda.datos)
+            return
+        self.wfile.write(cruda.datos[:len(cruda.datos) // 2])
+        self.wfile.flush()
+        time.sleep(cruda.parada_s)
 
 
 _CIFRAS_ASCII = re.compile(r"[0-9]+")  # str.isdigit() también acepta «²» y «¹», que int() no lee
@@ -397,7 +418,7 @@ def _argumentos():
                             help="la ventana en tokens (por defecto %d)" % VENTANA_POR_DEFECTO)
     argumentos.add_argument("--fallos", type=_plan_de_fallos, default=None,
                             help="fallos a propósito para cada petición distinta, en orden, p. ej. "
-                                 "529,429,corte (ver curso/ensayo/fallos.py)")
+                                 "529,429:40,corte o gasto (ver curso/ensayo/fallos.py)")
     return argumentos
 
 

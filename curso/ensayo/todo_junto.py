@@ -18,7 +18,10 @@ cual). Los otros dos son estos:
   resumen.
 - `padre-informe`: el padre, ya con las entregas de sus hijos comprobadas por el harness, escribe
   el informe del incidente con lo comprobado (las líneas que empiezan por ✔), la conclusión que
-  saca de eso (`curso.incidente.concluir`) y lo que queda por comprobar.
+  saca de eso (`curso.incidente.concluir`) y lo que queda por comprobar. Cada hijo solo veía sus
+  recursos, y dice lo que no pudo ver («no sé en qué puerto escucha»); si lo comprobado del otro
+  hijo lo contesta, el padre no lo da por pendiente: dice qué lo contesta (`RESUELVE`). Es lo que
+  se espera de quien integra, y lo que haría un modelo que lee su mensaje entero.
 
 Como todo guion, solo miran la petición; el turno sale de `recetario.turno_de`, que sigue
 contando bien después de una compactación.
@@ -29,11 +32,14 @@ from curso.ensayo.guiones import bloques, guion, id_llamada, llamada, texto, tex
 from curso.ensayo.incidente import (CONFIG_DE_LA_BASE, entregar, mira_los_puertos,
                                     hallazgo_del_puerto, observaciones, ultima)
 from curso.ensayo.recetario import es_resumen, turno_de
-from curso.incidente import concluir
+from curso.incidente import CITA, PUERTO, concluir
 
 README = "README.md"
 ULTIMA_FRASE = "Nadie ha tocado la base."  # la última línea de la incidencia abierta del README
 CONOCIDA = re.compile(rf"^{re.escape(CONFIG_DE_LA_BASE)}:(\d+): (.*)$", re.M)  # como las da buscar
+# Las dudas de un hijo que contesta un hallazgo comprobado del otro: (lo que dice la duda, de qué
+# carpeta tiene que ser la referencia del hallazgo que cita un puerto).
+RESUELVE = [("en qué puerto escucha", "config/"), ("a qué puerto intenta conectar la API", "logs/")]
 
 
 def nota_del_puerto(puerto):
@@ -143,13 +149,27 @@ def padre_informe(peticion):
     dicho = texto_de(bloques(peticion["messages"][-1]["content"]))
     comprobados = [linea[2:] for linea in dicho.split("\n") if linea.startswith("✔ ")]
     descartados = [linea for linea in dicho.split("\n") if linea.startswith("✘ ")]
-    pendientes = [linea[2:] for linea in dicho.split("\n") if linea.startswith("? ")]
+    dudas = [linea[2:] for linea in dicho.split("\n") if linea.startswith("? ")]
     # La conclusión la saca el padre (no el harness) de lo comprobado: «hallazgo [referencia]».
-    conclusion = concluir([{"hallazgo": c.rsplit(" [", 1)[0], "referencia": c.rsplit(" [", 1)[-1][:-1]}
-                           for c in comprobados])
+    filas = [{"hallazgo": c.rsplit(" [", 1)[0], "referencia": c.rsplit(" [", 1)[-1][:-1]} for c in comprobados]
+    conclusion = concluir(filas)
+    contestadas = {duda: quien for duda in dudas if (quien := contesta(duda, filas))}
     partes = [f"Informe del incidente. {conclusion}", "", "Comprobado en los ficheros:"]
     partes += [f"- {c}" for c in comprobados] or ["- nada"]
     partes += ["", f"Descartado por no coincidir con su fuente: {len(descartados)} hallazgo(s).",
                "", "Queda por comprobar:"]
-    partes += [f"- {p}" for p in pendientes] or ["- nada"]
+    partes += [f"- {p}" for p in dudas if p not in contestadas] or ["- nada"]
+    if contestadas:
+        partes += ["", "Lo que un hijo no podía ver lo ha comprobado el otro:"]
+        partes += [f"- «{duda}»: contestado en {quien}." for duda, quien in contestadas.items()]
     return [texto("\n".join(partes))]
+
+
+def contesta(duda, filas):
+    """Las referencias de los hallazgos comprobados que contestan `duda` (ver RESUELVE), o None."""
+    for dice, carpeta in RESUELVE:
+        if dice in duda:
+            refs = [f["referencia"] for f in filas if f["referencia"].startswith(carpeta)
+                    and any(PUERTO.search(cita) for cita in CITA.findall(f["hallazgo"]))]
+            return ", ".join(refs) or None
+    return None

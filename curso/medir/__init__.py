@@ -28,6 +28,8 @@ MEDICIONES = {
     "postgres": Medicion("postgres", "admisiones por segundo con 1, 2, 4 y 8 trabajadores en PostgreSQL y "
                                      "en SQLite, explorar las carreras en PostgreSQL y el simulacro con "
                                      "SIGKILL y cortes: perdidas y repetidas (lección 07)"),
+    "replica": Medicion("replica", "la espera a la réplica síncrona de la celda del COMMIT, 30 veces con un "
+                                   "CHECKPOINT en marcha durante la recarga: SHOW frente a la sonda (lección 07)"),
     "calificar": Medicion("calificar", "calificar una clase de 30 (correctos, a medias y con los errores "
                                        "típicos): el tiempo y la CPU por alumno-lección, y al repetirlo"),
 }

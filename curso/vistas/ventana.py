@@ -86,7 +86,8 @@ def barra_html(filas, ventana, escala, umbral=None):
 
 
 def _veredicto_html(texto, error=False):
-    return ('<pre class="veredicto-ventana%s" style="white-space:pre-wrap">%s</pre>'
+    return ('<pre class="veredicto-ventana%s" style="white-space:pre-wrap;word-break:normal;'
+            'overflow-wrap:break-word">%s</pre>'
             % (" error" if error else "", html.escape(texto)))
 
 
@@ -133,7 +134,8 @@ def explorar_ventana(M, herramientas, fichero_de_proyecto, ventana=v.VENTANA, tu
     control_turno.add_class("ventana-turno")
     control_politica = widgets.ToggleButtons(
         options=[(etiqueta, clave) for clave, (etiqueta, _) in v.POLITICAS.items()],
-        value=politica if politica in v.POLITICAS else "compacta", description="Dibujar")
+        value=politica if politica in v.POLITICAS else "compacta", description="Dibujar",
+        style={"button_width": "auto"})  # cada botón, del ancho de su rótulo: ninguno sale cortado
     control_politica.add_class("ventana-politica")
     mas_larga = sum(p.tokens for p in v.peticion_n(piezas, ultima)) + max(max_tokens, 0)
     escala = HOLGURA * max(control_ventana.max, mas_larga)

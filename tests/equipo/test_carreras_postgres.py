@@ -9,8 +9,9 @@ explorador.
 import pytest
 
 from curso.carreras import (explorar_en_postgres, explorar_en_sqlite, intercalados, numero_de_intercalados,
-                            totales)
+                            totales, transacciones)
 from curso.carreras.escenarios.postgres import ESCENARIOS, RESUMENES, TARDIAS
+from test_vista_carreras import _bloques, cambios_sin_escritura  # lo que cuenta la bitácora, y cómo se lee
 
 UNO_POR_BASE = "de cada base se instala exactamente uno"
 TARDIO_APARTE = "lo tardío se guarda aparte"
@@ -26,6 +27,12 @@ def en_postgres(postgres):
             hechas[escenario.nombre, variante] = explorar_en_postgres(escenario, variante, conexion=postgres)
         return hechas[escenario.nombre, variante]
     return explorar
+
+
+@pytest.fixture(scope="module")
+def en_paralelo():
+    """La carrera de los resúmenes con `lee_y_escribe`, en el explorador en paralelo sobre SQLite."""
+    return explorar_en_sqlite(RESUMENES, "lee_y_escribe")
 
 
 def _espera(registro, actor):
@@ -61,10 +68,10 @@ def test_en_postgres_el_cas_espera_y_rechaza_al_que_llega_tarde(en_postgres):
             assert [e.resultado for e in tras] == ["rechazado: base obsoleta"], registro.numero
 
 
-def test_lee_y_escribe_es_correcta_en_sqlite_porque_el_segundo_espera_al_empezar():
+def test_lee_y_escribe_es_correcta_en_sqlite_porque_el_segundo_espera_al_empezar(en_paralelo):
     """En SQLite, BEGIN IMMEDIATE: el segundo que instala espera el turno de escritura antes de leer
     nada, en los mismos intercalados en que en PostgreSQL se cruzan (ver el test siguiente)."""
-    exploracion = explorar_en_sqlite(RESUMENES, "lee_y_escribe")
+    exploracion = en_paralelo
     assert exploracion.correctos == exploracion.total == numero_de_intercalados(RESUMENES.actores)
     for registro, orden in zip(exploracion.registros, intercalados(RESUMENES.actores)):
         segundo = "B" if [p.actor for p in orden if p.nombre == "instala"][0] == "A" else "A"
@@ -163,9 +170,81 @@ def test_sin_servidor_lo_dice_en_castellano(monkeypatch):
         explorar_en_postgres(TARDIAS, "correcta")
 
 
-def test_el_widget_de_siempre_dibuja_una_exploracion_en_paralelo():
+def test_el_widget_de_siempre_dibuja_una_exploracion_en_paralelo(en_postgres):
     from curso.carreras import explorar_carreras
 
-    caja = explorar_carreras(TARDIAS, ["lee_y_escribe"], explorador=explorar_en_sqlite)
+    caja = explorar_carreras(TARDIAS, ["lee_y_escribe"], explorador=lambda e, v, m: en_postgres(e, v))
     textos = " ".join(getattr(hijo, "value", "") for hijo in caja.children if isinstance(getattr(hijo, "value", None), str))
-    assert totales(explorar_en_sqlite(TARDIAS, "correcta")) in textos
+    assert totales(en_postgres(TARDIAS, "correcta")) in textos
+    assert '<b class="carreras-motor">PostgreSQL</b>' in textos  # el motor, el de la exploración
+
+
+# --- Lo que leyó y escribió cada transacción, en PostgreSQL ----------------------------------
+
+def test_cada_cambio_de_la_base_lo_explica_una_escritura_confirmada_en_postgres(en_postgres):
+    for escenario in (RESUMENES, TARDIAS):
+        for registro in en_postgres(escenario, "lee_y_escribe").registros:
+            assert cambios_sin_escritura(registro) == [], (escenario.nombre, registro.numero)
+
+
+def test_en_postgres_b_lee_el_puntero_de_antes_y_su_update_espera_a_a(en_postgres):
+    """En el primer intercalado en que `lee_y_escribe` falla: cuando B lee, la transacción de A ya
+    movió el puntero y no ha confirmado, y B lee el de antes (READ COMMITTED); el UPDATE de B queda
+    anotado como espera en su paso «instala» y hecho, con su fila, en «instala (tras esperar)», no en
+    el paso de A que lo desbloqueó."""
+    import re
+
+    from curso.carreras import bitacora
+
+    exploracion = en_postgres(RESUMENES, "lee_y_escribe")
+    registro = next(r for r in exploracion.registros if r.fallos)
+    eventos = {(e.actor, e.paso): e for e in registro.eventos}
+    lee = eventos["B", "lee la base y prepara hasta 3"]
+    movido = [op for op in eventos["A", "instala"].operaciones if op.sentencia.startswith("UPDATE ejecuciones")]
+    leido = [op for op in lee.operaciones if op.clase == bitacora.LEE]
+    assert eventos["A", "instala"].posicion < lee.posicion < eventos["A", "confirma"].posicion
+    assert re.search(r"resumen_activo=(\d+)", movido[0].sentencia)[1] != re.search(r"\((\d+),", leido[0].resultado)[1]
+    assert "A, transacción" in transacciones(registro, lee.posicion)
+    espera = [op.clase for op in eventos["B", "instala"].operaciones if op.sentencia.startswith("UPDATE ejecuciones")]
+    hecho = [(op.clase, op.resultado) for op in eventos["B", "instala (tras esperar)"].operaciones
+             if op.sentencia.startswith("UPDATE ejecuciones")]
+    assert espera == [bitacora.ESPERA] and hecho == [(bitacora.ESCRIBE, "→ 1 fila")]
+    assert not any(op.sentencia.startswith("UPDATE") for op in eventos["A", "confirma"].operaciones)
+
+
+# --- Lo que leyó y escribió cada transacción, en SQLite con el explorador en paralelo ------------
+
+def test_en_paralelo_cada_cambio_lo_explica_una_escritura_confirmada_en_su_paso(en_paralelo):
+    for registro in en_paralelo.registros:
+        assert cambios_sin_escritura(registro) == [], registro.numero
+
+
+def test_en_un_paso_salen_sus_transacciones_y_las_que_siguen_abiertas(en_paralelo):
+    """En el paso en que B lee la base mientras A tiene su instalación sin confirmar, salen las dos:
+    la de B (lo que leyó) y la de A (abierta, con lo que ya escribió). La variante ingenua, solo lo
+    de ese paso, se dejaría la de A."""
+    registro = next(r for r in en_paralelo.registros
+                    if r.orden.index(("A", "instala")) < r.orden.index(("B", "lee la base y prepara hasta 3"))
+                    < r.orden.index(("A", "confirma")))
+    lee = registro.orden.index(("B", "lee la base y prepara hasta 3")) + 1
+    texto = transacciones(registro, lee)
+    bloques = _bloques(texto)
+    assert texto.startswith(f"Paso {lee} de {len(registro.eventos)}: B lee la base y prepara hasta 3 → ")
+    abiertas = [clave for clave, estado in bloques.items() if estado.startswith("sigue abierta")]
+    assert [actor for actor, _ in abiertas] == ["A"], texto
+    assert any(actor == "B" for actor, _ in bloques), texto
+    assert "UPDATE ejecuciones SET resumen_activo=" in texto and "→ 1 fila" in texto
+    solo_del_paso = {(registro.eventos[lee - 1].actor, op.transaccion) for op in registro.eventos[lee - 1].operaciones}
+    assert set(bloques) - solo_del_paso == set(abiertas)
+
+
+def test_una_transaccion_que_se_confirma_en_otro_paso_dice_donde(en_paralelo):
+    registro = next(r for r in en_paralelo.registros
+                    if r.orden.index(("A", "instala")) < r.orden.index(("A", "confirma")) - 1)
+    instala = registro.orden.index(("A", "instala")) + 1
+    confirma = registro.orden.index(("A", "confirma")) + 1
+    en_instala, en_confirma = _bloques(transacciones(registro, instala)), _bloques(transacciones(registro, confirma))
+    (clave,) = [k for k in en_confirma if k[0] == "A"]
+    assert en_instala[clave].startswith("sigue abierta") and en_confirma[clave] == f"confirmada en el paso {confirma}"
+    assert [l for l in transacciones(registro, confirma).splitlines() if "· confirma" in l] == [
+        f"  paso {confirma:>2} · confirma COMMIT"]

@@ -4,6 +4,7 @@ ejecución de verdad del punto de control 06 con una caída a mitad (ver curso/s
 Lo que la línea de tiempo deduce de los pasos se compara con lo que dice la base por otro camino:
 la M que reconstruye el propio punto de control, las tablas de resúmenes y del buzón.
 """
+import re
 import shutil
 
 import pytest
@@ -105,7 +106,7 @@ def test_el_veredicto_de_un_paso_y_el_resumen_en_texto(ejecucion):
     datos = ejecucion[0]
     ultimo = len(datos["pasos"]) - 1
     texto = L.veredicto(datos, ultimo)
-    assert texto.splitlines()[0] == f"Paso {ultimo + 1} de {ultimo + 1} · vida 2 · terminar de incidente"
+    assert texto.splitlines()[0] == f"Paso {ultimo + 1} de {ultimo + 1} · vida 2 · incidente termina"
     assert "incidente/config/1 admitida" in texto and "el padre ya está activado" in texto
     resumen = L.resumen(datos).splitlines()
     assert len(resumen) == 4 and resumen[-1] == f"{ultimo + 1} pasos en 2 vidas del proceso (reanudaciones: 1)"
@@ -118,6 +119,7 @@ def test_la_vista_resalta_la_columna_del_paso_y_dibuja_cada_marca_en_su_carril(e
 
     datos, reanudacion = ejecucion[0], ejecucion[1]
     tabla = carriles_html(datos, reanudacion).split("</table>")[0]  # sin la leyenda
+    tabla = tabla.split('<tr class="linea-eje">')[0]  # ni el eje
     filas = tabla.split("<tr>")[1:]
     assert len(filas) == len(datos["agentes"])
     for fila in filas:
@@ -126,3 +128,78 @@ def test_la_vista_resalta_la_columna_del_paso_y_dibuja_cada_marca_en_su_carril(e
         assert [j for j, celda in enumerate(celdas) if "linea-elegido" in celda] == [reanudacion]
     assert tabla.count('title="petición de') == sum(1 for p in datos["pasos"] if p["clase"] == "peticion")
     assert tabla.count(SIMBOLOS["caida"][0]) == tabla.count(SIMBOLOS["reanudacion"][0]) == len(filas)
+
+
+# --- Lo que se ve: el paso en palabras, dónde se abre, el eje y la leyenda ------------------------
+
+# Las etiquetas de la columna `clase` de `pasos` que, escritas como palabras, llevarían tilde.
+SIN_TILDE = re.compile(r"\b(intencion|peticion|compactacion|integracion|activacion|reanudacion)\b")
+
+
+def etiquetas_a_la_vista(describir, pasos):
+    """Los pasos que `describir` cuenta con la etiqueta de la base: una sin tilde, o «<clase> de <agente>»."""
+    return [describir(p) for p in pasos
+            if SIN_TILDE.search(describir(p)) or describir(p) == f"{p['clase']} de {p['agente']}"]
+
+
+def test_cada_paso_se_cuenta_con_palabras_y_no_con_su_etiqueta(ejecucion):
+    pasos = ejecucion[0]["pasos"]
+    assert etiquetas_a_la_vista(L.describir, pasos) == []
+    # Cada clase de paso, con su frase: dos clases distintas no se cuentan igual.
+    por_clase = {}
+    for p in pasos:
+        por_clase.setdefault(p["clase"], set()).add(L.describir(p).replace(p["agente"] or "", "·"))
+    frases = [f for conjunto in por_clase.values() for f in conjunto]
+    assert len(frases) == len(set(frases)), por_clase
+    assert any("intención de editar README.md" in L.describir(p) for p in pasos if p["clase"] == "intencion")
+    # La variante ingenua, la de antes («intencion de config»), la comprobación la ve.
+    ingenua = lambda p: f"{p['clase']} de {p['agente']}"  # noqa: E731
+    assert len(etiquetas_a_la_vista(ingenua, pasos)) == len(pasos)
+    assert L.describir({"clase": "nueva", "agente": "logs", "vida": 1, "detalle": {}}) == "paso «nueva» de logs"
+
+
+def test_se_abre_en_el_ultimo_paso_antes_de_la_caida(ejecucion):
+    from curso.vistas.linea_de_tiempo import paso_inicial
+
+    datos, reanudacion = ejecucion[0], ejecucion[1]
+    assert L.antes_de_la_caida(datos) == reanudacion - 1
+    assert paso_inicial(datos) == reanudacion  # el deslizador cuenta desde 1
+    sin_caida = dict(datos, pasos=datos["pasos"][:reanudacion])  # la vida 1 sola: no cayó nunca
+    assert L.antes_de_la_caida(sin_caida) is None and paso_inicial(sin_caida) == reanudacion
+
+
+def colores(fragmento):
+    """Los colores (de letra o de fondo) que aparecen en los estilos de un trozo de HTML."""
+    return set(re.findall(r"(?:background|color):(#[0-9a-f]{6})", fragmento))
+
+
+def colores_sin_explicar(html):
+    tabla, leyenda = html.split("</table>")
+    tabla = tabla.split('<tr class="linea-eje">')[0]
+    return colores(tabla) - colores(leyenda)
+
+
+def test_la_leyenda_explica_cada_color_de_los_carriles(ejecucion):
+    from curso.vistas import linea_de_tiempo as vista
+
+    datos, reanudacion = ejecucion[0], ejecucion[1]
+    dibujo = vista.carriles_html(datos, reanudacion)
+    assert {vista.PETICION[0], vista.PETICION_DE_RESUMEN[0], vista.RESALTE[0]} <= colores(dibujo.split("</table>")[0])
+    assert colores_sin_explicar(dibujo) == set()
+    # La leyenda de antes (sin la barra morada ni la columna resaltada) deja colores sin explicar.
+    vieja = dibujo.replace(vista.PETICION_DE_RESUMEN[1], "").split('<div class="linea-leyenda"')
+    sin_morado = vieja[0] + re.sub(r"background:%s" % vista.PETICION_DE_RESUMEN[0], "", vieja[1])
+    assert colores_sin_explicar(sin_morado) == {vista.PETICION_DE_RESUMEN[0]}
+
+
+def test_el_eje_numera_los_pasos_bajo_su_columna(ejecucion):
+    from curso.vistas.linea_de_tiempo import CADA, carriles_html
+
+    datos = ejecucion[0]
+    n, elegido = len(datos["pasos"]), 7
+    eje = carriles_html(datos, elegido).split('<tr class="linea-eje">')[1].split("</tr>")[0]
+    celdas = [re.sub(r"<[^>]+>", "", c) for c in eje.split("<td")[1:]]
+    assert len(celdas) == n
+    rotulos = {i: int(texto.split(">")[-1]) for i, texto in enumerate(celdas) if texto.split(">")[-1]}
+    assert all(numero == i + 1 for i, numero in rotulos.items())
+    assert set(rotulos) == {0, elegido} | {i for i in range(n) if (i + 1) % CADA == 0}

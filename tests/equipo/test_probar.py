@@ -68,16 +68,22 @@ def test_pytest_a_secas_tambien_deja_la_carpeta_temporal_vacia(tmp_path):
 
 
 def test_los_tests_del_curso_se_reparten_sin_saltarse_ni_repetir_ninguno():
-    """Las partes de tests/ juntas son todos los ficheros de tests/ menos los del navegador, que
-    tienen su propia parte, y cada uno una sola vez."""
+    """Las partes de tests/ juntas son todos los ficheros de tests/ menos los del navegador y los
+    de los caminos, que tienen sus propias partes, y cada uno una sola vez; cada camino (un test de
+    tests/caminos/) corre en una parte, y una sola vez."""
     todos = sorted(str(p.relative_to(rutas.RAIZ)) for p in (rutas.RAIZ / "tests").rglob("test_*.py"))
-    assert {f.split("/")[1] for f in todos} == {"equipo", "lecciones", "navegador"}  # por lo que prueban
-    navegador = [f for f in todos if f.startswith("tests/navegador/")]
-    assert navegador
+    assert {f.split("/")[1] for f in todos} == {"equipo", "lecciones", "navegador", "caminos"}  # por lo que prueban
+    aparte = [f for f in todos if f.startswith(("tests/navegador/", "tests/caminos/"))]
+    assert aparte
     repartidos = [f for mitad in probar.repartir_tests_del_curso() for f in mitad]
-    assert sorted(repartidos) == sorted(set(todos) - set(navegador))
-    en_partes = [a for _, argumentos in probar.partes() for a in argumentos if a.startswith("tests/")]
-    assert sorted(en_partes) == todos  # cada fichero de tests/, en exactamente una parte
+    assert sorted(repartidos) == sorted(set(todos) - set(aparte))
+    en_partes = [a.split("::")[0] for _, argumentos in probar.partes() for a in argumentos
+                 if a.startswith("tests/") and not a.startswith("tests/caminos/")]
+    assert sorted(en_partes) == sorted(set(todos) - {f for f in todos if f.startswith("tests/caminos/")})
+    caminos = [a for _, argumentos in probar.partes() for a in argumentos if a.startswith("tests/caminos/")]
+    ids = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:nbval",
+                          "tests/caminos"], cwd=rutas.RAIZ, capture_output=True, text=True).stdout
+    assert sorted(caminos) == sorted(l for l in ids.splitlines() if "::test_" in l)
 
 
 def test_el_reparto_equilibra_lo_que_tarda_cada_mitad():
@@ -99,7 +105,7 @@ def test_un_fichero_sin_apuntar_cuenta_como_la_mediana_y_corre_igual():
     assert probar.pesos(["tests/nuevo.py"], {}) == {"tests/nuevo.py": 1.0}
     # Sin tiempos apuntados, todos los ficheros siguen en alguna mitad, una sola vez.
     todos = sorted(str(p.relative_to(rutas.RAIZ)) for p in probar.tests_del_curso()
-                   if probar.NAVEGADOR not in p.parents)
+                   if probar.NAVEGADOR not in p.parents and probar.CAMINOS not in p.parents)
     assert sorted(f for mitad in probar.repartir_tests_del_curso(apuntados={}) for f in mitad) == todos
 
 
@@ -141,3 +147,27 @@ def test_el_punto_de_control_mas_alto_empieza_justo_despues_de_los_tests_del_cur
     # Los demás puntos de control, después de los cuadernos: son las partes más cortas.
     assert max(i for i, n in enumerate(nombres) if n.startswith("cuadernos")) < min(
         i for i, n in enumerate(nombres) if n.startswith("punto de control") and n != nombres[probar.MITADES])
+
+
+def test_los_cuadernos_del_alumno_comparten_un_espacio_y_los_resueltos_no(monkeypatch):
+    """--nbval-lax notebooks/ es el camino de quien lo ejecuta todo sin resolver nada: un solo
+    espacio para todas las lecciones. Cada cuaderno resuelto, en cambio, empieza con uno vacío."""
+    import importlib.util
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("conftest_raiz", rutas.RAIZ / "conftest.py")
+    raiz = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(raiz)
+    monkeypatch.setenv("CURSO_ESPACIO", "antes")
+
+    def espacio_de(ruta):
+        raiz.pytest_runtest_setup(SimpleNamespace(parent=SimpleNamespace(path=ruta)))
+        return os.environ["CURSO_ESPACIO"]
+
+    try:
+        alumno = [espacio_de(rutas.CUADERNOS / f"0{n}_x.ipynb") for n in (1, 2)]
+        resueltos = [espacio_de(rutas.SOLUCIONES / f"0{n}_x.ipynb") for n in (1, 2)]
+    finally:
+        raiz.pytest_unconfigure(None)
+    assert alumno[0] == alumno[1]
+    assert len({alumno[0], *resueltos}) == 3

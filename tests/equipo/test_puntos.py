@@ -409,3 +409,31 @@ def test_preparar_pone_al_dia_una_version_de_un_punto_anterior_y_respeta_la_tuya
     assert (espacio / "bucle.py").read_text() == "v2"
     assert (espacio / ".copias" / "bucle.py.antes-de-la-leccion-03").read_text() == "v0"
     assert (espacio / "otro.py").read_text() == "lo mío"
+
+
+# ---------------------------------------------------------------- volver a una lección pasada
+
+
+def _espacio_como(punto, tmp_path, monkeypatch):
+    espacio = tmp_path / "mi_agente"
+    shutil.copytree(rutas.puntos_de_control()[punto], espacio,
+                    ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    monkeypatch.setenv(rutas.VARIABLE_ESPACIO, str(espacio))
+    return espacio
+
+
+def test_por_delante_nombra_lo_que_cambiaron_las_lecciones_ya_hechas(tmp_path, monkeypatch):
+    from curso.lecciones import LECCIONES
+    _espacio_como(3, tmp_path, monkeypatch)
+    assert puntos.por_delante(2) == {f: 3 for f in LECCIONES[3]["ficheros"]}
+    assert puntos.por_delante(3) == {}
+
+
+def test_tu_propia_version_de_un_modulo_no_va_por_delante(tmp_path, monkeypatch):
+    """Un bucle.py tuyo, distinto del del punto de control, no es de una lección posterior: la
+    variante ingenua («por delante» = distinto del punto de control) te quitaría tu propio código
+    al volver a la lección."""
+    espacio = _espacio_como(1, tmp_path, monkeypatch)
+    (espacio / "bucle.py").write_text((espacio / "bucle.py").read_text(encoding="utf-8") + "\n# mío\n",
+                                      encoding="utf-8")
+    assert puntos.por_delante(1) == {} and puntos.por_delante(2) == {}

@@ -3,6 +3,8 @@
 Si el SDK entiende las respuestas y los errores, también los entenderá el `ModeloAPI` del
 harness, y un alumno podrá cambiar el servidor de ensayo por uno real sin tocar el código.
 """
+from unittest import mock
+
 import anthropic
 import pytest
 
@@ -95,3 +97,42 @@ def test_el_sdk_recibe_el_request_id(cliente):
     crudo = cliente.messages.with_raw_response.create(
         model="guion:eco", max_tokens=16, messages=[{"role": "user", "content": "hola"}])
     assert crudo.headers.get("request-id") and crudo.parse().content[0].text == "hola"
+
+
+# --- Los fallos del plan de la lección 06, como los entiende el SDK --------------------------------
+
+M_SDK = [{"role": "user", "content": "hola"}]
+
+
+def con_el_plan(plan, max_retries):
+    """(lo que pasa, las esperas que el SDK calculó, peticiones que llegaron) con el SDK contra el
+    plan. Las esperas se apuntan y no se duermen: el SDK llama a su `_calculate_retry_timeout`."""
+    calcular, esperas = anthropic.Anthropic._calculate_retry_timeout, []
+
+    def apuntar(self, *argumentos, **opciones):
+        esperas.append(calcular(self, *argumentos, **opciones))
+        return 0
+    with (ServidorEnsayo(0, fallos=plan) as servidor,
+          mock.patch.object(anthropic.Anthropic, "_calculate_retry_timeout", apuntar),
+          anthropic.Anthropic(base_url=servidor.url, api_key="ensayo", max_retries=max_retries) as cliente):
+        try:
+            pasa = cliente.messages.create(model="guion:eco", max_tokens=16, messages=M_SDK).content[0].text
+        except anthropic.APIStatusError as e:
+            pasa = e
+        return pasa, esperas, servidor.ensayo.fallos.llegadas
+
+
+@pytest.mark.parametrize("plan, segundos", [("429:40", 40.0), ("529:1500ms", 1.5), ("503:2.5", 2.5)])
+def test_el_sdk_espera_lo_que_pide_el_plan(plan, segundos):
+    assert con_el_plan(plan, max_retries=1) == ("hola", [segundos], 2)
+
+
+def test_el_sdk_reconoce_el_limite_de_gasto_del_plan():
+    error, esperas, llegadas = con_el_plan("gasto", max_retries=0)
+    assert isinstance(error, anthropic.types.EnforcedSpendLimitReachedError)
+    assert error.error_code == "enforced_spend_limit_reached" and error.status_code == 429
+
+
+def test_el_sdk_reintenta_el_408_y_el_409_del_plan():
+    pasa, esperas, llegadas = con_el_plan("408,409", max_retries=2)
+    assert pasa == "hola" and len(esperas) == 2 and llegadas == 3

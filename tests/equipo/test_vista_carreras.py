@@ -13,7 +13,9 @@ import pytest
 
 from curso.carreras import textos as cv
 from curso.carreras import ERROR_INESPERADO, explorar
+from curso.carreras import bitacora
 from curso.carreras.escenarios import buzon as escenarios_buzon
+from curso.carreras.escenarios import postgres as escenarios_postgres
 from curso.carreras.escenarios import resumenes as escenarios_resumenes
 from curso.carreras import widget as vista
 
@@ -275,13 +277,20 @@ def test_la_correcta_va_primero_y_una_variante_que_no_existe_se_rechaza():
 
 # --- La vista ---------------------------------------------------------------------------------
 
+def piezas(caja):
+    """Cada widget de la vista, también los que van dentro de una fila (HBox)."""
+    for hijo in caja.children:
+        yield hijo
+        yield from piezas(hijo) if hasattr(hijo, "children") else ()
+
+
 def pieza(caja, clase):
-    (encontrada,) = [w for w in caja.children if clase in w._dom_classes]
+    (encontrada,) = [w for w in piezas(caja) if clase in w._dom_classes]
     return encontrada
 
 
 def html_de(caja, clase):
-    (encontrado,) = [w.value for w in caja.children if isinstance(w.value, str) and clase in w.value]
+    (encontrado,) = [w.value for w in piezas(caja) if isinstance(getattr(w, "value", None), str) and clase in w.value]
     return encontrado
 
 
@@ -321,7 +330,7 @@ def test_mover_el_deslizador_cambia_los_carriles_y_el_panel(exploraciones):
     despues = html_de(caja, "carreras-carriles")
     assert despues != antes
     registro = exploraciones[(CAIDA.nombre, "correcta")].registros[-1]
-    assert despues == cv.carriles_html(registro, registro)
+    assert despues == cv.carriles_html(registro, registro, elegido=1)  # la correcta no se aparta: el paso 1
     assert f"Intercalado {deslizador.max} de {deslizador.max}" in html_de(caja, 'class="carreras-panel"')
 
 
@@ -365,3 +374,217 @@ def test_un_ajuste_imposible_se_muestra_en_el_widget_sin_traza(ajustes, mensaje)
     assert 'class="carreras-panel error"' in texto
     assert "No se puede dibujar: " in texto and mensaje in texto
     assert "Traceback" not in texto
+
+
+# --- Elegir variante, intercalado y paso al abrir; saltar al que falla ----------------------------
+
+def que_fallan(exploracion):
+    return [r.numero for r in exploracion.registros if r.fallos]
+
+
+def ya_exploradas(exploraciones):
+    """Un `explorador` para la vista que devuelve las exploraciones del módulo (no explora otra vez)."""
+    return lambda escenario, variante, modulo: exploraciones[(escenario.nombre, variante)]
+
+
+@pytest.mark.parametrize("escenario, variante", [(RESUMENES, "ingenua"), (CAIDA, "marca_primero")], ids=nombre_corto)
+def test_el_vecino_que_falla_salta_los_intercalados_buenos(exploraciones, escenario, variante):
+    exploracion = exploraciones[(escenario.nombre, variante)]
+    fallan = que_fallan(exploracion)
+    for i in range(0, exploracion.total + 2):
+        assert cv.vecino_que_falla(exploracion, i, +1) == next((n for n in fallan if n > i), None), i
+        assert cv.vecino_que_falla(exploracion, i, -1) == next((n for n in reversed(fallan) if n < i), None), i
+    # La variante ingenua del botón, «el de al lado», no da lo mismo en este escenario: el test la pillaría.
+    assert any(i + 1 != cv.vecino_que_falla(exploracion, i, +1) for i in range(exploracion.total))
+    assert cv.vecino_que_falla(exploraciones[(escenario.nombre, "correcta")], 0, +1) is None
+
+
+def test_la_vista_se_abre_en_la_variante_el_intercalado_y_el_paso_que_se_le_piden(exploraciones):
+    ingenua = exploraciones[(CAIDA.nombre, "marca_primero")]
+    correcta = exploraciones[(CAIDA.nombre, "correcta")]
+    primero = que_fallan(ingenua)[0]
+    caja = vista.explorar_carreras(CAIDA, variante="marca_primero", intercalado=primero,
+                                   explorador=ya_exploradas(exploraciones))
+    assert pieza(caja, "carreras-variante").value == "marca_primero"
+    assert pieza(caja, "carreras-intercalado").value == primero
+    assert html_de(caja, 'class="carreras-panel"').split(">", 1)[1].startswith(
+        f"Intercalado {primero} de {ingenua.total}, variante «marca_primero».")
+    # El paso elegido es el que se aparta de la correcta, el rojo; y es la fila resaltada.
+    rojo = cv.desvio(ingenua.registros[primero - 1], correcta.registros[primero - 1])
+    assert rojo is not None and pieza(caja, "carreras-paso").value == rojo
+    assert pieza(caja, "carreras-paso").max == len(ingenua.registros[primero - 1].eventos)
+    assert f"Paso {rojo} de " in html_de(caja, 'class="carreras-transacciones"')
+    assert html_de(caja, "carreras-carriles") == cv.carriles_html(
+        ingenua.registros[primero - 1], correcta.registros[primero - 1], elegido=rojo)
+    # Con un paso pedido, ese.
+    otra = vista.explorar_carreras(CAIDA, variante="marca_primero", intercalado=primero, paso=1,
+                                   explorador=ya_exploradas(exploraciones))
+    assert pieza(otra, "carreras-paso").value == 1 and "Paso 1 de " in html_de(otra, 'class="carreras-transacciones"')
+
+
+def test_la_vista_nombra_el_motor_de_la_exploracion(exploraciones):
+    caja = vista.explorar_carreras(CAIDA, explorador=ya_exploradas(exploraciones))
+    assert '<b class="carreras-motor">SQLite</b>' in html_de(caja, "carreras-motor")
+    # El motor sale de la exploración, no del escenario: una que dijera otro se vería.
+    otra = vista.explorar_carreras(CAIDA, explorador=lambda e, v, m: _con_motor(exploraciones[(e.nombre, v)],
+                                                                                 "PostgreSQL"))
+    assert '<b class="carreras-motor">PostgreSQL</b>' in html_de(otra, "carreras-motor")
+
+
+def _con_motor(exploracion, motor):
+    import dataclasses
+    return dataclasses.replace(exploracion, motor=motor)
+
+
+def test_los_botones_saltan_al_anterior_y_al_siguiente_que_falla(exploraciones):
+    ingenua = exploraciones[(RESUMENES.nombre, "ingenua")]
+    fallan = que_fallan(ingenua)
+    caja = vista.explorar_carreras(RESUMENES, variante="ingenua", explorador=ya_exploradas(exploraciones))
+    deslizador, anterior, siguiente = (pieza(caja, c) for c in (
+        "carreras-intercalado", "carreras-anterior-que-falla", "carreras-siguiente-que-falla"))
+    assert deslizador.value == 1 < fallan[0] and anterior.disabled and not siguiente.disabled
+    siguiente.click()
+    assert deslizador.value == fallan[0]
+    hueco = next(a for a, b in zip(fallan, fallan[1:]) if b > a + 1)
+    deslizador.value = hueco
+    siguiente.click()
+    assert deslizador.value == fallan[fallan.index(hueco) + 1]
+    anterior.click()
+    assert deslizador.value == hueco
+    deslizador.value = fallan[-1]
+    assert siguiente.disabled and not anterior.disabled
+    pieza(caja, "carreras-variante").value = "correcta"
+    assert anterior.disabled and siguiente.disabled
+
+
+def test_una_variante_inicial_que_no_se_ofrece_se_dice_en_el_widget():
+    caja = vista.explorar_carreras(CAIDA, ["marca_primero"], variante="sin_unique")
+    texto = html_de(caja, "carreras-panel")
+    assert "No se puede dibujar: la variante inicial" in texto and "Traceback" not in texto
+
+
+# --- Lo que leyó y escribió cada transacción -------------------------------------------------------
+
+def cambios_sin_escritura(registro):
+    """Las posiciones de los pasos tras los que la foto de la base cambia sin que en ese paso se
+    confirme ninguna transacción que escribiera algo, según lo anotado en `Evento.operaciones`."""
+    escribe, confirmadas = {}, {}
+    for evento in registro.eventos:
+        for op in evento.operaciones:
+            clave = (evento.actor, op.transaccion)
+            escribe[clave] = escribe.get(clave, False) or op.clase == bitacora.ESCRIBE
+            if op.clase == bitacora.CONFIRMA or (op.suelta and op.clase == bitacora.ESCRIBE):
+                confirmadas.setdefault(evento.posicion, []).append(clave)
+    return [e.posicion for antes, e in zip(registro.eventos, registro.eventos[1:])
+            if e.observacion != antes.observacion
+            and not any(escribe[clave] for clave in confirmadas.get(e.posicion, []))]
+
+
+@pytest.mark.parametrize("escenario, variante", EXPLORADAS, ids=nombre_corto)
+def test_cada_cambio_de_la_base_lo_explica_una_escritura_confirmada_en_su_paso(exploraciones, escenario, variante):
+    exploracion = exploraciones[(escenario.nombre, variante)]
+    assert any(e.operaciones for r in exploracion.registros for e in r.eventos)
+    for registro in exploracion.registros:
+        assert cambios_sin_escritura(registro) == [], registro.numero
+
+
+def test_una_conexion_que_no_se_anota_se_nota():
+    """La variante ingenua de un paso: `reinicia` con `bd = mundo.conexiones[actor] = abrir(...)`, que
+    deja en `bd` la conexión sin envolver y admite con ella. Lo que escribe cambia la base sin que
+    conste en la bitácora: la comprobación lo ve."""
+    import dataclasses
+
+    def reinicia_sin_anotar(mundo):
+        bd = mundo.conexiones["logs"] = mundo.funcion("abrir_buzon")(mundo.ruta)
+        return "; ".join(f"{p} {mundo.funcion('admitir')(bd, p)}" for p in mundo.modulo.pendientes(bd)) or "nada"
+
+    logs = list(CAIDA.actores["logs"])
+    logs[-1] = dataclasses.replace(logs[-1], hacer=reinicia_sin_anotar)
+    ingenuo = dataclasses.replace(CAIDA, actores={**CAIDA.actores, "logs": logs})
+    assert any(cambios_sin_escritura(r) for r in explorar(ingenuo, "correcta").registros)
+
+
+def lecturas(registro, actor, paso):
+    """Las operaciones LEE de `actor` en el evento `paso` de `registro`."""
+    (evento,) = [e for e in registro.eventos if (e.actor, e.paso) == (actor, paso)]
+    return [op for op in evento.operaciones if op.clase == bitacora.LEE]
+
+
+def test_lo_que_lee_cada_resumidor_es_lo_que_habia_en_la_base(exploraciones):
+    """La primera lectura de «lee la base» devuelve el activo y su cobertura: la cobertura leída es la
+    de la foto del paso anterior (o la inicial, 2, si es el primero)."""
+    for registro in exploraciones[(RESUMENES.nombre, "ingenua")].registros:
+        fotos = {e.posicion: e.observacion for e in registro.eventos}
+        for evento in registro.eventos:
+            if evento.paso == "lee la base":
+                cobertura = fotos[evento.posicion - 1]["cobertura"] if evento.posicion > 1 else escenarios_resumenes.COBERTURA_INICIAL
+                primera = lecturas(registro, evento.actor, evento.paso)[0]
+                assert re.match(rf"→ \((\d+|NULL), {cobertura}, ", primera.resultado), (registro.numero, primera)
+
+
+def _bloques(texto):
+    """{(actor, número): estado} de lo que dice `transacciones`."""
+    return {(m[1], int(m[2])): m[3] for m in re.finditer(r"^(\S+), transacción (\d+) \((.*)\):$", texto, re.MULTILINE)}
+
+
+def test_la_caida_pierde_la_transaccion_abierta(exploraciones):
+    """En la caída de `marca_primero`: la transacción que marca se confirma y la que iba a añadir el
+    mensaje se pierde con la conexión (lo que dice la lección 05 del paso rojo)."""
+    ingenua, correcta = (exploraciones[(CAIDA.nombre, v)] for v in ("marca_primero", "correcta"))
+    registro = ingenua.registros[que_fallan(ingenua)[0] - 1]
+    rojo = cv.desvio(registro, correcta.registros[registro.numero - 1])
+    estados = list(_bloques(cv.transacciones(registro, rojo)).values())
+    assert estados == [f"confirmada en el paso {rojo}",
+                       f"perdida en el paso {rojo}: la conexión se cerró sin confirmar, no queda nada de ella"]
+    assert "UPDATE buzon SET disposicion='admitida'" in cv.transacciones(registro, rojo)
+
+
+def test_un_paso_sin_base_lo_dice_y_uno_que_no_existe_es_un_error(exploraciones):
+    registro = exploraciones[(RESUMENES.nombre, "correcta")].registros[0]
+    prepara = registro.orden.index(("A", "prepara hasta 4")) + 1
+    assert cv.transacciones(registro, prepara).splitlines()[1].startswith("En este paso nadie lee ni escribe")
+    for malo in (0, len(registro.eventos) + 1, "1", True):
+        with pytest.raises(ValueError, match="no hay paso n.º"):
+            cv.transacciones(registro, malo)
+
+
+@pytest.mark.parametrize("escenario", [RESUMENES, escenarios_postgres.RESUMENES], ids=["04", "07"])
+def test_el_orden_de_la_carrera_de_los_resumenes_se_lee_sin_repetir_el_actor(escenario):
+    """«llegada llega el mensaje 5» repite la palabra: cada paso se lee «actor verbo…»."""
+    for actor, pasos in escenario.actores.items():
+        for paso in pasos:
+            primera = paso.nombre.split()[0]
+            assert primera[:5].lower() != actor[:5].lower(), f"{actor} {paso.nombre}"
+
+
+def test_la_bitacora_numera_las_transacciones_y_apunta_lo_que_devuelve_cada_sentencia(tmp_path):
+    """Una conexión de SQLite envuelta, sin explorador: cada sentencia en su transacción (las sueltas,
+    una cada una), lo leído y lo escrito, y el COMMIT de un `with bd:`."""
+    import sqlite3
+
+    apuntes = bitacora.Bitacora()
+    bd = bitacora.ConexionQueAnota(sqlite3.connect(tmp_path / "b.db", isolation_level=None), apuntes)
+    try:
+        bd.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, texto TEXT)")
+        bd.execute("BEGIN IMMEDIATE")
+        bd.execute("INSERT INTO t(texto) VALUES (?)", ("uno",))
+        assert bd.execute("SELECT id, texto FROM t WHERE texto=?", ("uno",)).fetchone() == (1, "uno")
+        bd.execute("COMMIT")
+        assert [fila for fila in bd.execute("SELECT texto FROM t")] == [("uno",)]
+        with bd:
+            bd.execute("BEGIN")
+            bd.execute("UPDATE t SET texto='dos' WHERE id=?", (7,))
+    finally:
+        bd.close()
+    vistas = [(op.transaccion, op.clase, op.sentencia, op.resultado, op.suelta) for op in apuntes.sacar()]
+    assert vistas == [
+        (1, "empieza", "BEGIN IMMEDIATE", "", False),
+        (1, "escribe", "INSERT INTO t(texto) VALUES ('uno')", "→ 1 fila, id 1", False),
+        (1, "lee", "SELECT id, texto FROM t WHERE texto='uno'", "→ (1, 'uno')", False),
+        (1, "confirma", "COMMIT", "", False),
+        (2, "lee", "SELECT texto FROM t", "→ ('uno',)", True),
+        (3, "empieza", "BEGIN", "", False),
+        (3, "escribe", "UPDATE t SET texto='dos' WHERE id=7", "→ ninguna fila", False),
+        (3, "confirma", "COMMIT (al salir de with)", "", False),
+    ]
+    assert apuntes.sacar() == ()  # lo recogido ya no vuelve a salir

@@ -83,3 +83,13 @@ def test_las_copias_de_un_fichero_de_tests_son_identicas_donde_su_modulo_lo_es()
             deps = {p.name for p in repetidos.dependencias(test, puntos[numero]) if p.parent == puntos[numero]}
             assert deps & set(LECCIONES[numero]["ficheros"]), (
                 f"{test.name} cambia en el punto de control {numero:02d} sin que cambie nada de lo que prueba")
+
+
+def test_todos_los_puntos_de_control_tienen_el_mismo_conftest():
+    """Un solo conftest.py para los tests de todos los puntos de control: dos versiones distintas
+    hacen que `repetidos` tome por pruebas distintas copias idénticas de un test, y `probar` las
+    corra dos veces (con la de 01–03 y la de 04–07 corrían 153 tests de más)."""
+    versiones = {}
+    for numero, carpeta in rutas.puntos_de_control().items():
+        versiones.setdefault((carpeta / "tests" / "conftest.py").read_bytes(), []).append(f"{numero:02d}")
+    assert len(versiones) == 1, f"hay {len(versiones)} versiones de conftest.py: {sorted(versiones.values())}"

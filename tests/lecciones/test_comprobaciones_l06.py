@@ -10,6 +10,7 @@ import shutil
 
 import pytest
 
+from ayudas import cambiar, casos_que_nombran
 from curso import cuaderno, ejercicios, generar, rutas
 
 MODULO = "curso.comprobaciones.l06"
@@ -80,6 +81,18 @@ INTENCION_DESPUES = '''
 
 def intencion_de_editar('''
 
+APUNTA_Y_DEVUELVE = ("    apuntar_resultado(bd, agente, llamada, observacion)\n    return observacion\n\n\n"
+                     "def intencion_de_editar(")
+SIN_APUNTAR = "    return observacion\n\n\ndef intencion_de_editar("
+ORDEN_APARTE = ('    if llamada["name"] == "ejecutar":\n        return ejecutar_como_mucho_una_vez(bd, agente, llamada, '
+                'entorno, usuario, ya_intentada=fila is not None)')
+
+# Lo que tiene que decir el caso que pilla algunos errores. Sin apuntar_resultado también falla
+# «con el resultado ya apuntado...», pero por el fichero que se toca: el alumno no sabría que lo
+# que falta es apuntar. Y una orden tratada como una edición lanza KeyError('ruta'): el caso la
+# cuenta como un error, con lo que lanzó, en vez de tumbar la comprobación.
+DICE = {"sin apuntar el resultado": "resultado apuntado", "ejecutar como una edición": "'ruta'"}
+
 # (ejercicio, error, [(lo que se cambia, por qué)], el caso que lo tiene que pillar)
 ERRORES = [
     ("6.2", "M del historial entero", [("    M = M_de(bd, agente)\n    if M[-1][0]",
@@ -91,6 +104,10 @@ ERRORES = [
     ("6.2", "sin tope", [('return ("terminar" if respuestas(bd, agente) >= agente["tope"] else "pedir"), M',
                           'return "pedir", M')],
      "con el tope agotado y sin respuesta final: toca terminar, no pedir más"),
+    ("6.2", "tope contado en M", [('return ("terminar" if respuestas(bd, agente) >= agente["tope"] else "pedir"), M',
+                                   'return ("terminar" if sum(r == "asistente" for r, _ in M) >= agente["tope"] '
+                                   'else "pedir"), M')],
+     "con un resumen activo, el tope cuenta las respuestas de todo el historial, no solo las de M"),
     ("6.1", "sin intención", [("    if not se_ejecutaria(llamada, usuario):\n        return atender_sin_efectos",
                                "    if True:\n        return atender_sin_efectos")],
      "caída tras editar y antes de apuntar el resultado: al reanudar no edita otra vez"),
@@ -102,15 +119,15 @@ ERRORES = [
     ("6.1", "pisa cambios ajenos", [("    if esperado is None or ahora == antes:",
                                      "    if esperado is None or ahora != despues:")],
      "si otro cambió el fichero entre la caída y la reanudación, no se toca y se dice"),
-    ("6.3", "reintenta un 400", [("return error.estado is None or error.estado in REINTENTABLES", "return True")],
-     "no se reintenta nunca un 400 (ni un 404), ni lo que no es de la red"),
-    ("6.3", "sin tope", [("azar.uniform(0, min(tope, base * 2 ** n))", "azar.uniform(0, base * 2 ** n)")],
-     "la espera se dobla en cada reintento hasta el tope"),
-    ("6.3", "sin azar", [("azar.uniform(0, min(tope, base * 2 ** n))", "min(tope, base * 2 ** n)")],
-     "la espera lleva azar: entre 0 y su máximo, y no siempre la misma"),
-    ("6.3", "un intento de más", [("for n in range(self.intentos):", "for n in range(self.intentos + 1):"),
-                                  ("n == self.intentos - 1", "n == self.intentos")],
-     "se rinde tras `intentos` intentos, con el último error"),
+    ("6.1", "sin apuntar el resultado", [(APUNTA_Y_DEVUELVE, SIN_APUNTAR)],
+     "tras una edición, su resultado (la observación entera) queda apuntado en la tabla llamadas"),
+    ("6.1", "ejecutar como una edición", [(ORDEN_APARTE, "    if False:\n        return None")],
+     "una orden (ejecutar) se ejecuta una vez, con su intención y su resultado apuntados"),
+    ("6.1", "ejecutar sin intención", [(ORDEN_APARTE, '    if llamada["name"] == "ejecutar":\n'
+                                                      '        return atender_sin_efectos(llamada, entorno, usuario)')],
+     "una orden (ejecutar) se ejecuta una vez, con su intención y su resultado apuntados"),
+    ("6.1", "repite la orden tras una caída", [("ya_intentada=fila is not None)", "ya_intentada=False)")],
+     "caída tras ejecutar una orden y antes de apuntar su resultado: al reanudar no la repite"),
 ]
 
 
@@ -127,3 +144,75 @@ def test_cada_error_con_nombre_lo_pilla_su_caso(id, error, cambios, caso, tmp_pa
     resultado = evaluar(id, texto, tmp_path)
     (linea,) = [l for l in resultado.lineas if l.caso == caso]
     assert linea.estado in ("fallo", "error"), ejercicios.informe(resultado)
+    assert DICE.get(error, "") in linea.detalle, ejercicios.informe(resultado)
+
+
+# --- 6.3: cada error, con los casos que lo pillan (y solo esos) -----------------------------------
+
+ESPERA_63 = "azar.uniform(0, min(tope, base * 2 ** n))"
+RENDIRSE = [('raise SeRinde(error, f"{self.intentos}', 'raise error or (f"{self.intentos}'),
+            ('raise SeRinde(error, f"el servidor', 'raise error or (f"el servidor'),
+            ('raise SeRinde(error, f"esperar {', 'raise error or (f"esperar {')]
+# (error, [(lo que se cambia, por qué)], trozos de los nombres de los casos que lo tienen que pillar)
+ERRORES_63 = [
+    ("sin 408 ni 409", [("REINTENTABLES = {408, 409, 429}", "REINTENTABLES = {429}")], ["se reintentan 408"]),
+    ("ningún 429 con código", [("        if error.codigo in api.LIMITES_DE_GASTO:", "        if error.codigo:")],
+     ["se reintentan 408"]),
+    ("reintenta cualquier respuesta", [("return error.estado in REINTENTABLES or error.estado >= 500", "return True")],
+     ["ningún otro 4xx", "un 400 sale"]),
+    ("reintenta lo que no es de la red", [("    return isinstance(error, DE_LA_RED)", "    return True")],
+     ["ningún otro 4xx"]),
+    ("reintenta el límite de gasto", [("        if error.codigo in api.LIMITES_DE_GASTO:\n            return False\n", "")],
+     ["límite de gasto"]),
+    ("reintenta lo que no tuvo respuesta, sea lo que sea",
+     [("            return error.causa not in SIN_ARREGLO", "            return True")], ["URL que no es http"]),
+    ("sin tope", [(ESPERA_63, "azar.uniform(0, base * 2 ** n)")], ["se dobla", "va sobre la espera ya topada"]),
+    ("el tope después del azar", [(ESPERA_63, "min(tope, azar.uniform(0, base * 2 ** n))")],
+     ["va sobre la espera ya topada"]),
+    ("sin azar", [(ESPERA_63, "min(tope, base * 2 ** n)")], ["va sobre la espera ya topada", "lleva azar"]),
+    ("no mira lo que pide el servidor", [("    if pedida is not None and pedida > 0:\n        return pedida\n", "")],
+     ["pide esperar más de 0 s", "con lo que pide el servidor", "más de UNA_ESPERA_S"]),
+    ("obedece lo que pide aunque no sea más de 0", [("if pedida is not None and pedida > 0:", "if pedida is not None:")],
+     ["pide esperar más de 0 s"]),
+    ("__call__ no le pasa a espera lo que pide el servidor",
+     [("espera(n, self.azar, self.base, self.tope, pedida(error))", "espera(n, self.azar, self.base, self.tope)")],
+     ["con lo que pide el servidor", "más de UNA_ESPERA_S"]),
+    ("sin al_reintentar", [("                if self.al_reintentar is not None:\n"
+                            "                    self.al_reintentar(n, error, segundos)\n", "")],
+     ["se apunta antes de dormir"]),
+    ("reintenta sin mirar se_reintenta", [("                if not se_reintenta(error):\n                    raise\n", "")],
+     ["un 400 sale"]),
+    ("un intento de más", [("for n in range(self.intentos):", "for n in range(self.intentos + 1):"),
+                           ("n == self.intentos - 1", "n == self.intentos")], ["tras `intentos` intentos"]),
+    ("se rinde con el error tal cual, sin SeRinde", RENDIRSE,
+     ["tras `intentos` intentos", "más de UNA_ESPERA_S", "después del plazo"]),
+    ("sin tope de una espera", [("if segundos > UNA_ESPERA_S:", "if False:")], ["más de UNA_ESPERA_S"]),
+    ("sin plazo", [("if self.reloj() + segundos >= fin:", "if False:")], ["después del plazo"]),
+    ("el plazo se mira después de dormir", [
+        ("                if self.reloj() + segundos >= fin:\n", "                if False:\n"),
+        ("                self.dormir(segundos)\n", "                self.dormir(segundos)\n"
+                                                  "                if self.reloj() >= fin:\n"
+                                                  "                    raise SeRinde(error, 'plazo')\n")],
+     ["después del plazo"]),
+    ("cada intento con la espera de siempre",
+     [("return self.intento(M, herramientas, fin - self.reloj())", "return self.modelo(M, herramientas)")],
+     ["lo que queda del plazo"]),
+    ("cada intento con el plazo entero",
+     [("return self.intento(M, herramientas, fin - self.reloj())", "return self.intento(M, herramientas, self.plazo)")],
+     ["lo que queda del plazo"]),
+]
+
+
+@pytest.mark.parametrize("error, cambios, trozos", ERRORES_63, ids=[e[0] for e in ERRORES_63])
+def test_cada_error_de_6_3_lo_pillan_los_casos_escritos_para_el(error, cambios, trozos, tmp_path):
+    resultado = evaluar("6.3", cambiar(fuente("reintentos"), *cambios), tmp_path)
+    fallan = {l.caso for l in resultado.lineas if l.estado in ("fallo", "error")}
+    assert not [l for l in resultado.lineas if l.estado == "pendiente"], ejercicios.informe(resultado)
+    assert fallan == casos_que_nombran("6.3", trozos), f"{error}:\n{ejercicios.informe(resultado)}"
+
+
+def test_6_3_nombra_los_errores_que_no_se_reintentan(tmp_path):
+    """Antes, un caso enseñaba una lista de siete booleanos sin nombre para seis errores."""
+    resultado = evaluar("6.3", cambiar(fuente("reintentos"), ERRORES_63[0][1][0]), tmp_path)
+    informe = ejercicios.informe(resultado)
+    assert "llegó:    ['408', '409']" in informe and "True" not in informe, informe

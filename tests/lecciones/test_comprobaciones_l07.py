@@ -23,19 +23,50 @@ def mover_puntero(bd, ejecucion, base, nuevo):
         "UPDATE ejecuciones SET resumen_activo=%s WHERE id=%s AND resumen_activo IS NOT DISTINCT FROM %s",
         (nuevo, ejecucion, base))
     if movido.rowcount == 0:
-        raise BaseObsoleta("otro movió el puntero antes")
+        (ahora,) = bd.execute("SELECT resumen_activo FROM ejecuciones WHERE id=%s", (ejecucion,)).fetchone()
+        raise BaseObsoleta(f"otro movió el puntero antes: el activo ya es el resumen {ahora}")
 '''
 
 LEER_Y_ESCRIBIR = '''
 def mover_puntero(bd, ejecucion, base, nuevo):
     (ahora,) = bd.execute("SELECT resumen_activo FROM ejecuciones WHERE id=%s", (ejecucion,)).fetchone()
     if ahora != base:
-        raise BaseObsoleta("otro movió el puntero antes")
+        raise BaseObsoleta(f"otro movió el puntero antes: el activo ya es el resumen {ahora}")
     bd.execute("UPDATE ejecuciones SET resumen_activo=%s WHERE id=%s", (nuevo, ejecucion))
 '''
 
 # Otra manera buena: bloquear la fila, comparar en Python y escribir.
 CON_FOR_UPDATE = cambiar(LEER_Y_ESCRIBIR, ("WHERE id=%s\", (ejecucion,))", "WHERE id=%s FOR UPDATE\", (ejecucion,))"))
+
+# Otra manera buena de 7.2: un INSERT normal dentro de un SAVEPOINT; si choca, se deshace solo él.
+CON_SAVEPOINT = '''
+import psycopg
+
+
+def recibir(bd, padre, hijo, entrega, carga):
+    cuerpo = json_canonico(carga, "La carga")
+    with transaccion(bd):
+        if bd.execute("SELECT 1 FROM hijos_esperados WHERE padre=%s AND hijo=%s", (padre, hijo)).fetchone() is None:
+            raise PermissionError("ese padre no espera a ese hijo")
+        try:
+            with bd.transaction():  # un SAVEPOINT
+                bd.execute("INSERT INTO buzon(entrega, padre, hijo, carga) VALUES (%s, %s, %s, %s)",
+                           (entrega, padre, hijo, cuerpo))
+            return RECIBIDA
+        except psycopg.errors.UniqueViolation:
+            pass
+        anterior = bd.execute("SELECT padre, hijo, carga FROM buzon WHERE entrega=%s", (entrega,)).fetchone()
+        if anterior == (padre, hijo, cuerpo):
+            return DUPLICADA
+        raise ValueError("la misma identidad con otros datos")
+'''
+
+# El error: capturar la UniqueViolation sin SAVEPOINT. La transacción ya está abortada, y el SELECT de
+# después falla con «current transaction is aborted».
+CAPTURAR_SIN_SAVEPOINT = cambiar(CON_SAVEPOINT, ('''            with bd.transaction():  # un SAVEPOINT
+                bd.execute("INSERT INTO buzon(entrega, padre, hijo, carga) VALUES (%s, %s, %s, %s)",
+                           (entrega, padre, hijo, cuerpo))''', '''            bd.execute("INSERT INTO buzon(entrega, padre, hijo, carga) VALUES (%s, %s, %s, %s)",
+                       (entrega, padre, hijo, cuerpo))'''))
 
 # --- 7.2: recibir ----------------------------------------------------------------------------------
 
@@ -91,8 +122,12 @@ ERRORES = [
      ["sigue en la base", "otro lo movió antes", "base None", "a la vez"]),
     ("7.1", "resumenes_pg", "no mirar el número de filas",
      cambiar(MOVER, ('''    if movido.rowcount == 0:
-        raise BaseObsoleta("otro movió el puntero antes")
+        (ahora,) = bd.execute("SELECT resumen_activo FROM ejecuciones WHERE id=%s", (ejecucion,)).fetchone()
+        raise BaseObsoleta(f"otro movió el puntero antes: el activo ya es el resumen {ahora}")
 ''', "")), ["otro lo movió antes", "a la vez"]),
+    ("7.1", "resumenes_pg", "un mensaje de BaseObsoleta que no dice cuál es el activo",
+     cambiar(MOVER, ('''f"otro movió el puntero antes: el activo ya es el resumen {ahora}"''',
+                     '''"otro movió el puntero antes"''')), ["otro lo movió antes"]),
     ("7.1", "resumenes_pg", "un UPDATE sin condición sobre la base",
      cambiar(MOVER, (" AND resumen_activo IS NOT DISTINCT FROM %s", ""), ("(nuevo, ejecucion, base)", "(nuevo, ejecucion)")),
      ["otro lo movió antes", "a la vez"]),
@@ -125,7 +160,8 @@ def servidor_y_temporales(postgres, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("id, modulo, funcion", [
     ("7.1", "resumenes_pg", MOVER), ("7.1", "resumenes_pg", CON_FOR_UPDATE), ("7.2", "buzon_pg", RECIBIR),
-], ids=["7.1 UPDATE condicional", "7.1 SELECT FOR UPDATE", "7.2 ON CONFLICT"])
+    ("7.2", "buzon_pg", CON_SAVEPOINT),
+], ids=["7.1 UPDATE condicional", "7.1 SELECT FOR UPDATE", "7.2 ON CONFLICT", "7.2 SAVEPOINT"])
 def test_las_versiones_buenas_de_aqui_pasan_su_comprobacion(id, modulo, funcion, tmp_path):
     fallan, pendientes, informe = evaluar_con_otra_version(id, modulo, funcion, tmp_path)
     assert not fallan and not pendientes, informe
@@ -136,6 +172,18 @@ def test_cada_error_lo_pilla_el_caso_escrito_para_el(id, modulo, error, funcion,
     fallan, pendientes, informe = evaluar_con_otra_version(id, modulo, funcion, tmp_path)
     assert not pendientes, informe
     assert fallan == casos_que_nombran(id, trozos), f"{error}:\n{informe}"
+
+
+def test_capturar_la_unique_violation_sin_savepoint_lo_pilla_cada_caso_y_lo_explica_en_castellano(tmp_path):
+    """El error de capturar la UniqueViolation sin SAVEPOINT llega como «current transaction is
+    aborted», que no dice qué hay que cambiar. Lo pillan los tres casos (cada uno lee lo guardado
+    tras un duplicado), y cada uno lo explica en castellano."""
+    fallan, pendientes, informe = evaluar_con_otra_version("7.2", "buzon_pg", CAPTURAR_SIN_SAVEPOINT, tmp_path)
+    assert not pendientes, informe
+    assert fallan == casos_que_nombran("7.2", ["un reintento", "con otros datos", "justo antes de tu INSERT"]), informe
+    assert "current transaction is aborted" not in informe, informe
+    assert informe.count("(PostgreSQL ya había abortado tu transacción por un error anterior") == 3, informe
+    assert informe.count("llegó:    'InFailedSqlTransaction (SQLSTATE 25P02)'") == 3, informe
 
 
 def test_sin_servidor_cada_caso_lo_dice_en_una_linea_y_remite_a_curso_postgres(tmp_path, monkeypatch):

@@ -25,6 +25,9 @@ Qué hace cada pieza:
   núcleo y ejecuta todas sus celdas; si alguna falla, falla con el error de la celda.
 - `unico`, `texto_de`, `poner_deslizador`, `esperar_texto_distinto`: encontrar un widget, leer lo
   que muestra, mover un `IntSlider` a un valor exacto y esperar a que el núcleo conteste.
+- `exigir_maquetacion(pagina, selector)`: a `ANCHO` píxeles (la pestaña se abre con ese ancho), dentro
+  de `selector` ningún texto se parte a mitad de palabra (`palabras_partidas`) y ningún rótulo sale
+  cortado con «…» (`rotulos_cortados`).
 - `captura(pagina, nombre)`: guarda `artefactos/navegador/<nombre>.png`.
 """
 import contextlib
@@ -65,6 +68,7 @@ ESPERA_NUCLEO = 90  # segundos hasta que el cuaderno está abierto y su núcleo,
 ESPERA_EJECUCION = 120  # segundos para «Run All Cells»
 ESPERA_WIDGET = 30  # segundos para que un widget aparezca o cambie tras mover un deslizador
 SONDEO = 0.1  # segundos entre dos preguntas al servidor mientras arranca
+ANCHO, ALTO = 1400, 1024  # la ventana del navegador: la maquetación se comprueba a este ancho
 
 # Complementos de JupyterLab que irían a la red: las noticias y la comprobación de versiones
 # (announcements) y el gestor de extensiones (consulta PyPI).
@@ -236,7 +240,7 @@ def abrir_navegador():
 
 def nueva_pagina(navegador):
     """Una pestaña nueva, con un contexto propio (sin cookies ni almacenamiento de otro test)."""
-    contexto = navegador.new_context(viewport={"width": 1280, "height": 1024})
+    contexto = navegador.new_context(viewport={"width": ANCHO, "height": ALTO})
     pagina = contexto.new_page()
     pagina.set_default_timeout(ESPERA_WIDGET * 1000)
     return pagina
@@ -389,6 +393,69 @@ def poner_deslizador(pagina, clase_css, valor):
         raise AssertionError(f"El deslizador .{clase_css} no quedó en {valor}: su tirador está en "
                              f"{tirador.get_attribute('aria-valuenow')} y su lectura muestra "
                              f"{lectura.inner_text()!r}") from error
+
+
+# Dentro de la página: cada palabra (letras y cifras seguidas, dentro de un mismo nodo de texto)
+# cuya primera y última letra caen en líneas distintas; partir una línea en un signo (tras una coma
+# de un JSON, por ejemplo) es legítimo. Se mira con Range.getClientRects, letra a
+# letra, lo que de verdad pintó el navegador; lo que no se ve (sin rectángulos) no cuenta.
+_JS_PALABRAS_PARTIDAS = """(selector) => {
+  const partidas = [];
+  const rango = document.createRange();
+  const caja = (nodo, i) => { rango.setStart(nodo, i); rango.setEnd(nodo, i + 1);
+                              return rango.getClientRects()[0]; };
+  for (const raiz of document.querySelectorAll(selector)) {
+    const andador = document.createTreeWalker(raiz, NodeFilter.SHOW_TEXT);
+    let nodo;
+    while ((nodo = andador.nextNode())) {
+      const palabras = /[\\p{L}\\p{N}_]+/gu;  // letras y cifras: partir en un signo no es partir una palabra
+      let encaje;
+      while ((encaje = palabras.exec(nodo.textContent))) {
+        if (encaje[0].length < 2) continue;
+        const primera = caja(nodo, encaje.index);
+        const ultima = caja(nodo, encaje.index + encaje[0].length - 1);
+        if (primera && ultima && ultima.top - primera.top > primera.height / 2) {
+          partidas.push(encaje[0]);
+        }
+      }
+    }
+  }
+  return partidas;
+}"""
+
+# Dentro de la página: los rótulos (botones, descripciones de los deslizadores) cuyo texto no cabe
+# en su caja: el navegador lo recorta, con «…» en ipywidgets (text-overflow: ellipsis).
+_JS_ROTULOS_CORTADOS = """(selector) => {
+  const cortados = [];
+  for (const raiz of document.querySelectorAll(selector)) {
+    for (const e of raiz.querySelectorAll('button, .widget-label, label')) {
+      if (e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1) {
+        cortados.push(`${e.innerText.trim()} (${e.scrollWidth} px en ${e.clientWidth})`);
+      }
+    }
+  }
+  return cortados;
+}"""
+
+
+def palabras_partidas(pagina, selector):
+    """Las palabras que el navegador parte entre dos líneas dentro de `selector` («recibida / s»)."""
+    return pagina.evaluate(_JS_PALABRAS_PARTIDAS, selector)
+
+
+def rotulos_cortados(pagina, selector):
+    """Los rótulos de `selector` que no caben en su caja y salen cortados («lo descarta el har…»)."""
+    return pagina.evaluate(_JS_ROTULOS_CORTADOS, selector)
+
+
+def exigir_maquetacion(pagina, selector):
+    """Falla si, dentro de `selector`, alguna palabra se parte entre dos líneas o algún rótulo sale
+    cortado, a la anchura de la pestaña (`ANCHO`)."""
+    partidas = palabras_partidas(pagina, selector)
+    assert not partidas, (f"A {ANCHO} px, en {selector} se parten a mitad de palabra: "
+                          + ", ".join(repr(p) for p in partidas))
+    cortados = rotulos_cortados(pagina, selector)
+    assert not cortados, f"A {ANCHO} px, en {selector} salen cortados los rótulos: " + "; ".join(cortados)
 
 
 def captura(pagina, nombre, *, mostrar=None):

@@ -14,9 +14,10 @@ import re
 import pytest
 
 import navegador as piezas_del_navegador
+from curso.ventana import POLITICAS
 from navegador import (RAIZ, abrir_navegador, abrir_y_ejecutar, captura, esperar_texto_distinto,
-                       exigir_navegador, nueva_pagina, poner_deslizador, servidor_jupyter, texto_de,
-                       unico)
+                       exigir_maquetacion, exigir_navegador, nueva_pagina, poner_deslizador,
+                       servidor_jupyter, texto_de, unico)
 
 CUADERNO_DE_PRUEBA = RAIZ / "tests" / "datos" / "cuaderno_de_prueba_widgets.ipynb"
 CUADERNO_VENTANA = RAIZ / "solutions" / "02_la_ventana.ipynb"
@@ -28,6 +29,7 @@ ESPERA_CORTA = 3
 # El explorable de la ventana (curso/vistas/ventana.py): las clases CSS de sus piezas.
 DESLIZADOR_VENTANA = "ventana-ventana"
 DESLIZADOR_TURNO = "ventana-turno"
+POLITICA = ".widget-toggle-buttons.ventana-politica"
 VEREDICTO_VENTANA = "pre.veredicto-ventana"
 VENTANA_DEL_CURSO = 8192  # la ventana con la que empieza la lección: la petición 11 no cabe
 VENTANA_QUE_BASTA = 12544  # la que calcula la lección: cabe y la compactación no salta (test_ventana)
@@ -145,4 +147,10 @@ def test_el_explorable_de_la_ventana_responde_al_deslizador(pagina, servidor):
     assert str(VENTANA_QUE_BASTA) in despues.splitlines()[0], despues
     assert _cabe(despues), f"Con la ventana de {VENTANA_QUE_BASTA} la petición cabe:\n{despues}"
     assert "no salta" in _linea_de_la_compactacion(despues), despues
+
+    # Los tres botones de la política, con su nombre entero a la vista (no «lo descarta el har…»),
+    # y ningún texto del explorable partido a mitad de palabra.
+    botones = unico(pagina, POLITICA).locator("button")
+    assert [b.strip() for b in botones.all_inner_texts()] == [nombre for nombre, _ in POLITICAS.values()]
+    exigir_maquetacion(pagina, ".explorar-ventana")
     captura(pagina, "test_el_explorable_de_la_ventana_responde_al_deslizador", mostrar=VEREDICTO_VENTANA)

@@ -1,14 +1,17 @@
 """Punto de control 03: una petición que no cabe ni compactando para la ejecución, no la revienta.
 
 La compactación mira M justo después de la respuesta del modelo, antes de las observaciones de
-ese turno. Un fichero grande leído entero (hoy `leer` devuelve el fichero entero) entra en M
-después, y la petición siguiente ya no cabe. El agente para entonces con el motivo "ventana",
-el aviso del error como texto y M tal como iba, y no deja su copia en la carpeta temporal.
+ese turno. Una observación enorme entra en M después, y la petición siguiente ya no cabe. Desde
+la lección 01, `leer` devuelve como mucho LIMITE_LECTURA caracteres, así que un fichero de 40 KB
+ya no lo provoca; con un `leer` sin límite (como era antes), sí. Si pasa, el agente para con el
+motivo "ventana", el aviso del error como texto y M tal como iba, y no deja su copia en la
+carpeta temporal.
 """
 import tempfile
 
 import pytest
 
+import herramientas
 from agente import agente
 from api import ModeloAPI
 from compactar import compactar
@@ -37,9 +40,27 @@ def temporal(tmp_path, monkeypatch):
     return carpeta
 
 
+def test_un_fichero_de_40_kb_ya_no_para_al_agente_porque_se_lee_por_trozos(proyecto_con_un_fichero_grande,
+                                                                           temporal):
+    proyecto, recetas = proyecto_con_un_fichero_grande
+    with ServidorEnsayo(0) as servidor:
+        motivo, texto, M, copia = agente(ModeloAPI("guion:herramienta", url=servidor.url), "Lee las recetas.",
+                                         proyecto, 10, compactar=compactar)
+    assert motivo == "fin" and copia is None
+    (observacion,) = M[3][1]
+    corte = observacion["content"].rindex("[… ")
+    trozo, nota = observacion["content"][:corte], observacion["content"][corte:]
+    assert len(trozo) <= herramientas.LIMITE_LECTURA and recetas.startswith(trozo) and trozo.endswith("\n")
+    assert nota.startswith("[… leídas las líneas 1 a ") and nota.endswith(f"desde={trozo.count(chr(10)) + 1}]")
+    assert list(temporal.iterdir()) == []
+
+
 @pytest.mark.parametrize("con_compactar", [False, True], ids=["sin compactar", "compactando"])
-def test_un_fichero_de_40_kb_para_el_agente_con_el_motivo_ventana(proyecto_con_un_fichero_grande,
-                                                                  temporal, con_compactar):
+def test_con_leer_sin_limite_un_fichero_de_40_kb_para_al_agente_con_el_motivo_ventana(
+        proyecto_con_un_fichero_grande, temporal, monkeypatch, con_compactar):
+    """La variante ingenua de leer (el fichero entero, sin límite): la observación no cabe, y el
+    test de arriba la detectaría. El agente, al menos, para limpio."""
+    monkeypatch.setattr(herramientas, "LIMITE_LECTURA", 10 ** 9)
     proyecto, recetas = proyecto_con_un_fichero_grande
     assert len(recetas.encode()) >= 40 * KB
     with ServidorEnsayo(0) as servidor:

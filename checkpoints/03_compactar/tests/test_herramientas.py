@@ -3,8 +3,10 @@
 Cada test comprueba un invariante de `herramientas.py`. Los que rechazan algo comprueban
 también que no ha pasado nada: el fichero sigue byte a byte igual, o lo de fuera no se ha leído.
 """
+import errno
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -49,11 +51,54 @@ def error_de(funcion, *argumentos):
 
 # --- leer ------------------------------------------------------------------------------------
 
-def test_leer_devuelve_el_fichero_entero(copia):
-    largo = "".join(f"línea {i}: «ñandú»\n" for i in range(2000))  # mucho más que LIMITE_SALIDA
-    assert len(largo) > herramientas.LIMITE_SALIDA
-    (copia / "largo.txt").write_text(largo, encoding="utf-8")
-    assert leer(copia, "largo.txt") == largo
+def test_leer_devuelve_entero_un_fichero_que_cabe(copia):
+    justo = "".join(f"línea {i}: «ñandú»\n" for i in range(300))[:herramientas.LIMITE_LECTURA]
+    (copia / "justo.txt").write_text(justo, encoding="utf-8")
+    assert leer(copia, "justo.txt") == justo  # ni un carácter de más: sin nota
+
+
+LARGO = "".join(f"2024-05-14 línea {i}: «ñandú» connect to db:5433 failed\r\n" for i in range(800))  # ~40 KB
+
+
+def trozos(copia, ruta):
+    """Lo que devuelven las lecturas sucesivas de `ruta`, siguiendo el `desde` que dice cada nota."""
+    leidos, desde = [], 1
+    while True:
+        leidos.append(leer(copia, ruta, desde=desde))
+        siguiente = re.search(r"pide leer con desde=(\d+)\]$", leidos[-1])
+        if not siguiente:
+            return leidos
+        desde = int(siguiente.group(1))
+
+
+def test_un_fichero_largo_se_lee_por_trozos_que_caben_y_que_juntos_son_el_fichero(copia):
+    (copia / "largo.log").write_bytes(LARGO.encode("utf-8"))
+    leidos = trozos(copia, "largo.log")
+    assert len(leidos) > 1
+    texto = [t[:t.rindex("[… leídas las líneas")] for t in leidos]  # sin la nota del final
+    assert all(len(t) <= herramientas.LIMITE_LECTURA for t in texto)
+    assert "".join(texto) == LARGO  # byte a byte, con sus \r\n; ninguna línea partida ni repetida
+    assert leidos[-1].endswith("hasta el final]")
+
+
+def test_leer_sin_limite_devolveria_un_fichero_de_40_kb_de_una_vez(copia):
+    """La variante ingenua (devolver el contenido entero) da una observación que no cabe en la
+    ventana: el test de arriba la detectaría (cada trozo cabe en LIMITE_LECTURA)."""
+    (copia / "largo.log").write_bytes(LARGO.encode("utf-8"))
+    assert len(herramientas.contenido(copia, "largo.log")) > 6 * herramientas.LIMITE_LECTURA
+
+
+def test_una_linea_mas_larga_que_el_limite_se_lee_por_su_principio_y_se_sigue_detras(copia):
+    (copia / "una.txt").write_text("corta\n" + "x" * (herramientas.LIMITE_LECTURA + 10) + "\nfin\n",
+                                   encoding="utf-8")
+    leido = leer(copia, "una.txt", desde=2)
+    assert leido.startswith("x" * herramientas.LIMITE_LECTURA + "\n[… la línea 2 de una.txt tiene")
+    assert "desde=3]" in leido and leer(copia, "una.txt", desde=3).startswith("fin\n")
+
+
+@pytest.mark.parametrize("desde, dice", [(0, "la primera es la 1"), (9, "no hay línea 9")])
+def test_un_desde_fuera_del_fichero_da_error(copia, desde, dice):
+    assert dice in error_de(leer, copia, "notas.txt", desde)
 
 
 def test_un_fichero_que_no_existe_da_error_con_lo_que_hay(copia):
@@ -133,6 +178,36 @@ def test_antiguo_vacio_no_cambia_nada(copia):
     antes = bytes_de(copia / "compra.py")
     assert "No se ha cambiado nada" in error_de(editar, copia, "compra.py", "", "x")
     assert bytes_de(copia / "compra.py") == antes
+
+
+def test_si_no_se_puede_escribir_el_fichero_queda_como_estaba(copia, monkeypatch):
+    """Un disco lleno al escribir el texto nuevo: falla la escritura del provisional, y el
+    fichero sigue siendo el de antes, entero, sin restos del provisional al lado."""
+    antes = bytes_de(copia / "compra.py")
+
+    def disco_lleno(fd):
+        raise OSError(errno.ENOSPC, "No queda espacio en el dispositivo")
+    monkeypatch.setattr(herramientas.os, "fsync", disco_lleno)
+    with pytest.raises(OSError):
+        editar(copia, "compra.py", "return sorted(menu)", "return sorted(set(menu))")
+    assert bytes_de(copia / "compra.py") == antes
+    assert sorted(p.name for p in copia.iterdir()) == ["a", "compra.py", "notas.txt"]
+
+
+def test_editar_conserva_los_permisos_del_fichero(copia):
+    (copia / "compra.py").chmod(0o750)
+    editar(copia, "compra.py", "return sorted(menu)", "return sorted(set(menu))")
+    assert (copia / "compra.py").stat().st_mode & 0o777 == 0o750
+
+
+def test_editar_en_su_sitio_deja_un_fichero_a_medias_si_la_escritura_falla(copia):
+    """La variante ingenua (escribir encima del fichero abierto, como hacía editar): si falla a
+    mitad, el fichero se queda a medias. El test de arriba la detectaría."""
+    antes = bytes_de(copia / "compra.py")
+    with open(copia / "compra.py", "r+b") as f:
+        f.truncate(0)  # lo primero que hace quien reescribe el fichero entero en su sitio...
+        f.write(antes[:10])  # ...y solo llega a escribir el principio
+    assert bytes_de(copia / "compra.py") != antes
 
 
 def test_un_nuevo_que_no_se_puede_guardar_no_vacia_el_fichero(copia):
@@ -317,6 +392,29 @@ def test_editar_no_escribe_fuera_aunque_cambien_la_carpeta_a_mitad(copia, cambia
     antes = bytes_de(cambiazo)
     assert "No se ha cambiado nada" in error_de(editar, copia, "datos/f.txt", "valor = 1", "valor = 2")
     assert bytes_de(cambiazo) == antes
+
+
+@pytest.mark.parametrize("herramienta", ["leer", "editar"])
+def test_un_enlace_duro_a_un_fichero_de_fuera_no_se_abre(copia, herramienta):
+    fuera = copia.parent / "x"
+    os.link(fuera, copia / "duro.txt")  # otro nombre, dentro de la copia, del fichero de fuera
+    argumentos = (copia, "duro.txt") if herramienta == "leer" else (copia, "duro.txt", "fuera", "DENTRO")
+    mensaje = error_de(getattr(herramientas, herramienta), *argumentos)
+    assert "enlace duro" in mensaje and SECRETO.strip() not in mensaje
+    assert bytes_de(fuera) == SECRETO.encode("utf-8")
+
+
+def test_un_enlace_duro_entre_dos_ficheros_de_la_copia_si_se_abre(copia):
+    os.link(copia / "notas.txt", copia / "a" / "otra.txt")
+    assert leer(copia, "a/otra.txt") == leer(copia, "notas.txt")
+
+
+def test_abrir_sin_contar_los_enlaces_duros_leeria_fuera(copia, monkeypatch):
+    """La variante ingenua: no mirar cuántos nombres tiene el fichero. Lee el de fuera por su
+    enlace duro: test_un_enlace_duro_a_un_fichero_de_fuera_no_se_abre la detectaría."""
+    os.link(copia.parent / "x", copia / "duro.txt")
+    monkeypatch.setattr(herramientas, "nombres_dentro", lambda base, estado: estado.st_nlink)
+    assert leer(copia, "duro.txt") == SECRETO
 
 
 def test_abrir_por_su_nombre_lo_comprobado_saldria(copia, cambiazo):

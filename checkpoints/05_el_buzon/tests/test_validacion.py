@@ -6,7 +6,8 @@ import pytest
 
 import resumenes
 import validacion
-from validacion import MAYOR_ENTERO_SQLITE, conectar, exigir_entero_positivo, exigir_texto, muestra
+from validacion import (LARGO_MAXIMO_DE_EJECUCION, MAYOR_ENTERO_SQLITE, conectar, exigir_ejecucion,
+                        exigir_entero_positivo, exigir_texto, muestra)
 
 
 @pytest.mark.parametrize("valor", [1, MAYOR_ENTERO_SQLITE])
@@ -25,6 +26,12 @@ def test_lo_que_no_es_un_entero_positivo_de_sqlite_se_rechaza_diciendo_que(valor
 def test_un_texto_vacio_no_texto_o_imposible_de_guardar_se_rechaza(valor, error):
     with pytest.raises(ValueError, match=error):
         exigir_texto(valor, "El texto")
+
+
+def test_un_identificador_de_ejecucion_de_mas_de_cien_caracteres_se_rechaza_diciendo_cuantos():
+    exigir_ejecucion("e" * LARGO_MAXIMO_DE_EJECUCION)
+    with pytest.raises(ValueError, match=rf"tiene 1048576 caracteres .*: como mucho, {LARGO_MAXIMO_DE_EJECUCION}\.$"):
+        exigir_ejecucion("e" * 2**20)
 
 
 def test_la_muestra_es_corta_tambien_con_valores_enormes_o_muy_anidados():

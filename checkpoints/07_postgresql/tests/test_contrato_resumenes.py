@@ -2,6 +2,7 @@
 PostgreSQL (`historial_pg` y `resumenes_pg`): cada test corre sobre los dos (ver almacenes.py)."""
 import json
 
+import psycopg
 import pytest
 
 import historial_pg
@@ -125,6 +126,28 @@ def test_el_contexto_sin_resumen_es_todo_el_historial(almacen):
     assert almacen.contexto("r-3") == {"activo": None, "resumen": None, "cobertura": 0, "cola": []}
     with pytest.raises(ValueError, match="No existe la ejecución 'r-4'"):
         almacen.contexto("r-4")
+
+
+def test_un_nombre_de_ejecucion_de_un_mega_se_rechaza_igual_en_los_dos_motores(almacen):
+    almacen.abrir(solo_resumenes=True)
+    antes = almacen.volcado()
+    with pytest.raises(ValueError) as error:
+        almacen.crear_ejecucion("e" * 2**20)
+    assert str(error.value).startswith("El identificador de la ejecución tiene 1048576 caracteres")
+    assert almacen.volcado() == antes
+
+
+def test_sin_el_limite_sqlite_guarda_el_nombre_y_postgresql_falla_en_ingles(almacen, monkeypatch):
+    """La variante sin límite, la de antes: cada motor hace una cosa, y el test de arriba falla en
+    los dos (SQLite lo guarda; PostgreSQL no cabe en el índice de la clave y lo dice en inglés)."""
+    almacen.abrir(solo_resumenes=True)
+    monkeypatch.setattr(validacion, "LARGO_MAXIMO_DE_EJECUCION", float("inf"))
+    if almacen.motor == "sqlite":
+        almacen.crear_ejecucion("e" * 2**20)
+        assert almacen.filas("SELECT length(id) FROM ejecuciones") == [(2**20,)]
+    else:
+        with pytest.raises(psycopg.errors.ProgramLimitExceeded, match="index row"):
+            almacen.crear_ejecucion("e" * 2**20)
 
 
 def test_crear_dos_veces_la_misma_ejecucion_es_un_error(bd):

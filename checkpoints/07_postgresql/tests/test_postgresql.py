@@ -1,5 +1,6 @@
 """Lo que cambia en PostgreSQL, con un servidor de verdad: aislamiento, compare-and-swap, duplicados,
-avisos (LISTEN/NOTIFY), una conexión que cae durante el COMMIT y varios procesos que mueren.
+la fuerza de los cerrojos, avisos (LISTEN/NOTIFY), una conexión que cae durante el COMMIT (y cómo
+saber que un COMMIT esperará a la réplica), un trabajador congelado y varios procesos que mueren.
 
 Las carreras se recorren con `intercalar` (ver intercalar.py): A se para tras cada una de sus
 sentencias y, en esa pausa, actúa B. Las variantes ingenuas se ven romper su invariante en
@@ -9,8 +10,10 @@ una línea), que en SQLite es correcto y en PostgreSQL no.
 import itertools
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import psycopg
@@ -24,7 +27,8 @@ from almacenes import Almacen, esquema_postgres, postgres  # noqa: F401  (las fi
 from intercalar import ESPERA_MAXIMA_S, PausaTras, intercalar
 
 from curso import varias_maquinas
-from curso.dos_conexiones import en_otro_hilo, esperar_a_que_espere, esperar_al_ajuste
+from curso.dos_conexiones import (con_ajustes, en_otro_hilo, esperar_a_que_espere, esperar_a_que_los_commits_esperen,
+                                  esperar_al_ajuste)
 from curso.postgres import ClusterTemporal, FaltaPostgres, esquema_de_prueba
 from curso.pruebas_postgres import sin_postgres
 
@@ -249,6 +253,45 @@ def test_dos_anotaciones_a_la_vez_se_numeran_sin_huecos(pg, variante):
         assert fallos and all("UniqueViolation" in fallo for fallo in fallos), informe
 
 
+class Cambiando:
+    """Una conexión que ejecuta cada sentencia con `viejo` cambiado por `nuevo`: la variante de una
+    función del módulo que solo difiere en eso."""
+
+    def __init__(self, conexion, viejo, nuevo):
+        self.conexion, self.viejo, self.nuevo = conexion, viejo, nuevo
+
+    def __getattr__(self, nombre):
+        return getattr(self.conexion, nombre)
+
+    def execute(self, sql, *argumentos):
+        return self.conexion.execute(sql.replace(self.viejo, self.nuevo), *argumentos)
+
+
+@pytest.mark.parametrize("cerrojo", ["FOR NO KEY UPDATE", "FOR UPDATE"])
+def test_anotar_no_para_el_insert_de_un_resumen_a_la_vez_solo_el_cambio_del_puntero(pg, cerrojo):
+    """anotar bloquea la fila de su ejecución y no cambia su clave: FOR NO KEY UPDATE. Así el INSERT
+    de instalar, cuya clave foránea pide la fila con FOR KEY SHARE, pasa; instalar espera solo al
+    mover el puntero, que es escribir en esa misma fila. Con FOR UPDATE (la variante), el INSERT
+    ya se para en la comprobación de la clave foránea."""
+    preparar_resumen(pg, "r")
+    base, _ = pg.activo("r")
+    dondes = []
+
+    def instalar_a_la_vez():
+        otra = pg.nueva()
+        instalacion = en_otro_hilo(resumenes_pg.instalar, otra, "r", base, 3, [{"texto": "Solo lectura", "fuente": 1}])
+        _, evento, sentencia = esperar_a_que_espere(pg.conexion, otra, instalacion, evento="transactionid")
+        dondes.append(sentencia.split()[0])
+        return instalacion
+
+    instalaciones = []
+    conexion = PausaTras(Cambiando(pg.nueva(), "FOR NO KEY UPDATE", cerrojo),
+                         lambda: instalaciones.append(instalar_a_la_vez()), cuando=lambda sql: "FOR " in sql)
+    assert historial_pg.anotar(conexion, "r", "quinto") == 5
+    instalaciones[0].resultado()  # anotar confirmó: instalar sigue y acaba
+    assert dondes == (["UPDATE"] if cerrojo == "FOR NO KEY UPDATE" else ["INSERT"]), dondes
+
+
 def creado_una_vez(almacen, padre, a, b):
     errores = [error for _, error in (a, b) if error is not None]
     if len(errores) == 1 and type(errores[0]) is ValueError and "ya existe" in str(errores[0]):
@@ -407,11 +450,56 @@ def servidor_propio():
         sin_postgres(str(error))
 
 
+def commit_que_escribe(conexion):
+    """(conexión, llamada): una transacción que escribe en el WAL, con su COMMIT ya en marcha en otro hilo."""
+    bd = psycopg.connect(conexion)
+    bd.add_notice_handler(lambda aviso: None)
+    bd.execute("SELECT pg_logical_emit_message(true, 'prueba', 'x')")
+    return bd, en_otro_hilo(bd.commit)
+
+
+def test_la_espera_a_la_replica_sincrona_no_se_fia_de_show_sino_de_un_commit_que_espera(servidor_propio):
+    """Con el checkpointer sin releer la configuración (aquí, parado con SIGSTOP: lo mismo que en
+    medio de un CHECKPOINT largo), SHOW ya dice la réplica y un COMMIT aún no espera: la espera
+    ingenua (`esperar_al_ajuste`) vuelve demasiado pronto. `esperar_a_que_los_commits_esperen` no
+    vuelve hasta que el checkpointer sigue y pone la marca; después, un COMMIT sí espera."""
+    with psycopg.connect(servidor_propio, autocommit=True) as mirador:
+        (checkpointer,) = mirador.execute(
+            "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'").fetchone()
+        os.kill(checkpointer, signal.SIGSTOP)
+        try:
+            mirador.execute("ALTER SYSTEM SET synchronous_standby_names = 'replica_que_no_existe'")
+            mirador.execute("SELECT pg_reload_conf()")
+            with psycopg.connect(servidor_propio) as ingenua:
+                esperar_al_ajuste(ingenua, "synchronous_standby_names", "replica_que_no_existe")
+                ingenua.execute("SELECT pg_logical_emit_message(true, 'prueba', 'x')")
+                commit = en_otro_hilo(ingenua.commit)
+                with pytest.raises(RuntimeError, match="no esperó"):
+                    esperar_a_que_espere(mirador, ingenua, commit, "SyncRep")
+            espera = en_otro_hilo(esperar_a_que_los_commits_esperen, mirador, servidor_propio)
+            time.sleep(0.5)  # decenas de sondas, y ninguna espera mientras el checkpointer no siga
+            assert not espera.acabada()
+        finally:
+            os.kill(checkpointer, signal.SIGCONT)
+        try:
+            assert espera.resultado() == ("IPC", "SyncRep", "COMMIT")
+            victima, commit = commit_que_escribe(servidor_propio)
+            with victima:
+                assert esperar_a_que_espere(mirador, victima, commit, "SyncRep")[:2] == ("IPC", "SyncRep")
+                mirador.execute("SELECT pg_cancel_backend(%s)", (victima.info.backend_pid,))
+                commit.resultado()
+        finally:
+            mirador.execute("ALTER SYSTEM RESET synchronous_standby_names")
+            mirador.execute("SELECT pg_reload_conf()")
+            esperar_al_ajuste(mirador, "synchronous_standby_names", "")
+
+
 @pytest.mark.parametrize("paso", ["recibir", "admitir"])
 def test_si_la_conexion_cae_durante_el_commit_reintentar_con_la_misma_identidad_es_seguro(servidor_propio, paso):
     """El COMMIT se queda esperando a una réplica síncrona que no existe: en ese momento ya está
     escrito en el disco del servidor, pero el cliente no lo sabe. Se corta la conexión
-    (pg_terminate_backend): el cliente ve un error y no sabe si se confirmó. Sí se confirmó.
+    (pg_terminate_backend): el cliente ve un error y no sabe si se confirmó. Sí se confirmó, y el
+    servidor lo dice en un WARNING antes de cerrar (un corte de red no diría nada).
     Reintentar con la misma identidad de entrega no duplica nada."""
     with esquema_de_prueba(servidor_propio) as destino:
         almacen = Almacen("postgres", destino).abrir()
@@ -419,13 +507,18 @@ def test_si_la_conexion_cae_durante_el_commit_reintentar_con_la_misma_identidad_
             almacen.crear_padre(PADRE, ["logs", "config"])
             if paso == "admitir":
                 almacen.recibir(PADRE, "logs", "e-1", RESULTADO)
-            victima = almacen.nueva()
-            hacer = {"recibir": lambda: buzon_pg.recibir(victima, PADRE, "logs", "e-1", RESULTADO),
-                     "admitir": lambda: buzon_pg.admitir(victima, "e-1")}[paso]
             almacen.filas("ALTER SYSTEM SET synchronous_standby_names = 'replica_que_no_existe'")
             try:
                 almacen.filas("SELECT pg_reload_conf()")
-                esperar_al_ajuste(victima, "synchronous_standby_names", "replica_que_no_existe")
+                # No basta con que SHOW diga la réplica: lo que decide es una marca que pone el
+                # checkpointer al releer la configuración. Se espera a ver un COMMIT esperando.
+                esperar_a_que_los_commits_esperen(almacen.conexion, destino)
+                victima = almacen.nueva()  # un backend que arranca ahora ya tiene el ajuste nuevo
+                avisos = []  # los campos se copian en el acto: el aviso solo vale durante la llamada
+                victima.add_notice_handler(lambda aviso: avisos.append(
+                    (aviso.severity_nonlocalized, aviso.sqlstate, aviso.message_detail)))
+                hacer = {"recibir": lambda: buzon_pg.recibir(victima, PADRE, "logs", "e-1", RESULTADO),
+                         "admitir": lambda: buzon_pg.admitir(victima, "e-1")}[paso]
                 llamada = en_otro_hilo(hacer)
                 esperar_a_que_espere(almacen.conexion, victima, llamada, evento="SyncRep")
                 almacen.filas("SELECT pg_terminate_backend(?)", victima.info.backend_pid)
@@ -434,6 +527,9 @@ def test_si_la_conexion_cae_durante_el_commit_reintentar_con_la_misma_identidad_
             finally:
                 almacen.filas("ALTER SYSTEM RESET synchronous_standby_names")
                 almacen.filas("SELECT pg_reload_conf()")
+            # El servidor avisó antes de cerrar: la transacción ya estaba confirmada en local.
+            assert [aviso[:2] for aviso in avisos] == [("WARNING", "57P01")]
+            assert "already committed locally" in avisos[0][2]
             # El cliente no lo sabe, pero se confirmó:
             assert almacen.filas("SELECT disposicion FROM buzon WHERE entrega='e-1'") == [
                 ("recibida",) if paso == "recibir" else ("admitida",)]
@@ -451,6 +547,47 @@ def test_si_la_conexion_cae_durante_el_commit_reintentar_con_la_misma_identidad_
             assert [carga for _, _, carga in almacen.mensajes(PADRE)] == [RESULTADO, RESULTADO]
         finally:
             almacen.cerrar()
+
+
+# --- Un trabajador congelado con la fila del padre bloqueada ------------------------------------------
+
+def test_abrir_pone_limites_a_las_esperas_y_la_cadena_de_conexion_manda(pg):
+    """Sin límites (lo que PostgreSQL trae: 0), un cerrojo de un proceso colgado no se suelta nunca."""
+    ajustes = list(historial_pg.LIMITES)
+    mostrar = lambda bd: {a: bd.execute(f"SHOW {a}").fetchone()[0] for a in ajustes}  # noqa: E731
+    with (historial_pg.abrir(pg.destino) as de_abrir, psycopg.connect(pg.destino) as sin_abrir,
+          historial_pg.abrir(con_ajustes(pg.destino, lock_timeout="1s")) as propia):
+        con_los_de_abrir = mostrar(de_abrir)
+        assert all(valor not in ("0", "0ms") for valor in con_los_de_abrir.values()), con_los_de_abrir
+        assert mostrar(sin_abrir)["idle_in_transaction_session_timeout"] == mostrar(sin_abrir)["lock_timeout"] == "0"
+        assert mostrar(propia) == {**con_los_de_abrir, "lock_timeout": "1s"}
+        assert propia.execute("SHOW search_path").fetchone() == pg.conexion.execute("SHOW search_path").fetchone()
+
+
+@pytest.mark.parametrize("limite", ["el de abrir", "ninguno"])
+def test_un_trabajador_congelado_con_la_fila_del_padre_la_suelta_al_limite_de_inactividad(pg, limite):
+    """Un trabajador (un proceso de verdad) se para con SIGSTOP dentro de admitir, con la fila del
+    padre bloqueada. Con el límite de inactividad en transacción (aquí medio segundo, no los 10 s
+    de abrir, para no esperar), el servidor cierra su sesión: el padre termina, y el trabajador, al
+    seguir, reconecta y repite la entrega, que llega tarde. Sin límite (la variante), nadie suelta
+    la fila: el padre solo sale rindiéndose (su lock_timeout, aquí también de medio segundo)."""
+    preparar_con_logs_recibida(pg, PADRE)
+    inactividad = "500ms" if limite == "el de abrir" else 0
+    trabajador = con_ajustes(pg.destino, idle_in_transaction_session_timeout=inactividad)
+    with varias_maquinas.Congelado(trabajador, PUNTO, (PADRE, "logs", f"{PADRE}-logs", RESULTADO)) as congelado:
+        assert congelado.parado()
+        padre = pg.nueva()
+        padre.execute("SET lock_timeout = '500ms'")
+        if limite == "el de abrir":
+            buzon_pg.terminar(padre, PADRE, "cancelada")
+            assert pg.estado(PADRE) == ("cancelada", 1)
+            assert congelado.seguir() == ["reconecta", f"hecha {PADRE}-logs tardia"]
+        else:
+            with pytest.raises(psycopg.errors.LockNotAvailable):
+                buzon_pg.terminar(padre, PADRE, "cancelada")
+            assert pg.filas("SELECT state FROM pg_stat_activity WHERE pid = ?", congelado.backend) == [
+                ("idle in transaction",)]
+    assert pg.mensajes(PADRE) == []
 
 
 # --- Varias máquinas: procesos que compiten por las mismas filas, y que mueren -------------------------

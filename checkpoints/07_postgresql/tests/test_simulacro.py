@@ -13,7 +13,7 @@ caída tras cada paso, cada una en su propia ejecución, con sus peticiones y to
 import pytest
 
 from curso.ensayo.fallos import Fallos
-from ayudas_06 import (YA_TERMINO, caer_tras_cada_paso, carpeta_en_memoria, copiar_ejecucion, foto,
+from ayudas_06 import (YA_TERMINO, caer_tras_cada_paso, caidas_al_editar, carpeta_en_memoria, copiar_ejecucion, foto,
                        hasta_el_final, lanzar, pasos_de, pasos_de_la_ejecucion, pasos_durables, preparar,
                        reanudar, servidor_que_cuenta)
 
@@ -100,6 +100,22 @@ def test_una_caida_entre_editar_y_apuntar_su_resultado(plantilla, servidor, carp
     assert (resultado == referencia) is sale_igual
     nota = "Según config/db.toml, db escucha en el puerto 5432.\n"
     assert resultado["copia"]["README.md"].decode().count(nota) == (1 if sale_igual else 2)
+
+
+@pytest.mark.parametrize("variante, sale_igual", [("correcta", True), ("en_su_sitio", False)])
+def test_una_edicion_que_acorta_un_fichero_grande_muere_en_cada_llamada_al_sistema_y_sale_igual(
+        carpeta, variante, sale_igual):
+    """Una caída (SIGKILL) antes de cada llamada al sistema de `editar`, cada una en su ejecución, y
+    la misma edición otra vez (ver EDITOR en curso/simulacro.py). La variante ingenua escribe
+    encima del fichero abierto: muerta entre el write (más de 8 KiB, sin pasar por el búfer) y el
+    truncate, deja un fichero sin la huella de antes ni la de después."""
+    hecho = caidas_al_editar(carpeta, variante)
+    assert hecho["bytes"] > 8 * 1024 and hecho["bytes_despues"] < hecho["bytes"]  # grande, y la edición lo acorta
+    assert {"write", "replace" if sale_igual else "truncate"} <= set(hecho["llamadas"])
+    assert [c["k"] for c in hecho["caidas"]] == list(range(1, len(hecho["llamadas"]) + 1))
+    assert all(c["muerto"] for c in hecho["caidas"])  # cada hijo murió por el SIGKILL, justo ahí
+    distintas = [c["llamada"] for c in hecho["caidas"] if not c["igual"]]
+    assert distintas == ([] if sale_igual else ["truncate"])
 
 
 @pytest.mark.parametrize("variante, sale_igual", [("correcta", True), ("entrega_nueva_en_cada_vida", False)])

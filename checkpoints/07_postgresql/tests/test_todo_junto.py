@@ -4,9 +4,16 @@ Un padre y dos hijos sobre el incidente, por HTTP de verdad contra un servidor d
 127.0.0.1. Lo que se comprueba aquí lo calcula el propio test a partir de la base (la
 integración por evidencia, las huellas...), no cifras copiadas de una ejecución.
 """
+import errno
+import fcntl
 import json
+import os
 import re
+import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -17,8 +24,8 @@ import subagentes
 from curso.incidente import concluir
 import todo_junto
 from api import ModeloAPI
-from ayudas_06 import INCIDENTE, carpeta_en_memoria, foto, huella_de, informe, servidor_que_cuenta
-from reanudar import NoSePuede, cerrojo, reanudar
+from ayudas_06 import INCIDENTE, carpeta_en_memoria, foto, huella_de, informe, pasos_de, servidor_que_cuenta
+from reanudar import NoSePuede, cerrojo, comprobar, reanudar
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +63,31 @@ def test_el_informe_dice_lo_que_la_evidencia_respalda_y_nada_de_lo_descartado(ej
         assert fila["hallazgo"] in hecho["informe"]
     for fila in descartados:
         assert fila["hallazgo"] not in hecho["informe"]
+
+
+def contradicciones(informe):
+    """Las dudas de un hijo que el informe da por pendientes aunque da por comprobado lo que las
+    contesta: el puerto en que escucha la base (de config/) y al que conecta la API (de logs/)."""
+    comprobado = informe.split("Comprobado en los ficheros:")[1].split("\n\n")[0]
+    pendiente = informe.split("Queda por comprobar:")[1].split("\n\n")[0]
+    return [duda for duda, carpeta in (("en qué puerto escucha", "config/"),
+                                       ("a qué puerto intenta conectar la API", "logs/"))
+            if re.search(rf"puerto \d+.*\[{carpeta}", comprobado) and duda in pendiente]
+
+
+def test_el_informe_no_da_por_pendiente_lo_que_da_por_comprobado(ejecucion):
+    _, _, hecho, _ = ejecucion
+    assert contradicciones(hecho["informe"]) == []
+
+
+def test_un_informe_que_copia_las_dudas_de_cada_hijo_se_contradice(ejecucion):
+    """La variante ingenua del padre: copiar tal cual las dudas de sus hijos en lo pendiente (cada
+    uno solo veía sus recursos). El test de arriba la detectaría."""
+    _, _, hecho, _ = ejecucion
+    cabeza, resueltas = hecho["informe"].split("\n\nLo que un hijo no podía ver lo ha comprobado el otro:\n")
+    copiadas = [re.match(r"- «(.*)»: contestado en ", linea).group(1) for linea in resueltas.split("\n")]
+    ingenuo = cabeza + "".join(f"\n- {duda}" for duda in copiadas)
+    assert len(contradicciones(ingenuo)) == 2
 
 
 def test_cada_entrega_se_admite_una_vez_y_el_padre_se_activa_con_las_dos(ejecucion):
@@ -163,6 +195,115 @@ def test_mientras_otro_proceso_reanuda_la_misma_ejecucion_este_se_para(tmp_path)
     ruta = todo_junto.preparar(tmp_path / "e", INCIDENTE)
     with cerrojo(ruta):  # «otro proceso»: el cerrojo es de flock, por descriptor abierto
         assert "ya la está reanudando" in rechazo(ruta, ruta.parent)
+
+
+def test_la_misma_base_nombrada_por_un_enlace_tiene_el_mismo_cerrojo(tmp_path):
+    ruta = todo_junto.preparar(tmp_path / "e", INCIDENTE)
+    enlace = tmp_path / "enlace.db"
+    enlace.symlink_to(ruta)
+    with cerrojo(ruta):
+        assert "ya la está reanudando" in rechazo(enlace, ruta.parent)
+
+
+def test_un_cerrojo_con_la_ruta_tal_como_llega_deja_pasar_a_otro_por_un_enlace(tmp_path):
+    """La variante ingenua: el fichero del cerrojo, nombrado con la ruta tal como llega. Por el
+    enlace, otro proceso toma otro cerrojo de la misma base: el test de arriba la detectaría."""
+    ruta = todo_junto.preparar(tmp_path / "e", INCIDENTE)
+    enlace = tmp_path / "enlace.db"
+    enlace.symlink_to(ruta)
+    with open(f"{ruta}.cerrojo", "a+") as uno, open(f"{enlace}.cerrojo", "a+") as otro:
+        fcntl.flock(uno, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(otro, fcntl.LOCK_EX | fcntl.LOCK_NB)  # no se bloquea: son dos ficheros
+
+
+def test_sin_sitio_para_las_vistas_se_dice_no_queda_ninguna_a_medias_y_se_reanuda_despues(
+        tmp_path, monkeypatch, ejecucion):
+    """El disco se llena mientras se copian los ficheros del hijo logs: el segundo fichero se queda
+    a medias (lo que hace shutil.copyfile con un disco lleno). reanudar se para con un mensaje en
+    castellano, sin vistas a medias ni nada escrito en la base, y se reanuda cuando hay sitio."""
+    ruta = todo_junto.preparar(tmp_path / "e", INCIDENTE)
+    antes = foto(ruta)
+    copiar, copiados = shutil.copyfile, []
+
+    def disco_lleno(origen, destino, **opciones):
+        if copiados:
+            with open(destino, "wb") as f:
+                f.write(b"a medi")
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(destino))
+        copiados.append(destino)
+        return copiar(origen, destino, **opciones)
+    monkeypatch.setattr(shutil, "copyfile", disco_lleno)
+    with pytest.raises(NoSePuede) as error:
+        reanudar(ruta, lambda nombre: pytest.fail("no debía pedir nada al modelo"))
+    assert "no queda sitio en el disco" in str(error.value) and "vuelve a reanudar" in str(error.value)
+    assert copiados and not (ruta.parent / "vistas" / "logs").exists()
+    assert not (ruta.parent / "vistas" / "logs.nueva").exists()
+    assert foto(ruta) == antes and pasos_de(ruta)[-1][1] == 0  # ni una vida apuntada
+    monkeypatch.undo()
+    with servidor_que_cuenta() as (url, _):
+        hecho = reanudar(ruta, lambda nombre: ModeloAPI(nombre, url=url))
+    assert hecho["vida"] == 1 and foto(ruta) == ejecucion[1]
+
+
+# Un proceso que comprueba la base de `ruta` como lo haría con el disco lleno: SQLite no puede
+# crear el -shm de una base con el -wal pendiente (el límite de tamaño de fichero, RLIMIT_FSIZE,
+# le hace fallar igual que un disco sin sitio, SQLITE_IOERR_SHMSIZE), y `sitio_libre` dice 0.
+COMPROBAR_SIN_SITIO = r"""
+import resource, signal, sys
+sys.path.insert(0, sys.argv[1])
+import reanudar
+reanudar.sitio_libre = lambda carpeta: 0
+if sys.argv[3] == "sin_mirar_el_disco":
+    reanudar.disco_lleno = lambda ruta, error: False
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+try:
+    reanudar.comprobar(sys.argv[2])
+except reanudar.NoSePuede as e:
+    print(e)
+"""
+
+# Un proceso que escribe en la base y muere sin cerrarla: deja la transacción en el -wal.
+ESCRIBIR_Y_MORIR = r"""
+import os, signal, sqlite3, sys
+bd = sqlite3.connect(sys.argv[1], isolation_level=None)
+bd.execute("PRAGMA wal_autocheckpoint=0")
+bd.execute("INSERT INTO curso(clave, valor) VALUES ('nota', 'escrita antes de morir')")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def con_el_wal_pendiente(ruta):
+    subprocess.run([sys.executable, "-S", "-c", ESCRIBIR_Y_MORIR, str(ruta)])
+    assert os.path.getsize(f"{ruta}-wal") > 0
+
+
+@pytest.mark.parametrize("variante, lo_dice", [("correcta", True), ("sin_mirar_el_disco", False)])
+def test_un_disco_lleno_no_se_confunde_con_una_base_rota(tmp_path, variante, lo_dice):
+    ruta = todo_junto.preparar(tmp_path / "e", INCIDENTE)
+    con_el_wal_pendiente(ruta)
+    os.remove(f"{ruta}-shm")
+    punto = os.path.dirname(os.path.abspath(todo_junto.__file__))
+    mensaje = subprocess.run([sys.executable, "-S", "-c", COMPROBAR_SIN_SITIO, punto, str(ruta), variante],
+                             capture_output=True, text=True).stdout
+    assert ("el disco donde está se ha llenado" in mensaje) is lo_dice, mensaje
+    assert ("no es una base de SQLite" in mensaje) is not lo_dice, mensaje
+    assert comprobar(ruta) == todo_junto.PADRE  # con sitio, se lee
+
+
+def test_comprobar_no_cambia_lo_que_guarda_la_base_aunque_cambie_sus_bytes(tmp_path):
+    """Con una transacción confirmada en el -wal de un proceso que murió, cerrar la conexión de
+    comprobar la pasa al fichero principal: otros bytes, el mismo contenido, y nada perdido."""
+    ruta = todo_junto.preparar(tmp_path / "e", INCIDENTE)
+    con_el_wal_pendiente(ruta)
+    bytes_antes = ruta.read_bytes()
+    assert comprobar(ruta) == todo_junto.PADRE
+    assert ruta.read_bytes() != bytes_antes and not os.path.exists(f"{ruta}-wal")
+    bd = sqlite3.connect(ruta)
+    try:
+        assert bd.execute("SELECT valor FROM curso WHERE clave='nota'").fetchone() == ("escrita antes de morir",)
+    finally:
+        bd.close()
 
 
 def test_preparar_donde_ya_hay_una_ejecucion_no_la_pisa(tmp_path):

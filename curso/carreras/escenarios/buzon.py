@@ -210,7 +210,8 @@ def reinicia(actor):
         anterior = mundo.conexiones.pop(actor, None)
         if anterior is not None:
             anterior.close()
-        bd = mundo.conexiones[actor] = mundo.funcion("abrir_buzon")(mundo.ruta)
+        mundo.conexiones[actor] = mundo.funcion("abrir_buzon")(mundo.ruta)
+        bd = mundo.conexiones[actor]  # la que se guarda: el explorador puede envolverla para anotar
         hechas = [f"{pendiente} {mundo.funcion('admitir')(bd, pendiente)}"
                   for pendiente in mundo.modulo.pendientes(bd)]
         return "; ".join(hechas) if hechas else "nada pendiente"

@@ -93,7 +93,7 @@ RESUMENES = EscenarioEnParalelo(
     actores={
         "A": [lee_y_prepara("A", r.CORTES["A"]), r.instala("A", r.CORTES["A"]), confirma("A")],
         "B": [lee_y_prepara("B", r.CORTES["B"]), r.instala("B", r.CORTES["B"]), confirma("B")],
-        "llegada": [Paso("llegada", f"llega el mensaje {r.LLEGADA[0]}", r.llega_el_mensaje)],
+        r.BUCLE: [r.anota_el_mensaje()],
     },
     preparar=r.preparar,
     conectar=lambda mundo: None,

@@ -2,11 +2,12 @@
 
 Al empezar, el historial tiene cuatro mensajes y el resumen activo llega hasta el 2. Los dos
 resumidores parten de ese activo: A quiere cubrir hasta el 4; B, solo hasta el 3. Entre tanto,
-un tercer actor anota el mensaje 5. Cada uno tiene sus pasos, en este orden:
+un tercer actor, el bucle del agente, anota el mensaje 5, que acaba de llegar. Cada uno tiene sus
+pasos, en este orden:
 
-    A:        lee la base → prepara hasta 4 → instala
-    B:        lee la base → prepara hasta 3 → instala
-    llegada:  llega el mensaje 5
+    A:      lee la base → prepara hasta 4 → instala
+    B:      lee la base → prepara hasta 3 → instala
+    bucle:  anota el mensaje 5
 
 La carrera de verdad ocurre cuando los dos leen la misma base: solo uno puede instalar. En
 otros intercalados no hay carrera: si B lee cuando A ya instaló hasta 4, no le queda nada que
@@ -37,6 +38,8 @@ LLEGADA = (5, "El usuario pide revisar TLS.")
 COBERTURA_INICIAL = 2
 RESUMEN_INICIAL = [{"texto": "No se cambia ningún fichero.", "fuente": 1}]
 CORTES = {"A": 4, "B": 3}
+BUCLE = "bucle"  # el tercer actor: el bucle del agente, que anota en el historial lo que llega
+ACTORES = (*CORTES, BUCLE)
 
 
 # --- Preparar y observar --------------------------------------------------------------------
@@ -77,7 +80,7 @@ def preparar(mundo):
 
 def conectar(mundo):
     """Una conexión por actor, como si fueran procesos distintos, y otra para observar."""
-    for actor in ("A", "B", "llegada"):
+    for actor in ACTORES:
         mundo.conexiones[actor] = historial(mundo).abrir(mundo.ruta)
     mundo.conexiones["observador"] = sqlite3.connect(mundo.ruta, isolation_level=None)
 
@@ -162,8 +165,13 @@ def instala(actor, corte):
     return Paso(actor, "instala", hacer)
 
 
-def llega_el_mensaje(mundo):
-    seq = historial(mundo).anotar(mundo.conexiones["llegada"], EJECUCION, LLEGADA[1])
+def anota_el_mensaje():
+    """El paso del bucle: anota el mensaje que acaba de llegar (el 5) al final del historial."""
+    return Paso(BUCLE, f"anota el mensaje {LLEGADA[0]}", anotar_lo_que_llega)
+
+
+def anotar_lo_que_llega(mundo):
+    seq = historial(mundo).anotar(mundo.conexiones[BUCLE], EJECUCION, LLEGADA[1])
     return f"anotado como {seq}"
 
 
@@ -240,7 +248,7 @@ ESCENARIO = Escenario(
     actores={
         "A": [lee_la_base("A"), prepara("A", CORTES["A"]), instala("A", CORTES["A"])],
         "B": [lee_la_base("B"), prepara("B", CORTES["B"]), instala("B", CORTES["B"])],
-        "llegada": [Paso("llegada", f"llega el mensaje {LLEGADA[0]}", llega_el_mensaje)],
+        BUCLE: [anota_el_mensaje()],
     },
     preparar=preparar,
     conectar=conectar,

@@ -1,0 +1,114 @@
+"""La regla de los módulos del cuaderno (curso/cuaderno.py): tras una celda %%modulo, cualquier
+import da el fichero que manda ahora, y lo que lo importó antes también.
+
+Aquí, en el mismo proceso y con un espacio de juguete; los caminos del alumno
+(tests/caminos/) lo prueban con núcleos de Jupyter de verdad y las lecciones enteras.
+"""
+import importlib
+import sys
+from types import SimpleNamespace
+
+import IPython
+import pytest
+
+from curso import cuaderno, rutas
+
+ERRORES = "class ErrorDelModelo(Exception):\n    pass\n\n\nVERSION = {}\n"
+QUIEN_LO_USA = ("from errores_de_prueba import ErrorDelModelo, VERSION\n\n\n"
+                "def es_suyo(error):\n    return isinstance(error, ErrorDelModelo)\n")
+
+
+@pytest.fixture
+def espacio(tmp_path, monkeypatch):
+    espacio = tmp_path / "espacio"
+    espacio.mkdir()
+    monkeypatch.setenv(rutas.VARIABLE_ESPACIO, str(espacio))
+    monkeypatch.setattr(cuaderno.REFERENCIAS, "rutas", {})
+    nombres = {}
+    monkeypatch.setattr(IPython, "get_ipython", lambda: SimpleNamespace(user_ns=nombres))
+    (espacio / "errores_de_prueba.py").write_text(ERRORES.format(1), encoding="utf-8")
+    (espacio / "usa_errores.py").write_text(QUIEN_LO_USA, encoding="utf-8")
+    yield espacio, nombres
+    for nombre in ("errores_de_prueba", "usa_errores"):
+        sys.modules.pop(nombre, None)
+    if str(espacio) in sys.path:
+        sys.path.remove(str(espacio))
+
+
+def _reescribir_lo_que_otro_importo():
+    """Importa `usa_errores` (que importa `errores_de_prueba`), reescribe `errores_de_prueba` con
+    una celda y devuelve (la versión que ve `usa_errores`, si reconoce el error del nuevo)."""
+    cuaderno._instalar_buscador()
+    importlib.import_module("usa_errores")
+    cuaderno.modulo("errores_de_prueba", ERRORES.format(2))
+    usa, errores = importlib.import_module("usa_errores"), importlib.import_module("errores_de_prueba")
+    return usa.VERSION, usa.es_suyo(errores.ErrorDelModelo())
+
+
+def test_un_modulo_que_importo_al_viejo_usa_el_nuevo_tras_la_celda(espacio, capsys):
+    assert _reescribir_lo_que_otro_importo() == (2, True)
+
+
+def test_olvidar_solo_el_modulo_escrito_deja_dos_versiones_a_la_vez(espacio, capsys, monkeypatch):
+    """La variante ingenua (olvidar solo el que la celda escribe, como un importlib.reload): el
+    que lo importó se queda con la clase vieja, y un `except ErrorDelModelo` deja pasar el nuevo."""
+    monkeypatch.setattr(cuaderno, "_olvidar", lambda: sys.modules.pop("errores_de_prueba", None))
+    assert _reescribir_lo_que_otro_importo() == (1, False)
+
+
+def test_tras_la_celda_sobre_una_referencia_el_import_da_el_fichero_nuevo(espacio, tmp_path, capsys):
+    """Un ejercicio pendiente hacía servir la referencia; la celda escrita de nuevo manda desde ya,
+    también para el módulo que importó la referencia (el fallo de antes: la redirección se quitaba
+    antes de olvidar, y la referencia se quedaba en sys.modules)."""
+    referencia = tmp_path / "09_referencia" / "errores_de_prueba.py"
+    referencia.parent.mkdir()
+    referencia.write_text(ERRORES.format("'referencia'"), encoding="utf-8")
+    cuaderno._instalar_buscador()
+    cuaderno.REFERENCIAS.rutas["errores_de_prueba"] = str(referencia)
+    assert importlib.import_module("usa_errores").VERSION == "referencia"
+    cuaderno.modulo("errores_de_prueba", ERRORES.format(3))
+    assert importlib.import_module("errores_de_prueba").VERSION == 3
+    assert importlib.import_module("usa_errores").VERSION == 3
+
+
+def test_los_nombres_que_el_cuaderno_tomo_del_viejo_pasan_al_nuevo(espacio, capsys):
+    """`from reintentos import ModeloConReintentos` en una celda de antes: tras reescribir el
+    módulo, ese nombre del cuaderno es el nuevo; lo que no viene de un módulo no se toca."""
+    _, nombres = espacio
+    cuaderno._instalar_buscador()
+    usa = importlib.import_module("usa_errores")
+    nombres.update(es_suyo=usa.es_suyo, usa_errores=usa, propio=42)
+    cuaderno.modulo("errores_de_prueba", ERRORES.format(4))
+    nuevo = importlib.import_module("usa_errores")
+    assert nombres["usa_errores"] is nuevo and nombres["es_suyo"] is nuevo.es_suyo
+    assert nombres["propio"] == 42
+
+
+def test_al_volver_a_una_leccion_sus_celdas_no_escriben_encima_de_lo_posterior(tmp_path, monkeypatch, capsys):
+    """Con la 03 hecha, la celda %%modulo bucle de la 01 desharía el paso de compactación: no se
+    escribe, lo dice, y la lección sigue con el bucle.py del punto de control 01."""
+    import shutil
+    espacio = tmp_path / "espacio"
+    shutil.copytree(rutas.puntos_de_control()[3], espacio, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    monkeypatch.setenv(rutas.VARIABLE_ESPACIO, str(espacio))
+    monkeypatch.setattr(cuaderno.REFERENCIAS, "rutas", {})
+    monkeypatch.setattr(IPython, "get_ipython", lambda: SimpleNamespace(user_ns={}))
+    monkeypatch.setattr(cuaderno, "_leccion", None)  # preparar los cambia; al salir, como estaban
+    monkeypatch.setattr(cuaderno, "_delante", {})
+    antes = (espacio / "bucle.py").read_bytes()
+    try:
+        cuaderno.preparar(1)
+        assert "Tu espacio va por delante de esta lección" in capsys.readouterr().out
+        cuaderno.modulo("bucle", "def bucle():\n    return 'de la lección 01'\n")
+        salida = capsys.readouterr().out
+        assert (espacio / "bucle.py").read_bytes() == antes, salida
+        assert "No escribo bucle.py" in salida and "restaurar 0" in salida
+        assert importlib.import_module("bucle").__file__ == str(rutas.puntos_de_control()[1] / "bucle.py")
+    finally:  # nada de este espacio ni de las referencias se queda en sys.modules para otros tests
+        cuaderno._de_repaso.clear()
+        for nombre, m in list(sys.modules.items()):
+            fichero = getattr(m, "__file__", None) or ""
+            if fichero.startswith((str(espacio), str(rutas.PUNTOS))):
+                del sys.modules[nombre]
+        if str(espacio) in sys.path:
+            sys.path.remove(str(espacio))
