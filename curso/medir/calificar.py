@@ -39,8 +39,7 @@ ERRORES = {
     "bucle_sin_fin": ("bucle", "    M = list(inicio)\n", "    M = list(inicio)\n    while True:\n        pass\n"),
     "deja_un_setsid": ("api", "import json\n", "import json\nimport subprocess as _sp\n"
                                                "_sp.Popen(['setsid', 'sleep', '301'])\n"),
-    "reintenta_los_400": ("reintentos", "REINTENTABLES = {429, 500, 502, 503, 504, 529}",
-                          "REINTENTABLES = {400, 429, 500, 502, 503, 504, 529}"),
+    "reintenta_los_400": ("reintentos", "REINTENTABLES = {408, 409, 429}", "REINTENTABLES = {400, 408, 409, 429}"),
     "sintaxis": ("compactar", "def corte(M, k):", "def corte(M, k)"),
     "sin_on_conflict": ("buzon_pg", '"ON CONFLICT (entrega) DO NOTHING", (entrega', '"", (entrega'),
 }
