@@ -13,7 +13,7 @@ Corre, cada parte en su propio proceso de pytest y con un espacio de trabajo tem
    y arreglando cada ejercicio, dejando alguno para luego, volviendo atrás y restaurando; cada
    camino en su parte, porque cada uno abre una lección tras otra y tarda como varias partes.
 
-Corren tantas partes a la vez como núcleos más dos; al final, la salida de cada una, una línea por parte y el
+Corren tantas partes a la vez como núcleos más tres; al final, la salida de cada una, una línea por parte y el
 total. Devuelve 0 solo si todo pasa.
 
 Los tests dejan la carpeta temporal del sistema como la encontraron. Para comprobarlo, cada parte
@@ -33,11 +33,11 @@ from pathlib import Path
 
 from curso import repetidos, rutas
 
-# Dos partes más que núcleos: buena parte del tiempo de cada parte es espera (subprocesos que
-# arrancan, tiempos límite que vencen, el navegador que pinta, el servidor PostgreSQL), y otras
-# partes la aprovechan. En la máquina de referencia (dos núcleos), medido con las lecciones 00–07
-# (2189 tests): tres a la vez, 153 s y un 29 % de la CPU sin usar; cuatro a la vez, 142 s.
-PARTES_DE_MAS = 2
+# Tres partes más que núcleos: buena parte del tiempo de cada parte es espera (subprocesos que
+# arrancan, tiempos límite que vencen, el navegador que pinta, el servidor PostgreSQL, los núcleos
+# de los cuadernos), y otras partes la aprovechan. Las cifras de cada reparto probado están en la
+# nota de cierre de la sesión que lo eligió, no aquí: cambian con la máquina.
+PARTES_DE_MAS = 3
 
 
 # Las partes que no son cuadernos no necesitan el plugin de nbval, que tarda unos segundos en
@@ -46,18 +46,17 @@ SIN_NBVAL = ["-p", "no:nbval"]
 
 
 # Los tests del curso son la parte más larga: en un solo proceso marcarían el tiempo de todo
-# `probar`. Se reparten en MITADES procesos por fichero, equilibrando lo que tarda cada uno según
-# TIEMPOS: los segundos de cada fichero medidos en una pasada (con pytest, en un solo proceso).
-# Un fichero que aún no está apuntado cuenta como la mediana de los apuntados. Es una estimación:
-# un reparto desigual solo tarda más, nunca se salta nada. Para volver a medirlos (tras añadir o
-# cambiar mucho un fichero de tests):
+# `probar`. Se reparten en PARTES_DEL_CURSO procesos por fichero, equilibrando lo que tarda cada uno
+# según TIEMPOS: los segundos de cada fichero medidos en una pasada (con pytest, en un solo
+# proceso). Un fichero que aún no está apuntado cuenta como la mediana de los apuntados. Es una
+# estimación: un reparto desigual solo tarda más, nunca se salta nada. Para volver a medirlos (tras
+# añadir o cambiar mucho un fichero de tests):
 #
 #     python -m pytest -q -p no:nbval -p curso.probar tests/equipo tests/lecciones
 #
-# (este módulo es también un complemento de pytest: ver `apuntar_tiempos`, al final). Antes se
-# estimaba por lo que el texto del fichero hace (procesos, esperas...), y con los tests de la
-# lección 07 una mitad tardó en `probar` 75 s y la otra 150 s.
-MITADES = 2
+# (este módulo es también un complemento de pytest: ver `apuntar_tiempos`, al final). Cuatro partes
+# y no dos: con dos, la más larga marcaba el final de todo `probar` mucho después que las demás.
+PARTES_DEL_CURSO = 4
 TIEMPOS = rutas.RAIZ / "tests" / "datos" / "tiempos_de_los_tests.json"
 
 
@@ -99,14 +98,14 @@ def pesos(ficheros, apuntados):
     return {f: apuntados.get(f, mediana) for f in ficheros}
 
 
-def repartir_tests_del_curso(mitades=MITADES, apuntados=None):
-    """Los ficheros de tests/ (sin los del navegador) en `mitades` listas de peso parecido: cada
-    fichero, del que más tarda al que menos, a la lista que menos lleva."""
+def repartir_tests_del_curso(partes=PARTES_DEL_CURSO, apuntados=None):
+    """Los ficheros de tests/ (sin los del navegador ni los caminos) en `partes` listas de peso
+    parecido: cada fichero, del que más tarda al que menos, a la lista que menos lleva."""
     ficheros = [str(p.relative_to(rutas.RAIZ)) for p in tests_del_curso()
                 if NAVEGADOR not in p.parents and CAMINOS not in p.parents]
     peso = pesos(ficheros, tiempos_apuntados() if apuntados is None else apuntados)
-    listas = [[] for _ in range(mitades)]
-    cargas = [0] * mitades
+    listas = [[] for _ in range(partes)]
+    cargas = [0] * partes
     for f in sorted(ficheros, key=lambda f: (-peso[f], f)):
         i = cargas.index(min(cargas))
         listas[i].append(f)
@@ -117,9 +116,9 @@ def repartir_tests_del_curso(mitades=MITADES, apuntados=None):
 def partes():
     """[(nombre, argumentos de pytest)], de la que más tarda a la que menos (se reparten mejor)."""
     navegador = sorted(str(p.relative_to(rutas.RAIZ)) for p in NAVEGADOR.glob("test_*.py"))
-    mitades = repartir_tests_del_curso()
-    del_curso = [(f"tests del curso ({i} de {len(mitades)})", [*mitad, *SIN_NBVAL])
-                 for i, mitad in enumerate(mitades, start=1)]
+    repartidos = repartir_tests_del_curso()
+    del_curso = [(f"tests del curso ({i} de {len(repartidos)})", [*lista, *SIN_NBVAL])
+                 for i, lista in enumerate(repartidos, start=1)]
     cuadernos = [("tests del navegador (JupyterLab + Chromium)", [*navegador, "-rs", *SIN_NBVAL]),
                  ("cuadernos resueltos (--nbval)",
                   ["--nbval", "--nbval-sanitize-with", "nbval_sanitizar.cfg", "solutions"]),
@@ -128,13 +127,10 @@ def partes():
     corren, _ = repetidos.tests_que_corren(rutas.puntos_de_control())
     puntos = [(f"punto de control {numero:02d}", [*(str(t.relative_to(rutas.RAIZ)) for t in tests), *SIN_NBVAL])
               for numero, tests in sorted(corren.items(), reverse=True)]
-    # El punto de control más alto corre todo lo que no se repite de los anteriores, así que es la
-    # parte más larga después de los tests del curso; los demás puntos de control, las más cortas,
-    # y de ellos tarda más el que corre más ficheros. Medido, cada parte sola (dos núcleos): tests
-    # del curso unos 70 s cada mitad, punto de control 07 56 s, navegador 46 s, cuadernos 26-34 s
-    # cada parte, puntos de control 02-04 12-16 s, 05 2 s. Si el más alto esperara al final,
-    # empezaría cuando las otras ya acaban y marcaría el tiempo de todo `probar`.
-    # Los caminos tardan como el punto de control más alto: van justo después de él.
+    # El punto de control más alto corre todo lo que no se repite de los anteriores, así que es de
+    # las partes más largas, como los caminos; los demás puntos de control son las más cortas, y de
+    # ellos tarda más el que corre más ficheros. Si una parte larga esperara al final, empezaría
+    # cuando las otras ya acaban y marcaría el tiempo de todo `probar`.
     return (del_curso + puntos[:1] + recorridos + cuadernos
             + sorted(puntos[1:], key=lambda parte: -len(parte[1])))
 
@@ -209,7 +205,7 @@ def correr(nombre, argumentos, extra):
 
 
 def main(argv=None):
-    """Corre todas las partes, tantas a la vez como núcleos más dos (ver PARTES_DE_MAS)."""
+    """Corre todas las partes, tantas a la vez como núcleos más tres (ver PARTES_DE_MAS)."""
     extra = list(argv or [])
     a_la_vez = (os.cpu_count() or 1) + PARTES_DE_MAS
     inicio = time.monotonic()

@@ -75,7 +75,7 @@ def test_los_tests_del_curso_se_reparten_sin_saltarse_ni_repetir_ninguno():
     assert {f.split("/")[1] for f in todos} == {"equipo", "lecciones", "navegador", "caminos"}  # por lo que prueban
     aparte = [f for f in todos if f.startswith(("tests/navegador/", "tests/caminos/"))]
     assert aparte
-    repartidos = [f for mitad in probar.repartir_tests_del_curso() for f in mitad]
+    repartidos = [f for lista in probar.repartir_tests_del_curso() for f in lista]
     assert sorted(repartidos) == sorted(set(todos) - set(aparte))
     en_partes = [a.split("::")[0] for _, argumentos in probar.partes() for a in argumentos
                  if a.startswith("tests/") and not a.startswith("tests/caminos/")]
@@ -86,16 +86,16 @@ def test_los_tests_del_curso_se_reparten_sin_saltarse_ni_repetir_ninguno():
     assert sorted(caminos) == sorted(l for l in ids.splitlines() if "::test_" in l)
 
 
-def test_el_reparto_equilibra_lo_que_tarda_cada_mitad():
-    """Con los segundos apuntados de cada fichero, las mitades quedan a menos de un fichero (el
+def test_el_reparto_equilibra_lo_que_tarda_cada_parte():
+    """Con los segundos apuntados de cada fichero, las partes quedan a menos de un fichero (el
     más lento) de distancia. (El reparto de antes, por lo que el texto de cada fichero hace, con
-    estos mismos tiempos daba 42 s y 76 s: 34 s de diferencia, más que el fichero más lento.)"""
+    unos tiempos de entonces daba 42 s y 76 s: 34 s de diferencia, más que el fichero más lento.)"""
     apuntados = probar.tiempos_apuntados()
     assert apuntados, "faltan los tiempos apuntados (ver probar.TIEMPOS)"
-    mitades = probar.repartir_tests_del_curso()
-    assert len(mitades) == probar.MITADES
-    peso = probar.pesos([f for mitad in mitades for f in mitad], apuntados)
-    cargas = [sum(peso[f] for f in mitad) for mitad in mitades]
+    repartidos = probar.repartir_tests_del_curso()
+    assert len(repartidos) == probar.PARTES_DEL_CURSO
+    peso = probar.pesos([f for lista in repartidos for f in lista], apuntados)
+    cargas = [sum(peso[f] for f in lista) for lista in repartidos]
     assert max(cargas) - min(cargas) <= max(peso.values())
 
 
@@ -103,10 +103,10 @@ def test_un_fichero_sin_apuntar_cuenta_como_la_mediana_y_corre_igual():
     apuntados = {"tests/a.py": 1.0, "tests/b.py": 2.0, "tests/c.py": 30.0}
     assert probar.pesos(["tests/a.py", "tests/nuevo.py"], apuntados) == {"tests/a.py": 1.0, "tests/nuevo.py": 2.0}
     assert probar.pesos(["tests/nuevo.py"], {}) == {"tests/nuevo.py": 1.0}
-    # Sin tiempos apuntados, todos los ficheros siguen en alguna mitad, una sola vez.
+    # Sin tiempos apuntados, todos los ficheros siguen en alguna parte, una sola vez.
     todos = sorted(str(p.relative_to(rutas.RAIZ)) for p in probar.tests_del_curso()
                    if probar.NAVEGADOR not in p.parents and probar.CAMINOS not in p.parents)
-    assert sorted(f for mitad in probar.repartir_tests_del_curso(apuntados={}) for f in mitad) == todos
+    assert sorted(f for lista in probar.repartir_tests_del_curso(apuntados={}) for f in lista) == todos
 
 
 def test_apuntar_tiempos_guarda_lo_que_ha_corrido_y_conserva_lo_demas(tmp_path):
@@ -141,12 +141,12 @@ def test_el_punto_de_control_mas_alto_empieza_justo_despues_de_los_tests_del_cur
     detrás de los cuadernos, empezaría cuando las demás ya acaban y alargaría todo `probar`."""
     nombres = [nombre for nombre, _ in probar.partes()]
     mas_alto = max(rutas.puntos_de_control())
-    assert nombres[:probar.MITADES] == [f"tests del curso ({i} de {probar.MITADES})"
-                                        for i in range(1, probar.MITADES + 1)]
-    assert nombres[probar.MITADES] == f"punto de control {mas_alto:02d}"
+    assert nombres[:probar.PARTES_DEL_CURSO] == [f"tests del curso ({i} de {probar.PARTES_DEL_CURSO})"
+                                        for i in range(1, probar.PARTES_DEL_CURSO + 1)]
+    assert nombres[probar.PARTES_DEL_CURSO] == f"punto de control {mas_alto:02d}"
     # Los demás puntos de control, después de los cuadernos: son las partes más cortas.
     assert max(i for i, n in enumerate(nombres) if n.startswith("cuadernos")) < min(
-        i for i, n in enumerate(nombres) if n.startswith("punto de control") and n != nombres[probar.MITADES])
+        i for i, n in enumerate(nombres) if n.startswith("punto de control") and n != nombres[probar.PARTES_DEL_CURSO])
 
 
 def test_los_cuadernos_del_alumno_comparten_un_espacio_y_los_resueltos_no(monkeypatch):
