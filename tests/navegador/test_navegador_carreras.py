@@ -22,6 +22,7 @@ de `tests/navegador/conftest.py`.
 """
 import os
 import re
+import time
 
 from navegador import (ESPERA_WIDGET, RAIZ, EsperaAgotada, abrir_y_ejecutar, captura, esperar_texto_distinto,
                        exigir_maquetacion, poner_deslizador, texto_de, unico)
@@ -87,8 +88,15 @@ def _valor(pagina, clase_css):
     return int(texto_de(pagina, f".widget-slider.{clase_css} .widget-readout"))
 
 
-def _apagado(pagina, selector):
-    return unico(pagina, selector).is_disabled()
+def _apagado(pagina, selector, esperado=True, segundos=10):
+    """Si el botón está apagado, tras esperar hasta `segundos` a que quede como `esperado`: el
+    widget cambia sus botones en un mensaje distinto del de sus totales, que puede llegar después
+    (visto en CI: los totales de «correcta» ya estaban y «siguiente» aún no se había apagado)."""
+    boton = unico(pagina, selector)
+    fin = time.monotonic() + segundos
+    while boton.is_disabled() != esperado and time.monotonic() < fin:
+        pagina.wait_for_timeout(50)
+    return boton.is_disabled()
 
 
 def _cabecera_del_panel(pagina, valor, total):
@@ -202,7 +210,7 @@ def comprobar_widget_de_carreras(pagina, servidor, cuaderno, *, variante, motor,
     assert _apagado(pagina, ANTERIOR), f"Antes del n.º {primero}, el primero que falla, no hay ninguno."
     if primero > 1:
         _mover(pagina, 1, total)
-        assert not _apagado(pagina, SIGUIENTE)
+        assert not _apagado(pagina, SIGUIENTE, esperado=False)
         assert _pulsar(pagina, SIGUIENTE, total) == primero
         siguiente = _pulsar(pagina, SIGUIENTE, total)
         assert siguiente > primero and "✘" in texto_de(pagina, PANEL), texto_de(pagina, PANEL)
