@@ -119,17 +119,37 @@ def sincronizar(numero, espacio):
         destino.parent.mkdir(parents=True, exist_ok=True)
         destino.write_bytes(nuevo)
         lineas.append(f"  {destino.relative_to(rutas.RAIZ)}")
-        for siguiente in sorted(n for n in puntos if n > numero):
+        siguientes, propia = con_la_version_vieja(puntos, numero, relativa, viejo, nuevo)
+        for siguiente in siguientes:
             otro = puntos[siguiente] / relativa
-            actual = otro.read_bytes() if otro.exists() else None
-            if actual != viejo:
-                if actual != nuevo:
-                    lineas.append(f"    (el punto de control {siguiente:02d} tiene su propia "
-                                  f"versión de {relativa}: no se toca)")
-                break
             otro.write_bytes(nuevo)
             lineas.append(f"  {otro.relative_to(rutas.RAIZ)}")
+        if propia is not None:
+            lineas.append(tiene_su_version(propia, relativa))
     return lineas
+
+
+def con_la_version_vieja(puntos, numero, relativa, viejo, nuevo):
+    """Adónde llevar un cambio de `relativa` en el punto de control `numero` (de `viejo` a `nuevo`,
+    en bytes; None si no existía): (los números de los puntos de control siguientes, seguidos,
+    cuya copia es exactamente `viejo`; el del primero que tiene su propia versión, o None).
+
+    El primero que no tiene `viejo` corta la cadena: lo que viene detrás es de otra lección. Si
+    ese ya tiene `nuevo`, no es una versión propia (alguien ya llevó el cambio hasta ahí).
+    No escribe nada; `puntos` es {número: carpeta}, el de `rutas.puntos_de_control()`."""
+    siguientes = []
+    for siguiente in sorted(n for n in puntos if n > numero):
+        otro = puntos[siguiente] / relativa
+        actual = otro.read_bytes() if otro.exists() else None
+        if actual != viejo:
+            return siguientes, (siguiente if actual != nuevo else None)
+        siguientes.append(siguiente)
+    return siguientes, None
+
+
+def tiene_su_version(numero, relativa):
+    """La línea que dice que el punto de control `numero` tiene su propia versión de `relativa`."""
+    return f"    (el punto de control {numero:02d} tiene su propia versión de {relativa}: no se toca)"
 
 
 def main(numeros, sincronizar_puntos=False):
