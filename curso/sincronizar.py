@@ -2,6 +2,7 @@
 
     python -m curso sincronizar              # lleva cada cambio a las copias que lo esperan
     python -m curso sincronizar --comprobar  # no escribe nada; sale con 1 si algo falta por llevar
+    python -m curso sincronizar --comprobar --desde main  # lo mismo, con lo que cambió desde main
 
 Cada punto de control es una carpeta completa que se lee (y que `comprobar` copia) entera, así
 que un test o un módulo que no cambia de una lección a otra está repetido en todas las siguientes.
@@ -22,9 +23,13 @@ estar en las lecciones de después depende de si lo que prueba sigue igual en el
 posterior puede haber reescrito el módulo): lo decide quien lo escribe, copiándolo donde toque
 (`test_un_punto_de_control_no_pierde_tests_del_anterior` avisa si falta en uno).
 
+Sin `--desde`, la versión vieja es la de HEAD: sirve antes de hacer commit. En CI, con el trabajo
+ya en commits, `--comprobar --desde main` (o la rama de la que salió) mira lo cambiado desde ahí.
+
 No escribe nada, y lo dice en castellano, si la carpeta del curso no está en un repositorio git
-con algún commit, o si el mismo fichero, con la misma versión en HEAD, está editado de dos maneras
-distintas en dos puntos de control de la misma cadena (no se sabe cuál debe llegar a los demás).
+con algún commit, si la revisión de `--desde` no existe, o si el mismo fichero, con la misma
+versión vieja, está editado de dos maneras distintas en dos puntos de control de la misma cadena
+(no se sabe cuál debe llegar a los demás).
 """
 import subprocess
 import sys
@@ -55,7 +60,7 @@ class Cambio:
     """Un fichero de un punto de control que difiere de HEAD, y adónde hay que llevarlo."""
     numero: int
     relativa: str                 # dentro del punto de control, p. ej. "tests/test_bucle.py"
-    viejo: bytes                  # su versión en HEAD
+    viejo: bytes                  # su versión en HEAD (o en la revisión de --desde)
     nuevo: bytes                  # la de la carpeta
     destinos: list = field(default_factory=list)  # números de los puntos de control a escribir
     propia: int | None = None     # el primero de después con su propia versión, si lo hay
@@ -70,9 +75,10 @@ def _git(*argumentos):
     return hecho.stdout
 
 
-def editados():
-    """[(estado, ruta desde la carpeta del curso)] de lo que difiere de HEAD bajo checkpoints/.
-    Si la carpeta del curso no está en un repositorio git con algún commit, NoSeSincroniza."""
+def editados(desde="HEAD"):
+    """[(estado, ruta desde la carpeta del curso)] de lo que difiere de la revisión `desde` bajo
+    checkpoints/. Si la carpeta del curso no está en un repositorio git con algún commit, o no
+    tiene esa revisión, NoSeSincroniza."""
     dentro = subprocess.run(["git", "rev-parse", "--is-inside-work-tree"], cwd=rutas.RAIZ,
                             capture_output=True, text=True)
     if dentro.stdout.strip() != "true":
@@ -82,21 +88,26 @@ def editados():
                       capture_output=True).returncode != 0:
         raise NoSeSincroniza("El repositorio aún no tiene ningún commit: sin la versión de HEAD no "
                              "sé qué copias tenían la versión vieja. No he escrito nada.")
+    if subprocess.run(["git", "rev-parse", "--verify", "-q", f"{desde}^{{commit}}"], cwd=rutas.RAIZ,
+                      capture_output=True).returncode != 0:
+        raise NoSeSincroniza(f"El repositorio no tiene ninguna revisión «{desde}» (usa una rama, "
+                             "una etiqueta o un commit que exista). No he escrito nada.")
     # Con -z, git no entrecomilla las rutas con tildes: «estado\0ruta\0» por fichero.
-    campos = _git("diff", "--name-status", "-z", "--no-renames", "--relative", "HEAD", "--",
+    campos = _git("diff", "--name-status", "-z", "--no-renames", "--relative", desde, "--",
                   Path(rutas.PUNTOS).relative_to(rutas.RAIZ).as_posix()).decode().split("\0")[:-1]
     return list(zip(campos[::2], campos[1::2]))
 
 
-def plan():
-    """(los Cambio por llevar, las líneas de lo que no se lleva). No escribe nada.
+def plan(desde="HEAD"):
+    """(los Cambio por llevar, las líneas de lo que no se lleva), con la versión vieja de cada
+    fichero en la revisión `desde`. No escribe nada.
 
     Si dos ediciones distintas del mismo fichero están en la misma cadena de copias (el segundo
-    punto de control tenía en HEAD la misma versión vieja que el primero), NoSeSincroniza."""
+    punto de control tenía en `desde` la misma versión vieja que el primero), NoSeSincroniza."""
     puntos = rutas.puntos_de_control()
     carpeta_de = {carpeta.name: numero for numero, carpeta in puntos.items()}
     cambios, avisos = [], []
-    for estado, ruta in editados():
+    for estado, ruta in editados(desde):
         partes = Path(ruta).relative_to(Path(rutas.PUNTOS).relative_to(rutas.RAIZ)).parts
         if len(partes) < 2 or partes[0] not in carpeta_de or CACHES.intersection(partes):
             continue
@@ -107,7 +118,7 @@ def plan():
         elif estado == BORRADO:
             avisos.append(f"    ({ruta} está borrado: no se borran sus copias)")
         elif estado == CAMBIADO:
-            viejo = _git("show", f"HEAD:./{ruta}")
+            viejo = _git("show", f"{desde}:./{ruta}")
             nuevo = (rutas.RAIZ / ruta).read_bytes()
             if nuevo != viejo:
                 cambios.append(Cambio(numero, relativa, viejo, nuevo))
@@ -155,11 +166,11 @@ def describir(cambio, llevado):
     return lineas
 
 
-def sincronizar(comprobar=False):
-    """Lleva los cambios (o, con `comprobar`, solo los lista) e imprime lo hecho. Devuelve
-    NADA_QUE_LLEVAR, FALTA_LLEVAR (solo con `comprobar`) o, si no se pudo, ERROR."""
+def sincronizar(comprobar=False, desde="HEAD"):
+    """Lleva los cambios desde la revisión `desde` (o, con `comprobar`, solo los lista) e imprime
+    lo hecho. Devuelve NADA_QUE_LLEVAR, FALTA_LLEVAR (solo con `comprobar`) o, si no se pudo, ERROR."""
     try:
-        cambios, avisos = plan()
+        cambios, avisos = plan(desde)
     except NoSeSincroniza as error:
         print(f"✘ {error}", file=sys.stderr)
         return ERROR
@@ -186,7 +197,10 @@ def sincronizar(comprobar=False):
 def argumentos_sincronizar(analizador):
     analizador.add_argument("--comprobar", action="store_true",
                             help="no escribe nada: lista lo que llevaría y sale con 1 si hay algo")
+    analizador.add_argument("--desde", metavar="REVISION", default="HEAD",
+                            help="la versión vieja es la de esa revisión de git, no la de HEAD "
+                                 "(en CI: --comprobar --desde main)")
 
 
 def orden_sincronizar(args):
-    return sincronizar(comprobar=args.comprobar)
+    return sincronizar(comprobar=args.comprobar, desde=args.desde)

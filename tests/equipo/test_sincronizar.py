@@ -169,10 +169,10 @@ def test_una_edicion_nunca_toca_un_punto_de_control_anterior(curso, monkeypatch,
 EDITADOS = sincronizar.editados
 
 
-def editados_sin_git():
+def editados_sin_git(desde="HEAD"):
     """Si git falla, hace como si nada estuviera editado."""
     try:
-        return EDITADOS()
+        return EDITADOS(desde)
     except sincronizar.NoSeSincroniza:
         return []
 
@@ -209,3 +209,42 @@ def test_dos_ediciones_distintas_de_la_misma_copia_no_escriben_nada_y_lo_dicen(c
     assert (codigo == sincronizar.ERROR and foto(curso) == antes) is cumple
     error = capsys.readouterr().err
     assert ("editado de dos maneras distintas en los puntos de control 01 y 02" in error) is cumple
+
+
+SINCRONIZAR = sincronizar.sincronizar
+
+
+def sin_desde(comprobar=False, desde="HEAD"):
+    """Compara siempre con HEAD: en CI, con todo en commits, nunca vería nada."""
+    return SINCRONIZAR(comprobar=comprobar)
+
+
+@pytest.mark.parametrize("orden, cumple", [(SINCRONIZAR, True), (sin_desde, False)],
+                         ids=["sincronizar", "variante_ingenua"])
+def test_con_desde_una_edicion_ya_en_un_commit_y_sin_llevar_se_ve(curso, capsys, orden, cumple):
+    editar(curso, "01_uno", "tests/test_modulo.py")
+    git(curso, "commit", "-q", "-a", "-m", "edita solo el 01")
+    antes = foto(curso)
+    assert (orden(comprobar=True, desde="HEAD~1") == sincronizar.FALTA_LLEVAR) is cumple
+    assert foto(curso) == antes
+    salida = capsys.readouterr().out
+    assert ("tests/test_modulo.py: del punto de control 01 sin llevar a 02, 03" in salida) is cumple
+
+
+def editados_sin_mirar_la_revision(desde="HEAD"):
+    """Le pasa la revisión a git tal cual: si no existe, el error es el de git, en inglés."""
+    campos = sincronizar._git("diff", "--name-status", "-z", "--relative", desde, "--",
+                              "checkpoints").decode().split("\0")[:-1]
+    return list(zip(campos[::2], campos[1::2]))
+
+
+@pytest.mark.parametrize("ingenua, cumple", [(None, True), (editados_sin_mirar_la_revision, False)],
+                         ids=["sincronizar", "variante_ingenua"])
+def test_una_revision_que_no_existe_no_escribe_nada_y_lo_dice(curso, monkeypatch, capsys, ingenua, cumple):
+    if ingenua is not None:
+        monkeypatch.setattr(sincronizar, "editados", ingenua)
+    editar(curso, "01_uno", "tests/test_modulo.py")
+    antes = foto(curso)
+    assert sincronizar.sincronizar(desde="no-existe") == sincronizar.ERROR
+    assert foto(curso) == antes
+    assert ("no tiene ninguna revisión «no-existe»" in capsys.readouterr().err) is cumple
