@@ -138,7 +138,7 @@ def _comprobar_cadenas(cambios, puntos):
         destinos, propia = con_la_version_vieja(puntos, cambio.numero, cambio.relativa,
                                                 cambio.viejo, cambio.nuevo)
         for i, destino in enumerate(destinos):
-            if (destino, cambio.relativa) in por_sitio:  # su copia es la vieja, pero editada
+            if (destino, cambio.relativa) in por_sitio:  # tiene la vieja, pero es una edición suya
                 destinos, propia = destinos[:i], destino
                 break
         otro = por_sitio.get((propia, cambio.relativa))
@@ -146,8 +146,9 @@ def _comprobar_cadenas(cambios, puntos):
             raise NoSeSincroniza(
                 f"{cambio.relativa} está editado de dos maneras distintas en los puntos de control "
                 f"{cambio.numero:02d} y {propia:02d}, que tenían la misma versión: no sé cuál llevar "
-                "a los siguientes. Deja una sola edición (o las dos iguales) y repite. "
-                "No he escrito nada.")
+                "a los siguientes. Deja una sola edición (o las dos iguales) y repite; si el "
+                f"{propia:02d} debe tener su propia versión, sincroniza primero sin ella y edítalo "
+                "después. No he escrito nada.")
         cambio.destinos, cambio.propia = destinos, propia
 
 
