@@ -54,15 +54,6 @@ def en_castellano(mensaje):
             and not PALABRAS_INGLESAS.search(CITAS.sub("", mensaje)))
 
 
-def anidado(niveles):
-    """Una lista dentro de una lista... `niveles` veces: con mil o más, repr() y json.dumps agotan
-    la pila de Python (RecursionError)."""
-    valor = []
-    for _ in range(niveles):
-        valor = [valor]
-    return valor
-
-
 def vivo(pid):
     """Si el proceso `pid` sigue en marcha (un zombi ya no cuenta: solo espera a que lo recojan)."""
     try:
