@@ -17,7 +17,9 @@ antes de que escriba. Aquí:
   guardan y los hace, en orden, en cuanto deja de esperar;
 - el motor (`EnSqlite()` o `EnPostgres(conexion)`) da a cada intercalado un estado inicial nuevo:
   en SQLite, una copia del fichero; en PostgreSQL, un esquema propio vaciado (TRUNCATE) y
-  preparado otra vez.
+  preparado otra vez. Todo lo que distingue a un motor del otro (cómo espera un actor un
+  cerrojo, a quién espera, quién cierra las conexiones) es un método de su clase; el recorrido
+  de los intercalados es el de `explorador.py` (`recorrer_intercalados`), con otra `ronda`.
 
 Lo que devuelve es la misma `Exploracion` que el explorador de SQLite, con el motor en que corrió
 («SQLite» o «PostgreSQL»): sirven los mismos textos (`textos.py`) y el mismo widget (`widget.py`).
