@@ -16,7 +16,6 @@ apunta `tempfile` a una carpeta suya mientras corre los casos, y `carpeta_tempor
 una carpeta dentro de ella.
 """
 import importlib
-import importlib.util
 import pkgutil
 import shutil
 import signal
@@ -190,25 +189,6 @@ def olvidar_modulos(carpeta):
 
 
 @contextmanager
-def en_la_ruta(carpeta):
-    """`carpeta` la primera de sys.path mientras dure el bloque (para los `from entorno import`)."""
-    carpeta = str(carpeta)
-    sys.path.insert(0, carpeta)
-    try:
-        yield
-    finally:
-        sys.path.remove(carpeta)
-
-
-def cargar_fichero(ruta, nombre):
-    """Ejecuta el fichero `ruta` como un módulo nuevo llamado `nombre`, sin registrarlo."""
-    spec = importlib.util.spec_from_file_location(nombre, ruta)
-    modulo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(modulo)
-    return modulo
-
-
-@contextmanager
 def con_limite(segundos):
     """Corta con TimeoutError un bloque que tarda más de `segundos` (solo en el hilo principal)."""
     if threading.current_thread() is not threading.main_thread():
@@ -233,8 +213,9 @@ def objetivo_del_espacio(e, espacio):
         return None, (f"No encuentro {e.modulo}.py en tu espacio de trabajo: ejecuta la celda "
                       f"del ejercicio {e.id} (la que empieza por %%modulo {e.modulo}).")
     try:
-        with en_la_ruta(espacio):
-            modulo = cargar_fichero(ruta, e.modulo)
+        # Sin aislar: sus `from entorno import ...` reciben lo que el núcleo sirve ahora (también
+        # la versión de referencia de un ejercicio pendiente).
+        modulo = rutas.cargar_modulo(ruta, e.modulo, aislado=False)
     except Exception as exc:  # noqa: BLE001 - el código del alumno puede lanzar cualquier cosa
         return None, f"{e.modulo}.py no se puede importar: {describir(exc)}"
     if e.nombre is None:

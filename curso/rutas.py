@@ -13,12 +13,19 @@ Con `pip install .`, sin `-e` (lo que hacen repo2docker al ver pyproject.toml y 
 JupyterHub), el paquete vive en site-packages y la 2 no sirve: quedan la 1 y la 3. Si ninguna
 encuentra el curso, `CursoNoEncontrado` dice en castellano qué hacer.
 
+Y cómo se carga un módulo del arnés desde su fichero (`cargar_modulo`): los de los puntos de
+control y los del espacio del alumno se llaman igual (`historial`, `buzon`...), así que no se
+importan por su nombre, sino por su ruta.
+
 Los nombres RAIZ, PUNTOS, SOLUCIONES, CUADERNOS, RECETARIO y ESPACIO_POR_DEFECTO se calculan al
 pedir el primero (`rutas.RAIZ`, `from curso.rutas import PUNTOS`); después son variables del
 módulo como cualquier otra, y los tests las pueden cambiar.
 """
+import importlib.util
 import os
 import re
+import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 VARIABLE_RAIZ = "CURSO_RAIZ"
@@ -148,3 +155,63 @@ def numero_de_leccion(nombre):
     m = re.match(r"(\d\d)_", Path(nombre).name)
     return int(m.group(1)) if m else None
 
+
+
+# --- Cargar un módulo del arnés desde su fichero ------------------------------------------------
+
+@contextmanager
+def carpeta_aparte(carpeta, salvo=()):
+    """Mientras dura el bloque, los módulos de `carpeta` se importan de ella: la carpeta va la
+    primera de sys.path, y los nombres de sus ficheros .py (menos los de `salvo`) se apartan de
+    sys.modules, para que un `import historial` lea el de la carpeta aunque ya hubiera otro. Al
+    salir, sys.path y esos nombres de sys.modules quedan como estaban."""
+    carpeta = Path(carpeta).resolve()
+    nombres = {fichero.stem for fichero in carpeta.glob("*.py")} - set(salvo)
+    apartados = {nombre: sys.modules.pop(nombre) for nombre in nombres if nombre in sys.modules}
+    sys.path.insert(0, str(carpeta))
+    try:
+        yield carpeta
+    finally:
+        sys.path.remove(str(carpeta))  # la primera aparición: la que acabamos de poner
+        for nombre in nombres:
+            sys.modules.pop(nombre, None)
+        sys.modules.update(apartados)
+
+
+def cargar_modulo(ruta, nombre, *, aislado=True):
+    """Ejecuta el fichero `ruta` como un módulo nuevo llamado `nombre` y lo devuelve. Mientras se
+    ejecuta, su carpeta va la primera de sys.path: sus `from historial import abrir` encuentran a
+    sus vecinos.
+
+    aislado=True (el explorador de carreras, las comprobaciones, los tests): el módulo recibe los
+    vecinos de su carpeta, cargados de nuevo aunque sys.modules ya tuviera otros con esos nombres,
+    y al terminar sys.path y esos nombres quedan como estaban (`carpeta_aparte`): los vecinos solo
+    los conserva el módulo cargado. Él queda en sys.modules con `nombre`, que por eso ha de ser uno
+    propio (p. ej. `_buzon_05`), no el de un módulo del arnés.
+
+    aislado=False (la comprobación de un ejercicio en el espacio del alumno): el módulo ve
+    sys.modules tal como está, es decir, lo que el núcleo del cuaderno sirve ahora (también la
+    versión de referencia de un ejercicio pendiente); lo que importe por primera vez se queda
+    importado, y él no se registra en sys.modules (no sustituye al módulo que usa el cuaderno).
+    """
+    ruta = Path(ruta)
+    especificacion = importlib.util.spec_from_file_location(nombre, ruta)
+    if especificacion is None or not ruta.is_file():
+        raise ImportError(f"No encuentro el módulo {ruta}.")
+    modulo = importlib.util.module_from_spec(especificacion)
+    if not aislado:
+        carpeta = str(ruta.resolve().parent)
+        sys.path.insert(0, carpeta)
+        try:
+            especificacion.loader.exec_module(modulo)
+        finally:
+            sys.path.remove(carpeta)
+        return modulo
+    with carpeta_aparte(ruta.parent, salvo={ruta.stem}):
+        sys.modules[nombre] = modulo
+        try:
+            especificacion.loader.exec_module(modulo)
+        except BaseException:
+            del sys.modules[nombre]
+            raise
+    return modulo

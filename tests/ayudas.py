@@ -1,5 +1,4 @@
 """Ayudas de los tests del curso que no son fixtures."""
-import importlib
 import json
 import re
 import shutil
@@ -15,20 +14,18 @@ from curso import ejercicios, rutas
 
 @contextmanager
 def modulos_del_punto(numero):
-    """{nombre: módulo} de los módulos del punto de control `numero`, importados con su carpeta
-    delante en sys.path. Al salir, sys.path y sys.modules quedan como estaban: los módulos de los
-    puntos de control se llaman igual (`bucle`, `entorno`...) y no deben mezclarse."""
-    carpeta = rutas.puntos_de_control()[numero]
-    nombres = sorted(p.stem for p in carpeta.glob("*.py"))
-    guardados = {n: sys.modules.pop(n) for n in nombres if n in sys.modules}
-    sys.path.insert(0, str(carpeta))
-    try:
-        yield {n: importlib.import_module(n) for n in nombres}
-    finally:
-        sys.path.remove(str(carpeta))
-        for n in nombres:
-            sys.modules.pop(n, None)
-        sys.modules.update(guardados)
+    """{nombre: módulo} de los módulos del punto de control `numero`, cargados de su carpeta con
+    `rutas.cargar_modulo` y con sus nombres de siempre (`bucle` recibe el mismo `entorno` que está
+    en el dict). Dentro del bloque la carpeta va delante en sys.path; al salir, sys.path y
+    sys.modules quedan como estaban: los módulos de los puntos de control se llaman igual
+    (`bucle`, `entorno`...) y no deben mezclarse."""
+    with rutas.carpeta_aparte(rutas.puntos_de_control()[numero]) as carpeta:
+        modulos = {}
+        for fichero in sorted(carpeta.glob("*.py")):
+            if fichero.stem not in sys.modules:  # quizá ya lo importó otro de la carpeta
+                sys.modules[fichero.stem] = rutas.cargar_modulo(fichero, fichero.stem, aislado=False)
+            modulos[fichero.stem] = sys.modules[fichero.stem]
+        yield modulos
 
 
 # Lo único que cambia de una ejecución guionizada a otra: el tiempo que escribe unittest.
@@ -55,15 +52,6 @@ def en_castellano(mensaje):
     de los valores que cita entre comillas, no tiene palabras corrientes en inglés."""
     return (re.match(r"(El|La|Los|Las|Un|Una|No) ", mensaje) is not None
             and not PALABRAS_INGLESAS.search(CITAS.sub("", mensaje)))
-
-
-def anidado(niveles):
-    """Una lista dentro de una lista... `niveles` veces: con mil o más, repr() y json.dumps agotan
-    la pila de Python (RecursionError)."""
-    valor = []
-    for _ in range(niveles):
-        valor = [valor]
-    return valor
 
 
 def vivo(pid):

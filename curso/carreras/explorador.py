@@ -20,53 +20,19 @@ Los textos (totales, carriles, panel) están en `textos.py` y el widget en `widg
 solo hay los datos y cómo se recorren.
 """
 import functools
-import importlib.util
 import math
 import os
 import shutil
-import sys
 import tempfile
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from curso.carreras import textos
 from curso.carreras.bitacora import Bitacora, ConexionesQueAnotan
-
-
-def cargar_modulo(ruta, nombre):
-    """Importa el fichero `ruta` como un módulo llamado `nombre` (uno privado, p. ej. `_resumenes_04`).
-
-    Sirve para probar el código de un punto de control sin ponerlo en sys.path: los módulos de
-    distintos puntos de control se llaman igual.
-
-    Si el módulo importa a un vecino por su nombre (`padres.py`, de la lección 05, hace
-    `from historial import abrir`), recibe el de su misma carpeta, aunque ya hubiera otro
-    `historial` importado o antes en sys.path. Al terminar, sys.path y esos nombres de
-    sys.modules quedan como estaban: el vecino solo lo conserva el módulo cargado.
-    """
-    ruta = Path(ruta)
-    especificacion = importlib.util.spec_from_file_location(nombre, ruta)
-    if especificacion is None or not ruta.is_file():
-        raise ImportError(f"No encuentro el módulo {ruta}.")
-    modulo = importlib.util.module_from_spec(especificacion)
-    carpeta = str(ruta.resolve().parent)
-    vecinos = {otro.stem for otro in ruta.parent.glob("*.py")} - {ruta.stem}
-    apartados = {vecino: sys.modules.pop(vecino) for vecino in vecinos if vecino in sys.modules}
-    sys.path.insert(0, carpeta)
-    sys.modules[nombre] = modulo
-    try:
-        especificacion.loader.exec_module(modulo)
-    except BaseException:
-        del sys.modules[nombre]
-        raise
-    finally:
-        sys.path.remove(carpeta)  # la primera aparición: la que acabamos de poner
-        for vecino in vecinos:
-            sys.modules.pop(vecino, None)
-        sys.modules.update(apartados)
-    return modulo
+from curso.rutas import cargar_modulo
 
 
 # --- Qué es un escenario ---------------------------------------------------------------------
@@ -283,45 +249,114 @@ def explorar(escenario, variante="correcta", modulo=None):
 
     `modulo` es el código a probar; por defecto se carga `escenario.modulo` por su ruta.
     """
+    return recorrer_intercalados(escenario, variante, motor=EnFichero(), modulo=modulo)
+
+
+def recorrer_intercalados(escenario, variante, *, motor, modulo=None, hasta_el_primer_fallo=False):
+    """El recorrido que comparten los dos exploradores: cada intercalado de `escenario` con
+    `variante`, en un estado inicial nuevo que da `motor`, con sus invariantes comprobadas (y la
+    de que ningún paso falle sin control). Devuelve una `Exploracion`.
+
+    Lo que cambia de un explorador a otro lo pone el motor: dónde vive la base y cómo se repite el
+    estado inicial (`base`, `nueva_ronda`, `fin_de_ronda`), qué `Mundo` comparten los pasos
+    (`mundo`) y cómo se hacen los pasos de un intercalado (`ronda`). `EnFichero` (aquí) los hace
+    uno tras otro; los de `paralelo.py`, cada actor en su hilo.
+
+    `hasta_el_primer_fallo`: para en el primer intercalado que rompe alguna invariante; la
+    exploración queda entonces incompleta (sus totales no son los del escenario)."""
     variante = elegir_variante(escenario, variante)
     if modulo is None:
-        modulo = cargar_modulo(escenario.modulo, f"_carreras_{Path(escenario.modulo).stem}")
+        ruta = motor.modulo_de(escenario)
+        modulo = cargar_modulo(ruta, f"_carreras_{Path(ruta).stem}")
 
     invariantes = list(escenario.invariantes) + [
         Invariante(*ERROR_INESPERADO, lambda mundo, eventos: all(e.error is None for e in eventos))
     ]
     actores = tuple(escenario.actores)
     registros = []
-    en_memoria = MEMORIA if MEMORIA.is_dir() and os.access(MEMORIA, os.W_OK) else None
-    with tempfile.TemporaryDirectory(prefix="carreras-", dir=en_memoria) as carpeta:
-        carpeta = Path(carpeta)
-        # El estado inicial se prepara una vez; cada intercalado empieza en una copia nueva.
-        plantilla = Mundo(ruta=carpeta / "inicial.db", modulo=modulo, variante=variante)
+    plantilla = motor.mundo(escenario, modulo, variante, plantilla=True)
+
+    def preparar(mundo):
         try:
-            escenario.preparar(plantilla)
+            escenario.preparar(mundo)
         finally:
-            _cerrar(plantilla)
+            cerrar_conexiones(mundo)
+
+    # El estado inicial se prepara una vez; cada intercalado empieza en uno nuevo igual.
+    with motor.base(plantilla, preparar):
         for numero, orden in enumerate(intercalados(escenario.actores), 1):
-            mundo = Mundo(ruta=carpeta / f"intercalado-{numero}.db", modulo=modulo,
-                          variante=variante, datos=dict(plantilla.datos),
-                          conexiones=ConexionesQueAnotan({actor: Bitacora() for actor in actores}))
-            _copiar(plantilla.ruta, mundo.ruta)
+            mundo = motor.mundo(escenario, modulo, variante, datos=dict(plantilla.datos))
+            motor.nueva_ronda(mundo, preparar)
             try:
-                escenario.conectar(mundo)
-                eventos = _recorrer(escenario, mundo, orden)
-                fallos = tuple(inv.nombre for inv in invariantes if not inv.comprobar(mundo, eventos))
-                resultado = escenario.resultado(mundo)
+                with motor.ronda(escenario, mundo) as recorrer:
+                    eventos = recorrer(orden)
+                    fallos = tuple(inv.nombre for inv in invariantes if not inv.comprobar(mundo, eventos))
+                    resultado = escenario.resultado(mundo)
             finally:
-                _cerrar(mundo)
-            for fichero in carpeta.glob(f"{mundo.ruta.name}*"):
-                fichero.unlink()
+                motor.fin_de_ronda(mundo)
             registros.append(Registro(numero, actores, tuple(eventos), resultado, fallos))
+            if fallos and hasta_el_primer_fallo:
+                break
     return Exploracion(
         escenario=escenario.nombre,
         variante=variante.nombre,
         invariantes=tuple((inv.nombre, inv.fallo) for inv in invariantes),
         registros=tuple(registros),
+        motor=motor.titulo,
     )
+
+
+class EnFichero:
+    """El motor del explorador paso a paso: SQLite, un fichero por intercalado, copia de uno que
+    se prepara una sola vez; los pasos, uno tras otro en este hilo, cada uno entero.
+
+    El explorador en paralelo en SQLite (`paralelo.EnSqlite`) guarda la base igual y solo cambia
+    cómo se hacen los pasos."""
+    titulo = "SQLite"  # lo que se lee en pantalla
+    prefijo = "carreras-"
+
+    def modulo_de(self, escenario):
+        """El fichero del código que se prueba si no se da otro."""
+        return escenario.modulo
+
+    @contextmanager
+    def base(self, plantilla, preparar):
+        """Una carpeta temporal (en memoria, si se puede) con el fichero inicial ya preparado."""
+        en_memoria = MEMORIA if MEMORIA.is_dir() and os.access(MEMORIA, os.W_OK) else None
+        with tempfile.TemporaryDirectory(prefix=self.prefijo, dir=en_memoria) as carpeta:
+            self._carpeta = Path(carpeta)
+            plantilla.ruta = self._carpeta / "inicial.db"
+            preparar(plantilla)
+            self._plantilla = plantilla.ruta
+            self._numero = 0
+            yield
+
+    def nueva_ronda(self, mundo, preparar):
+        """Una copia del fichero preparado (`preparar` no hace falta: la copia ya lo está)."""
+        self._numero += 1
+        mundo.ruta = self._carpeta / f"intercalado-{self._numero}.db"
+        _copiar(self._plantilla, mundo.ruta)
+
+    def fin_de_ronda(self, mundo):
+        for fichero in self._carpeta.glob(f"{mundo.ruta.name}*"):
+            fichero.unlink()
+
+    def mundo(self, escenario, modulo, variante, *, plantilla=False, datos=None):
+        """El `Mundo` de un intercalado: la conexión de cada actor anota lo que lee y escribe."""
+        if plantilla:
+            return Mundo(ruta=None, modulo=modulo, variante=variante)
+        return Mundo(ruta=None, modulo=modulo, variante=variante, datos=datos or {},
+                     conexiones=ConexionesQueAnotan({actor: Bitacora() for actor in escenario.actores}))
+
+    @contextmanager
+    def ronda(self, escenario, mundo):
+        """Abre las conexiones del intercalado (`escenario.conectar`), da la función que hace sus
+        pasos en un orden y, al salir, las cierra."""
+        try:
+            escenario.conectar(mundo)
+            yield functools.partial(_recorrer, escenario, mundo)
+        finally:
+            cerrar_conexiones(mundo)
 
 
 def _copiar(origen, destino):
@@ -330,7 +365,8 @@ def _copiar(origen, destino):
         shutil.copyfile(fichero, destino.with_name(destino.name + fichero.name[len(origen.name):]))
 
 
-def _cerrar(mundo):
+def cerrar_conexiones(mundo):
+    """Cierra y olvida las conexiones de `mundo` (las que abrió `preparar` o un intercalado)."""
     for conexion in mundo.conexiones.values():
         conexion.close()
     mundo.conexiones.clear()

@@ -17,7 +17,9 @@ antes de que escriba. Aquí:
   guardan y los hace, en orden, en cuanto deja de esperar;
 - el motor (`EnSqlite()` o `EnPostgres(conexion)`) da a cada intercalado un estado inicial nuevo:
   en SQLite, una copia del fichero; en PostgreSQL, un esquema propio vaciado (TRUNCATE) y
-  preparado otra vez.
+  preparado otra vez. Todo lo que distingue a un motor del otro (cómo espera un actor un
+  cerrojo, a quién espera, quién cierra las conexiones) es un método de su clase; el recorrido
+  de los intercalados es el de `explorador.py` (`recorrer_intercalados`), con otra `ronda`.
 
 Lo que devuelve es la misma `Exploracion` que el explorador de SQLite, con el motor en que corrió
 («SQLite» o «PostgreSQL»): sirven los mismos textos (`textos.py`) y el mismo widget (`widget.py`).
@@ -32,7 +34,6 @@ import os
 import re
 import secrets
 import sqlite3
-import tempfile
 import threading
 import time
 from collections import deque
@@ -42,9 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from curso.carreras.bitacora import Bitacora, ConexionQueAnota
-from curso.carreras.explorador import (ERROR_INESPERADO, MEMORIA, Escenario, Evento, Exploracion, Invariante,
-                                       Mundo, Registro, _copiar, cargar_modulo, elegir_variante,
-                                       intercalados)
+from curso.carreras.explorador import EnFichero, Escenario, Evento, Mundo, recorrer_intercalados
 
 
 def CONFIRMA(mundo):  # noqa: N802 — un marcador, no una función que se llame
@@ -77,32 +76,42 @@ class EscenarioEnParalelo(Escenario):
 
 
 # --- Los motores ---------------------------------------------------------------------------------
+# Lo que comparten está en `EnHilos`; lo que distingue a SQLite de PostgreSQL (cómo se guarda el
+# estado inicial, cómo se sabe que un actor espera y a quién, quién cierra las conexiones), en cada
+# motor. `_Actor` y `_Ronda`, más abajo, solo preguntan al motor.
 
-class EnSqlite:
-    """SQLite: un fichero por intercalado, copia de uno preparado una sola vez."""
-    nombre = "sqlite"
-    titulo = "SQLite"  # lo que se lee en pantalla
+class EnHilos:
+    """Lo común a los motores de este explorador: el `Mundo` de cada intercalado y cómo se recorre
+    (`_Ronda`: cada actor en su hilo). `recorrer_intercalados` (explorador.py) pone el resto."""
+
+    def mundo(self, escenario, modulo, variante, *, plantilla=False, datos=None):
+        mundo = _MundoEnParalelo(ruta=None, modulo=modulo, variante=variante, datos=datos or {})
+        mundo.abrir = escenario.abrir
+        return mundo
 
     @contextmanager
-    def base(self, escenario, mundo_inicial, preparar):
-        en_memoria = MEMORIA if MEMORIA.is_dir() and os.access(MEMORIA, os.W_OK) else None
-        with tempfile.TemporaryDirectory(prefix="carreras-paralelo-", dir=en_memoria) as carpeta:
-            self._carpeta = Path(carpeta)
-            mundo_inicial.ruta = self._carpeta / "inicial.db"
-            preparar(mundo_inicial)
-            self._plantilla = mundo_inicial.ruta
-            self._numero = 0
-            yield
+    def ronda(self, escenario, mundo):
+        """Arranca los hilos de los actores, da la función que recorre un orden y, al salir, los para."""
+        ronda = _Ronda(escenario, self, mundo)
+        try:
+            yield ronda.recorrer
+        finally:
+            ronda.cerrar()
 
-    def nueva_ronda(self, mundo, preparar):
-        """Una copia del fichero preparado (`preparar` no hace falta: la copia ya lo está)."""
-        self._numero += 1
-        mundo.ruta = self._carpeta / f"intercalado-{self._numero}.db"
-        _copiar(self._plantilla, mundo.ruta)
+    def adaptar(self, sql):
+        """La sentencia tal como la quiere el controlador del motor."""
+        return sql
 
-    def fin_de_ronda(self, mundo):
-        for fichero in self._carpeta.glob(f"{mundo.ruta.name}*"):
-            fichero.unlink()
+
+class EnSqlite(EnHilos, EnFichero):
+    """SQLite: un fichero por intercalado, copia de uno preparado una sola vez (como `EnFichero`).
+
+    Un actor que escribe empieza con `BEGIN IMMEDIATE`, y con busy_timeout = 0 el que llega
+    después oye «database is locked» al momento: espera a que el otro acabe y lo intenta otra vez."""
+    prefijo = "carreras-paralelo-"
+
+    def modulo_de(self, escenario):
+        return escenario.modulo_sqlite
 
     def observador(self, mundo):
         return sqlite3.connect(mundo.ruta, isolation_level=None)
@@ -114,27 +123,60 @@ class EnSqlite:
     def conexion_del_actor(self, actor, abrir, ruta):
         return self.preparar_conexion(abrir(ruta))
 
-    def adaptar(self, sql):
-        return sql
+    def sentencia(self, actor, ejecutar, sql):
+        """Ejecuta una sentencia del hilo de `actor`: un BEGIN de escritura que encuentra la base
+        cogida deja al actor esperando y se repite cuando el explorador le deja seguir."""
+        while True:
+            try:
+                resultado = ejecutar()
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or not BEGIN_DE_ESCRITURA.match(sql):
+                    raise
+                with actor.cond:
+                    actor.estado = ESPERANDO
+                    actor.cond.notify_all()
+                    actor.esperar_turno_sin_soltar()
+                continue
+            with actor.cond:
+                actor.progreso += 1
+            return resultado
 
     def bloqueadores(self, actor):
         return None  # en SQLite la espera la dice la excepción, no una consulta
 
+    def a_quien(self, actor, actores):
+        otros = [a.nombre for a in actores if a is not actor and a.escribiendo]
+        return f"espera a {' y '.join(otros) or 'otra conexión'}, que tiene el turno de escritura"
 
-class EnPostgres:
+    def puede_seguir(self, actor, ronda):
+        return not any(a.escribiendo for a in ronda.actores.values() if a is not actor)
+
+    def cerrar_en_el_hilo(self, actor):
+        """sqlite3: cada conexión se cierra en el hilo que la abrió."""
+        for real in [actor.guardada, *(real for _, real in actor.propias)]:
+            if real is not None:
+                real.close()
+
+    def devolver_conexiones(self, actor):
+        pass  # las cerró su hilo
+
+
+class EnPostgres(EnHilos):
     """PostgreSQL: un esquema propio en el servidor de `conexion`, vaciado antes de cada intercalado.
 
     Las conexiones de los actores se guardan de un intercalado al siguiente (abrir una cuesta más que
     todo lo demás); la que un paso cierra (una caída) se abre otra vez en el siguiente."""
-    nombre = "postgres"
     titulo = "PostgreSQL"
 
     def __init__(self, conexion):
         self.conexion = conexion
         self._guardadas = {}
 
+    def modulo_de(self, escenario):
+        return escenario.modulo
+
     @contextmanager
-    def base(self, escenario, mundo_inicial, preparar):
+    def base(self, plantilla, preparar):
         import psycopg
         from psycopg.conninfo import make_conninfo
 
@@ -148,8 +190,8 @@ class EnPostgres:
             # Vaciar y rellenar no tiene que esperar al disco: si el servidor cayera, se repetiría.
             self._vigia.execute("SET synchronous_commit = off")
             pila.callback(self._cerrar_guardadas)
-            mundo_inicial.ruta = self.ruta
-            preparar(mundo_inicial)
+            plantilla.ruta = self.ruta
+            preparar(plantilla)
             self._restaurar = self._foto_inicial()
             yield
 
@@ -219,14 +261,67 @@ class EnPostgres:
         # Las variantes ingenuas se escriben una vez, con los «?» de sqlite3; psycopg quiere «%s».
         return sql.replace("?", "%s") if "?" in sql and "%s" not in sql else sql
 
-    def bloqueadores(self, pid):
-        """Los pid que hacen esperar a `pid`, o None si no espera ningún cerrojo."""
+    def sentencia(self, actor, ejecutar, sql):
+        """Ejecuta una sentencia del hilo de `actor`. Si espera un cerrojo, lo ve el explorador
+        (`bloqueadores`) mientras tanto; al volver, el actor espera su permiso para seguir."""
+        actor.en_sentencia = True
+        error = resultado = None
+        try:
+            resultado = ejecutar()
+        except BaseException as excepcion:  # noqa: BLE001 — se relanza abajo
+            error = excepcion
+        with actor.cond:
+            actor.en_sentencia = False
+            actor.progreso += 1
+            if actor.estado == ESPERANDO:  # el explorador vio que esperábamos: ahora, su permiso
+                actor.estado = DESPIERTO
+                actor.cond.notify_all()
+                actor.esperar_turno_sin_soltar()
+        if error is not None:
+            raise error
+        return resultado
+
+    def bloqueadores(self, actor):
+        """Los pid que hacen esperar a `actor`, o None si no espera ningún cerrojo."""
         fila = self._vigia.execute(
             "SELECT wait_event_type = 'Lock', pg_blocking_pids(pid) FROM pg_stat_activity WHERE pid = %s",
-            (pid,)).fetchone()
+            (actor.pid,)).fetchone()
         if fila is None or not fila[0] or not fila[1]:
             return None
         return tuple(fila[1])
+
+    def a_quien(self, actor, actores):
+        """«espera a A, que …»: a quién espera `actor`, según pg_blocking_pids."""
+        por_pid = {a.pid: a.nombre for a in actores if a.pid is not None}
+        nombres = sorted({por_pid.get(pid, "otra conexión") for pid in getattr(actor, "esperando_a", ())})
+        return f"espera a {' y '.join(nombres)}, que aún no ha{'n' if len(nombres) > 1 else ''} confirmado"
+
+    def puede_seguir(self, actor, ronda):
+        """Si `actor` ya no espera ningún cerrojo y su sentencia ha vuelto."""
+        limite = time.monotonic() + ESPERA_MAXIMA_S
+        while True:
+            with ronda.cond:
+                if actor.estado == DESPIERTO:
+                    return True
+            quienes = self.bloqueadores(actor)
+            if quienes:
+                actor.esperando_a = quienes
+                return False
+            # Ya no espera ningún cerrojo, pero su sentencia aún no ha vuelto: cuestión de instantes.
+            with ronda.cond:
+                ronda.cond.wait_for(lambda: actor.estado == DESPIERTO, timeout=SONDEO_S)
+            if time.monotonic() > limite:
+                raise RuntimeError(f"{actor.nombre} dejó de esperar y su sentencia no vuelve.")
+
+    def cerrar_en_el_hilo(self, actor):
+        pass  # sus conexiones se guardan para el intercalado siguiente (`devolver_conexiones`)
+
+    def devolver_conexiones(self, actor):
+        """Guarda las conexiones de `actor` (la suya y las que abrió un paso) para el siguiente."""
+        for clave, real in actor.propias:
+            self.devolver(clave, real)
+        if actor.guardada is not None:
+            self.devolver(actor.nombre, actor.guardada)
 
 
 class _ComoSqlite:
@@ -352,10 +447,7 @@ class _Actor:
                 self.estado = ACABADO
                 self.cond.notify_all()
         finally:
-            if self.motor.nombre == "sqlite":  # sqlite3: cada conexión se cierra en su hilo
-                for real in [self.guardada, *(real for _, real in self.propias)]:
-                    if real is not None:
-                        real.close()
+            self.motor.cerrar_en_el_hilo(self)
 
     def _listo(self, informe, ultimo=False):
         with self.cond:
@@ -365,7 +457,7 @@ class _Actor:
 
     def _esperar_turno(self):
         with self.cond:
-            self._esperar_turno_sin_soltar()
+            self.esperar_turno_sin_soltar()
 
     def antes_de_confirmar(self):
         """Llamada justo antes del COMMIT: en un paso partido, la primera vez, se para aquí."""
@@ -375,47 +467,15 @@ class _Actor:
             self._esperar_turno()
 
     def sentencia(self, ejecutar, sql):
-        if self.motor.nombre == "sqlite":
-            return self._sentencia_sqlite(ejecutar, sql)
-        self.en_sentencia = True
-        error = resultado = None
-        try:
-            resultado = ejecutar()
-        except BaseException as excepcion:  # noqa: BLE001 — se relanza abajo
-            error = excepcion
-        with self.cond:
-            self.en_sentencia = False
-            self.progreso += 1
-            if self.estado == ESPERANDO:  # el explorador vio que esperábamos: ahora, su permiso
-                self.estado = DESPIERTO
-                self.cond.notify_all()
-                self._esperar_turno_sin_soltar()
-        if error is not None:
-            raise error
-        return resultado
+        """Una sentencia de este actor: cómo se espera un cerrojo lo sabe su motor."""
+        return self.motor.sentencia(self, ejecutar, sql)
 
-    def _esperar_turno_sin_soltar(self):
+    def esperar_turno_sin_soltar(self):
         """Espera el turno con `self.cond` ya cogido (wait lo suelta mientras espera)."""
         while self.estado != CORRIENDO:
             if self.estado == CANCELADO:
                 raise _Cancelado()
             self.cond.wait()
-
-    def _sentencia_sqlite(self, ejecutar, sql):
-        while True:
-            try:
-                resultado = ejecutar()
-            except sqlite3.OperationalError as error:
-                if "locked" not in str(error) or not BEGIN_DE_ESCRITURA.match(sql):
-                    raise
-                with self.cond:
-                    self.estado = ESPERANDO
-                    self.cond.notify_all()
-                    self._esperar_turno_sin_soltar()
-                continue
-            with self.cond:
-                self.progreso += 1
-            return resultado
 
 
 _local = threading.local()
@@ -469,49 +529,8 @@ def explorar_en_paralelo(escenario, variante="correcta", *, motor, modulo=None, 
     `hasta_el_primer_fallo`: para en el primer intercalado que rompe alguna invariante (para los
     tests que solo quieren saber si un escenario pilla a una variante); la exploración queda
     entonces incompleta: sus totales no son los del escenario."""
-    variante = elegir_variante(escenario, variante)
-    if modulo is None:
-        ruta = escenario.modulo if motor.nombre == "postgres" else escenario.modulo_sqlite
-        modulo = cargar_modulo(ruta, f"_carreras_{Path(ruta).stem}")
-
-    invariantes = list(escenario.invariantes) + [
-        Invariante(*ERROR_INESPERADO, lambda mundo, eventos: all(e.error is None for e in eventos))
-    ]
-    actores = tuple(escenario.actores)
-    registros = []
-    plantilla = _MundoEnParalelo(ruta=None, modulo=modulo, variante=variante)
-    plantilla.abrir = escenario.abrir
-
-    def preparar(mundo):
-        try:
-            escenario.preparar(mundo)
-        finally:
-            for nombre in list(mundo.conexiones):
-                mundo.conexiones.pop(nombre).close()
-
-    with motor.base(escenario, plantilla, preparar):
-        for numero, orden in enumerate(intercalados(escenario.actores), 1):
-            mundo = _MundoEnParalelo(ruta=None, modulo=modulo, variante=variante, datos=dict(plantilla.datos))
-            mundo.abrir = escenario.abrir
-            motor.nueva_ronda(mundo, preparar)
-            ronda = _Ronda(escenario, motor, mundo)
-            try:
-                eventos = ronda.recorrer(orden)
-                fallos = tuple(inv.nombre for inv in invariantes if not inv.comprobar(mundo, eventos))
-                resultado = escenario.resultado(mundo)
-            finally:
-                ronda.cerrar()
-                motor.fin_de_ronda(mundo)
-            registros.append(Registro(numero, actores, tuple(eventos), resultado, fallos))
-            if fallos and hasta_el_primer_fallo:
-                break
-    return Exploracion(
-        escenario=escenario.nombre,
-        variante=variante.nombre,
-        invariantes=tuple((inv.nombre, inv.fallo) for inv in invariantes),
-        registros=tuple(registros),
-        motor=motor.titulo,
-    )
+    return recorrer_intercalados(escenario, variante, motor=motor, modulo=modulo,
+                                 hasta_el_primer_fallo=hasta_el_primer_fallo)
 
 
 class _Ronda:
@@ -562,12 +581,7 @@ class _Ronda:
             observador.close()
         for actor in self.actores.values():
             self.mundo.conexiones.pop(actor.nombre, None)
-            if self.motor.nombre == "sqlite":
-                continue  # las cerró su hilo
-            for clave, real in actor.propias:
-                self.motor.devolver(clave, real)
-            if actor.guardada is not None:
-                self.motor.devolver(actor.nombre, actor.guardada)
+            self.motor.devolver_conexiones(actor)
 
     # Turnos -----------------------------------------------------------------------------------
 
@@ -598,8 +612,8 @@ class _Ronda:
                 if actor.estado != CORRIENDO:
                     return
                 en_sentencia = actor.en_sentencia
-            if en_sentencia and self.motor.nombre == "postgres":
-                quienes = self.motor.bloqueadores(actor.pid)
+            if en_sentencia:  # solo en PostgreSQL: en SQLite la espera la dice la excepción
+                quienes = self.motor.bloqueadores(actor)
                 if quienes:
                     with self.cond:
                         if actor.estado == CORRIENDO and actor.en_sentencia:
@@ -616,18 +630,9 @@ class _Ronda:
             raise actor.fallo
         if actor.estado == ESPERANDO:
             actor.bitacora.esperando()  # la sentencia que espera (en SQLite la apuntó su conexión)
-            return self._anotar(actor, nombre, self._a_quien(actor))
+            return self._anotar(actor, nombre, self.motor.a_quien(actor, self.actores.values()))
         resultado, error = actor.informe
         self._anotar(actor, nombre, f"error: {error}" if error else resultado, error)
-
-    def _a_quien(self, actor):
-        """«espera a A, que …»: a quién espera `actor` (en PostgreSQL lo dice pg_blocking_pids)."""
-        if self.motor.nombre == "sqlite":
-            otros = [a.nombre for a in self.actores.values() if a is not actor and a.escribiendo]
-            return f"espera a {' y '.join(otros) or 'otra conexión'}, que tiene el turno de escritura"
-        por_pid = {a.pid: a.nombre for a in self.actores.values() if a.pid is not None}
-        nombres = sorted({por_pid.get(pid, "otra conexión") for pid in getattr(actor, "esperando_a", ())})
-        return f"espera a {' y '.join(nombres)}, que aún no ha{'n' if len(nombres) > 1 else ''} confirmado"
 
     def _anotar(self, actor, paso, resultado, error=None):
         self.eventos.append(Evento(len(self.eventos) + 1, actor.nombre, paso, resultado, error,
@@ -639,7 +644,7 @@ class _Ronda:
         while cambio:
             cambio = False
             for actor in self.actores.values():
-                if actor.estado in (ESPERANDO, DESPIERTO) and self._puede_seguir(actor):
+                if actor.estado in (ESPERANDO, DESPIERTO) and self.motor.puede_seguir(actor, self):
                     antes = actor.progreso
                     self._dar_paso(actor)
                     if actor.estado == ESPERANDO and actor.progreso == antes:
@@ -649,24 +654,6 @@ class _Ronda:
                 while actor.diferidos and actor.estado not in (ESPERANDO, DESPIERTO):
                     self._turno(actor, actor.diferidos.popleft())
                     cambio = True
-
-    def _puede_seguir(self, actor):
-        if self.motor.nombre == "sqlite":
-            return not any(a.escribiendo for a in self.actores.values() if a is not actor)
-        limite = time.monotonic() + ESPERA_MAXIMA_S
-        while True:
-            with self.cond:
-                if actor.estado == DESPIERTO:
-                    return True
-            quienes = self.motor.bloqueadores(actor.pid)
-            if quienes:
-                actor.esperando_a = quienes
-                return False
-            # Ya no espera ningún cerrojo, pero su sentencia aún no ha vuelto: cuestión de instantes.
-            with self.cond:
-                self.cond.wait_for(lambda: actor.estado == DESPIERTO, timeout=SONDEO_S)
-            if time.monotonic() > limite:
-                raise RuntimeError(f"{actor.nombre} dejó de esperar y su sentencia no vuelve.")
 
     def _esperar(self, actor, condicion):
         with self.cond:

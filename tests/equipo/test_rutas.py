@@ -1,8 +1,13 @@
 """Tests de cómo se encuentra la carpeta del curso (`curso.rutas.buscar_raiz`), con carpetas de
-verdad y un paquete «instalado» en un site-packages inventado: sin procesos, sin red.
+verdad y un paquete «instalado» en un site-packages inventado: sin procesos, sin red; y de cómo
+se carga un módulo del arnés desde su fichero (`curso.rutas.cargar_modulo`).
 
 Lo de instalar de verdad el curso sin -e en un entorno nuevo y correr la lección 01 está en
 test_instalado.py."""
+import functools
+import importlib.util
+import sys
+
 import pytest
 
 from curso import rutas
@@ -53,3 +58,81 @@ def test_las_rutas_que_cambia_un_test_se_respetan(monkeypatch, tmp_path):
     monkeypatch.setattr(rutas, "PUNTOS", tmp_path)
     (tmp_path / "03_algo").mkdir()
     assert rutas.puntos_de_control() == {3: tmp_path / "03_algo"}
+
+
+# --- cargar_modulo: un módulo del arnés desde su fichero -----------------------------------------
+
+@pytest.fixture
+def carpeta_con_vecino(tmp_path, monkeypatch):
+    """Una carpeta con `principal.py`, que hace `from vecino import DE_DONDE`, y su `vecino.py`; y
+    en sys.modules otro `vecino` (el que sirve el núcleo del cuaderno). monkeypatch lo quita al final."""
+    (tmp_path / "vecino.py").write_text('DE_DONDE = "de la carpeta"\n', encoding="utf-8")
+    (tmp_path / "principal.py").write_text("from vecino import DE_DONDE\n", encoding="utf-8")
+    del_nucleo = type(sys)("vecino")
+    del_nucleo.DE_DONDE = "del núcleo"
+    monkeypatch.setitem(sys.modules, "vecino", del_nucleo)
+    return tmp_path, del_nucleo
+
+
+def cargar_sin_restaurar(ruta, nombre):
+    """INGENUA: aparta los vecinos y pone la carpeta delante, pero no deja nada como estaba."""
+    carpeta = str(ruta.parent)
+    sys.modules.pop("vecino", None)
+    sys.path.insert(0, carpeta)
+    especificacion = importlib.util.spec_from_file_location(nombre, ruta)
+    modulo = importlib.util.module_from_spec(especificacion)
+    especificacion.loader.exec_module(modulo)
+    return modulo
+
+
+def problemas_al_aislar(cargar, carpeta, del_nucleo):
+    """Lo que `cargar` hace mal al cargar principal.py aislado: qué vecino recibe, y si sys.path y
+    el `vecino` de sys.modules quedan como estaban."""
+    ruta_antes = list(sys.path)
+    try:
+        modulo = cargar(carpeta / "principal.py", "_principal_aislado")
+    finally:
+        sys.modules.pop("_principal_aislado", None)
+        ruta_despues = list(sys.path)
+        sys.path[:] = ruta_antes
+    problemas = []
+    if modulo.DE_DONDE != "de la carpeta":
+        problemas.append(f"recibe el vecino {modulo.DE_DONDE}")
+    if ruta_despues != ruta_antes:
+        problemas.append("sys.path cambia")
+    if sys.modules.get("vecino") is not del_nucleo:
+        problemas.append("el vecino del núcleo desaparece de sys.modules")
+    return problemas
+
+
+def test_cargar_modulo_aislado_recibe_sus_vecinos_y_deja_sys_modules_como_estaba(carpeta_con_vecino):
+    carpeta, del_nucleo = carpeta_con_vecino
+    assert problemas_al_aislar(rutas.cargar_modulo, carpeta, del_nucleo) == []
+    assert problemas_al_aislar(cargar_sin_restaurar, carpeta, del_nucleo) == [
+        "sys.path cambia", "el vecino del núcleo desaparece de sys.modules"]
+    sys.modules["vecino"] = del_nucleo  # lo que la ingenua quitó
+    sin_aislar = functools.partial(rutas.cargar_modulo, aislado=False)
+    assert problemas_al_aislar(sin_aislar, carpeta, del_nucleo) == ["recibe el vecino del núcleo"]
+
+
+def test_cargar_modulo_sin_aislar_ve_lo_que_sirve_el_nucleo_y_no_lo_sustituye(carpeta_con_vecino):
+    """Lo que necesita la comprobación de un ejercicio: el módulo del alumno recibe, para sus
+    imports, lo que el núcleo sirve (quizá la versión de referencia de un ejercicio pendiente), y
+    no ocupa en sys.modules el sitio del módulo que usa el cuaderno. La variante ingenua es el
+    modo aislado, que le da el vecino del disco."""
+    carpeta, _ = carpeta_con_vecino
+    el_del_cuaderno = type(sys)("principal")  # el principal.py que ya usa el cuaderno
+    sys.modules["principal"] = el_del_cuaderno
+
+    def lo_que_ve(cargar):
+        try:
+            modulo = cargar(carpeta / "principal.py", "principal")
+            return modulo.DE_DONDE, sys.modules.get("principal") is el_del_cuaderno
+        finally:
+            sys.modules["principal"] = el_del_cuaderno
+
+    try:
+        assert lo_que_ve(functools.partial(rutas.cargar_modulo, aislado=False)) == ("del núcleo", True)
+        assert lo_que_ve(rutas.cargar_modulo) == ("de la carpeta", False)
+    finally:
+        del sys.modules["principal"]

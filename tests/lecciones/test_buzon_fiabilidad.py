@@ -17,8 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ayudas import (HIJO_QUE_HABLA, anidado, decir_a, en_castellano, lanzar_hijo, leer, matar,
+from ayudas import (HIJO_QUE_HABLA, decir_a, en_castellano, lanzar_hijo, leer, matar,
                     matar_en_su_pausa, rematar)
+from curso import hostiles
 from curso.carreras import cargar_modulo
 from curso.rutas import PUNTOS
 
@@ -78,19 +79,12 @@ def bd_fija(tmp_path_factory):
 
 EXISTENTES = {"e-logs": ("padre", "logs", RESULTADO), "e-config": ("padre", "config", ENTREGA_CONFIG),
               "e-tarde": ("cancelado", "tardio", RESULTADO)}
-SUSTITUTO_SUELTO = st.sampled_from(["e-\ud800", "\udfff", "a\udc80b"])  # no se codifican en UTF-8
+SUSTITUTO_SUELTO = st.sampled_from(hostiles.SUSTITUTOS_SUELTOS)  # no se codifican en UTF-8
 # Enteros de más de 4300 cifras (ni repr() ni json.dumps los escriben) y valores anidados hasta
 # miles de veces (agotan la pila de repr() y de json.dumps), o que se contienen a sí mismos.
-ENORMES = st.builds(lambda cifras, signo: signo * (10**cifras + 7), st.integers(4301, 6000), st.sampled_from([1, -1]))
-ANIDADOS = st.builds(anidado, st.integers(EXIGENCIAS.PROFUNDIDAD_MAXIMA_DE_JSON, 5000))
-
-
-def circular():
-    valor = {"x": 1}
-    valor["yo"] = valor
-    return valor
-
-
+ENORMES = st.builds(hostiles.enorme, st.integers(hostiles.CIFRAS_QUE_REPR_NO_ESCRIBE, 6000), st.sampled_from([1, -1]))
+ANIDADOS = st.builds(hostiles.anidado, st.integers(EXIGENCIAS.PROFUNDIDAD_MAXIMA_DE_JSON,
+                                                   hostiles.PROFUNDIDAD_QUE_AGOTA_LA_PILA))
 NO_TEXTOS = st.one_of(st.integers(), st.none(), st.binary(max_size=4), st.booleans(),
                       st.floats(), st.lists(st.text(max_size=3), max_size=2), st.tuples(st.text(max_size=2)))
 BLANCOS = st.text(alphabet=" \t\n\r\u00a0\u2003", max_size=4)
@@ -104,10 +98,10 @@ VALORES_JSON = st.recursive(
     max_leaves=5)
 CARGAS = st.dictionaries(st.text(max_size=6), VALORES_JSON, max_size=3)
 VALORES_NO_JSON = st.one_of(
-    st.sampled_from([float("nan"), float("inf"), -float("inf"), b"bytes", {1, 2}, (1, 2), 1j, object()]),
-    st.builds(lambda v: [1, v], st.sampled_from([float("nan"), float("inf")])),
-    st.builds(lambda v: {"dentro": v}, st.sampled_from([float("-inf"), b"x", (3,)])),
-    SUSTITUTO_SUELTO, ENORMES, st.builds(lambda v: [1, v], ENORMES), ANIDADOS, st.builds(circular))
+    st.sampled_from(hostiles.NO_JSON),
+    st.builds(lambda v: [1, v], st.sampled_from([hostiles.NAN, hostiles.INFINITO])),
+    st.builds(lambda v: {"dentro": v}, st.sampled_from([-hostiles.INFINITO, b"x", (3,)])),
+    SUSTITUTO_SUELTO, ENORMES, st.builds(lambda v: [1, v], ENORMES), ANIDADOS, st.builds(hostiles.circular))
 CLAVES_NO_TEXTO = st.one_of(st.integers(), st.none(), st.booleans(), st.floats(allow_nan=False),
                             st.tuples(st.integers()))
 NO_DICTS = st.one_of(st.text(max_size=5), st.lists(st.integers(), max_size=2), st.integers(), st.none(),

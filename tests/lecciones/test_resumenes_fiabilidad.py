@@ -13,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ayudas import (HIJO_QUE_HABLA, anidado, decir_a, en_castellano, lanzar_hijo, leer, matar,
+from ayudas import (HIJO_QUE_HABLA, decir_a, en_castellano, lanzar_hijo, leer, matar,
                     matar_en_su_pausa, rematar)
+from curso import hostiles
 from curso.carreras import cargar_modulo
 from curso.rutas import PUNTOS
 
@@ -57,16 +58,17 @@ TEXTOS_VALIDOS = st.text(min_size=1, max_size=20).filter(str.strip)
 BLANCOS = st.text(alphabet=" \t\n\r\x0b\x0c\u00a0\u2003\u3000", max_size=4)
 # Enteros de más de 4300 cifras (repr() no los escribe) y valores anidados hasta miles de veces
 # (repr() agota la pila): el mensaje que los rechaza no puede fallar por citarlos.
-ENORMES = st.builds(lambda cifras, signo: signo * (10**cifras + 7), st.integers(4301, 6000), st.sampled_from([1, -1]))
-ANIDADOS = st.builds(anidado, st.integers(990, 5000))
+ENORMES = st.builds(hostiles.enorme, st.integers(hostiles.CIFRAS_QUE_REPR_NO_ESCRIBE, 6000), st.sampled_from([1, -1]))
+ANIDADOS = st.builds(hostiles.anidado, st.integers(990, hostiles.PROFUNDIDAD_QUE_AGOTA_LA_PILA))
 NO_TEXTOS = st.one_of(st.integers(), st.none(), st.binary(max_size=4), st.booleans(),
                       st.floats(), st.lists(st.text(max_size=3), max_size=2), ENORMES, ANIDADOS)
 NO_ENTEROS_NI_NONE = st.one_of(st.booleans(), st.floats(), st.text(max_size=4), st.binary(max_size=2),
                                st.lists(st.integers(), max_size=2), st.decimals(allow_nan=False),
-                               st.just(1.0), st.just("1"), st.just(float("nan")), ANIDADOS)
+                               st.just(1.0), st.just("1"), st.just(hostiles.NAN), ANIDADOS)
 NO_ENTEROS = st.one_of(NO_ENTEROS_NI_NONE, st.none())
-FUERA_DE_RANGO = st.one_of(st.integers(max_value=0), st.integers(min_value=2**63), st.just(2**70), ENORMES)
-SUSTITUTO_SUELTO = st.just("r-\ud800")  # no se puede codificar en UTF-8
+FUERA_DE_RANGO = st.one_of(st.integers(max_value=0), st.integers(min_value=hostiles.FUERA_DE_INT64),
+                              st.just(hostiles.MUY_FUERA_DE_INT64), ENORMES)
+SUSTITUTO_SUELTO = st.just(hostiles.SUSTITUTO_EN_EJECUCION)  # no se puede codificar en UTF-8
 
 
 def afirmaciones_validas(corte):
@@ -88,7 +90,7 @@ def afirmaciones_malas(corte):
                                "fuente": fuente_valida}),
         st.fixed_dictionaries({"texto": TEXTOS_VALIDOS,
                                "fuente": st.one_of(NO_ENTEROS, FUERA_DE_RANGO,
-                                                   st.integers(corte + 1, 2**63 - 1))}),
+                                                   st.integers(corte + 1, hostiles.FUERA_DE_INT64 - 1))}),
     )
 
 
@@ -105,10 +107,10 @@ def llamadas_mal_formadas(draw, ids):
     elif fallo == "base":
         llamada["base"] = draw(st.one_of(
             NO_ENTEROS_NI_NONE, FUERA_DE_RANGO, st.just(ids[("r-2", 8)]),
-            st.integers(max(ids.values()) + 1, 2**63 - 1)))
+            st.integers(max(ids.values()) + 1, hostiles.FUERA_DE_INT64 - 1)))
     elif fallo == "corte":
         llamada["corte"] = draw(st.one_of(
-            NO_ENTEROS, FUERA_DE_RANGO, st.integers(1, 4), st.integers(7, 2**63 - 1)))
+            NO_ENTEROS, FUERA_DE_RANGO, st.integers(1, 4), st.integers(7, hostiles.FUERA_DE_INT64 - 1)))
     elif fallo == "candidato":
         llamada["candidato"] = draw(st.one_of(
             st.just([]), st.just(tuple(candidato)), st.just(candidato[0]), st.text(max_size=5),
@@ -166,7 +168,8 @@ def punteros_mal_movidos(draw, ids):
     elif fallo == "base":
         llamada["base"] = draw(st.one_of(NO_ENTEROS_NI_NONE, FUERA_DE_RANGO))
     elif fallo == "nuevo":
-        llamada["nuevo"] = draw(st.one_of(NO_ENTEROS, FUERA_DE_RANGO, st.integers(max(ids.values()) + 1, 2**63 - 1)))
+        llamada["nuevo"] = draw(st.one_of(NO_ENTEROS, FUERA_DE_RANGO,
+                                          st.integers(max(ids.values()) + 1, hostiles.FUERA_DE_INT64 - 1)))
     else:  # el puntero de r-1 no puede señalar un resumen de r-2
         llamada["nuevo"] = ids[("r-2", 8)]
     return llamada

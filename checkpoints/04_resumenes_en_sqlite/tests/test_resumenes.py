@@ -5,6 +5,7 @@ import sqlite3
 import pytest
 
 import resumenes
+from curso import hostiles
 from historial import abrir, anotar, crear_ejecucion, transaccion
 from resumenes import BaseObsoleta, activo, contexto, instalar, mover_puntero, validar_candidato
 
@@ -170,7 +171,7 @@ def test_fuente_booleana_rechazada(bd):
     ([{"texto": "x", "fuente": "1"}], "entero positivo"),
     ([{"texto": "x", "fuente": 1.0}], "entero positivo"),
     ([{"texto": "x", "fuente": 0}], "entero positivo"),
-    ([{"texto": "x", "fuente": 2**64}], "entero positivo"),
+    ([{"texto": "x", "fuente": hostiles.FUERA_DE_UINT64}], "entero positivo"),
 ])
 def test_un_candidato_mal_formado_no_cambia_nada(bd, candidato, motivo):
     base, _ = activo(bd, EJECUCION)
@@ -235,8 +236,8 @@ def test_el_esquema_tampoco_deja_cruzar_resumenes_de_una_ejecucion_a_otra(bd):
 
 
 @pytest.mark.parametrize("ejecucion, base, nuevo, motivo", [
-    (EJECUCION, None, 2**70, "El resumen nuevo debe ser un entero positivo"),
-    (EJECUCION, None, 10**5000, r"un entero de unas \d+ cifras"),
+    (EJECUCION, None, hostiles.MUY_FUERA_DE_INT64, "El resumen nuevo debe ser un entero positivo"),
+    (EJECUCION, None, hostiles.ENTERO_ENORME, r"un entero de unas \d+ cifras"),
     (EJECUCION, "1", 1, "La base debe ser un entero positivo"),
     (EJECUCION, None, 99, "El resumen nuevo 99 no es un resumen de la ejecución 'r-1'"),
     ("no-existe", None, 1, "no es un resumen de la ejecución 'no-existe'"),
@@ -250,7 +251,8 @@ def test_mover_puntero_mal_llamado_no_cambia_nada(bd, ejecucion, base, nuevo, mo
     assert volcado(bd) == antes
 
 
-@pytest.mark.parametrize("corte", [float("nan"), None, "3", 3.0, True, 0, 2**63, 10**5000],
+@pytest.mark.parametrize("corte", [hostiles.NAN, None, "3", 3.0, True, 0, hostiles.FUERA_DE_INT64,
+                                   hostiles.ENTERO_ENORME],
                          ids=["nan", "None", "texto", "float", "bool", "cero", "2**63", "10**5000"])
 def test_validar_candidato_exige_un_corte_entero(bd, corte):
     # validar_candidato es pública: no puede dar por bueno un corte que nadie comprobó.
@@ -262,14 +264,12 @@ def test_validar_candidato_exige_un_corte_entero(bd, corte):
 def test_un_entero_enorme_o_un_valor_muy_anidado_se_rechazan_con_su_mensaje(bd):
     # repr() no escribe enteros de más de 4300 cifras y agota la pila con lo muy anidado: el
     # mensaje de un rechazo no puede fallar por culpa del valor que cita.
-    anidado = []
-    for _ in range(5000):
-        anidado = [anidado]
+    anidado, enorme = hostiles.anidado(), hostiles.ENTERO_ENORME
     base, _ = activo(bd, EJECUCION)
     antes = volcado(bd)
     for argumentos, motivo in (
-        ((EJECUCION, base, 10**5000, [SOLO_LECTURA]), r"El corte debe ser .*, no un entero de unas \d+ cifras"),
-        ((EJECUCION, base, 3, [{"texto": "x", "fuente": -10**5000}]), r"La fuente de la afirmación 1 .*cifras"),
+        ((EJECUCION, base, enorme, [SOLO_LECTURA]), r"El corte debe ser .*, no un entero de unas \d+ cifras"),
+        ((EJECUCION, base, 3, [{"texto": "x", "fuente": -enorme}]), r"La fuente de la afirmación 1 .*cifras"),
         ((anidado, base, 3, [SOLO_LECTURA]), r"La ejecución debe ser un texto no vacío, no \[\[\["),
         ((EJECUCION, base, 3, [{"texto": anidado, "fuente": 1}]), "El texto de la afirmación 1 debe ser un texto"),
         ((EJECUCION, base, 3, anidado), "El resumen debe ser una lista de afirmaciones|La afirmación 1"),

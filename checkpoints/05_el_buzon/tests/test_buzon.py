@@ -13,6 +13,7 @@ import historial
 import padres
 import resumenes
 from buzon import admitir, pendientes, recibir
+from curso import hostiles
 from encargos import encargo
 from padres import abrir_buzon, crear_padre, estado, mensajes, terminar
 
@@ -120,43 +121,28 @@ def test_un_hijo_no_esperado_es_permission_error(bd):
     assert volcado(bd) == antes
 
 
-def anidado(niveles):
-    """Una lista dentro de una lista... `niveles` veces: repr() y json.dumps agotan la pila."""
-    valor = []
-    for _ in range(niveles):
-        valor = [valor]
-    return valor
-
-
-def circular():
-    """Un dict que se contiene a sí mismo."""
-    valor = {"x": 1}
-    valor["yo"] = valor
-    return valor
-
-
 @pytest.mark.parametrize("padre, hijo, entrega, carga, mensaje", [
     (PADRE, "logs", "", RESULTADO, "La identidad de la entrega debe ser un texto no vacío"),
     (PADRE, "logs", "   ", RESULTADO, "La identidad de la entrega debe ser un texto no vacío"),
     (PADRE, "logs", 17, RESULTADO, "La identidad de la entrega debe ser un texto"),
     (PADRE, "logs", "e" * 101, RESULTADO, "como mucho 100"),
-    (PADRE, "logs", "e-\ud800", RESULTADO, "UTF-8"),
+    (PADRE, "logs", hostiles.SUSTITUTO_EN_IDENTIDAD, RESULTADO, "UTF-8"),
     (None, "logs", "e-1", RESULTADO, "El padre debe ser un texto"),
     (PADRE, b"logs", "e-1", RESULTADO, "El hijo debe ser un texto"),
     ("nadie", "logs", "e-1", RESULTADO, "No existe la ejecución padre 'nadie'"),
     (PADRE, "logs", "e-1", ["no", "es", "un", "dict"], "debe ser un dict"),
     (PADRE, "logs", "e-1", "{}", "debe ser un dict"),
-    (PADRE, "logs", "e-1", {"x": float("nan")}, "NaN"),
-    (PADRE, "logs", "e-1", {"x": [1, float("inf")]}, "infinito"),
-    (PADRE, "logs", "e-1", {"x": {1, 2}}, "no es JSON"),
-    (PADRE, "logs", "e-1", {"x": b"bytes"}, "no es JSON"),
+    (PADRE, "logs", "e-1", {"x": hostiles.NAN}, "NaN"),
+    (PADRE, "logs", "e-1", {"x": [1, hostiles.INFINITO]}, "infinito"),
+    (PADRE, "logs", "e-1", {"x": hostiles.CONJUNTO}, "no es JSON"),
+    (PADRE, "logs", "e-1", {"x": hostiles.BYTES}, "no es JSON"),
     (PADRE, "logs", "e-1", {1: "clave entera"}, "no es JSON puro"),
-    (PADRE, "logs", "e-1", {"x": (1, 2)}, "no es JSON puro"),
-    (PADRE, "logs", "e-1", {"x": "\udfff"}, "UTF-8"),
-    (PADRE, "logs", "e-1", {"x": [1, 10**5000]}, r"contiene un entero de unas \d+ cifras"),
-    (PADRE, "logs", "e-1", {"x": anidado(5000)}, "anida más de"),
-    (PADRE, "logs", "e-1", circular(), "anida más de"),
-    (PADRE, "logs", anidado(5000), RESULTADO, "La identidad de la entrega debe ser un texto"),
+    (PADRE, "logs", "e-1", {"x": hostiles.TUPLA}, "no es JSON puro"),
+    (PADRE, "logs", "e-1", {"x": hostiles.SUSTITUTO_SOLO}, "UTF-8"),
+    (PADRE, "logs", "e-1", {"x": [1, hostiles.ENTERO_ENORME]}, r"contiene un entero de unas \d+ cifras"),
+    (PADRE, "logs", "e-1", {"x": hostiles.anidado()}, "anida más de"),
+    (PADRE, "logs", "e-1", hostiles.circular(), "anida más de"),
+    (PADRE, "logs", hostiles.anidado(), RESULTADO, "La identidad de la entrega debe ser un texto"),
 ])
 def test_recibir_rechazado_no_cambia_nada(bd, padre, hijo, entrega, carga, mensaje):
     recibir(bd, PADRE, "config", "e-0", RESULTADO)
@@ -171,10 +157,10 @@ def test_recibir_rechazado_no_cambia_nada(bd, padre, hijo, entrega, carga, mensa
 def test_una_carga_se_admite_anidada_hasta_la_profundidad_maxima_y_no_mas(bd):
     limite = exigencias.PROFUNDIDAD_MAXIMA_DE_JSON
     # El dict es el nivel 1; anidado(n) son n + 1 listas.
-    assert recibir(bd, PADRE, "logs", "e-1", {"x": anidado(limite - 2)}) == buzon.RECIBIDA
+    assert recibir(bd, PADRE, "logs", "e-1", {"x": hostiles.anidado(limite - 2)}) == buzon.RECIBIDA
     antes = volcado(bd)
     with pytest.raises(ValueError, match=f"anida más de {limite} niveles"):
-        recibir(bd, PADRE, "logs", "e-2", {"x": anidado(limite - 1)})
+        recibir(bd, PADRE, "logs", "e-2", {"x": hostiles.anidado(limite - 1)})
     assert volcado(bd) == antes
 
 

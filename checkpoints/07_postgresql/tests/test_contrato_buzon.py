@@ -10,6 +10,7 @@ import encargos
 import exigencias
 import padres_pg
 from almacenes import almacen, esquema_postgres, postgres  # noqa: F401  (las fixtures)
+from curso import hostiles
 
 PADRE = "padre"
 ENCARGO_LOGS = {
@@ -38,13 +39,6 @@ def bd(almacen):
 
 def disposicion(bd, entrega):
     return bd.filas("SELECT disposicion, seq_admitida FROM buzon WHERE entrega=?", entrega)[0]
-
-
-def anidado(niveles):
-    valor = []
-    for _ in range(niveles):
-        valor = [valor]
-    return valor
 
 
 def test_las_comprobaciones_del_encargo_son_las_de_la_leccion_05():
@@ -121,14 +115,14 @@ def test_un_hijo_no_esperado_es_permission_error(bd):
     (PADRE, "logs", "", RESULTADO, "La identidad de la entrega debe ser un texto no vacío"),
     (PADRE, "logs", 17, RESULTADO, "La identidad de la entrega debe ser un texto"),
     (PADRE, "logs", "e" * 101, RESULTADO, "como mucho 100"),
-    (PADRE, "logs", "e-\ud800", RESULTADO, "UTF-8"),
+    (PADRE, "logs", hostiles.SUSTITUTO_EN_IDENTIDAD, RESULTADO, "UTF-8"),
     (None, "logs", "e-1", RESULTADO, "El padre debe ser un texto"),
     ("nadie", "logs", "e-1", RESULTADO, "No existe la ejecución padre 'nadie'"),
     (PADRE, "logs", "e-1", "{}", "debe ser un dict"),
-    (PADRE, "logs", "e-1", {"x": float("nan")}, "NaN"),
+    (PADRE, "logs", "e-1", {"x": hostiles.NAN}, "NaN"),
     (PADRE, "logs", "e-1", {1: "clave entera"}, "no es JSON puro"),
-    (PADRE, "logs", "e-1", {"x": [1, 10**5000]}, r"contiene un entero de unas \d+ cifras"),
-    (PADRE, "logs", "e-1", {"x": anidado(5000)}, "anida más de"),
+    (PADRE, "logs", "e-1", {"x": [1, hostiles.ENTERO_ENORME]}, r"contiene un entero de unas \d+ cifras"),
+    (PADRE, "logs", "e-1", {"x": hostiles.anidado()}, "anida más de"),
 ])
 def test_recibir_rechazado_no_cambia_nada(bd, padre, hijo, entrega, carga, mensaje):
     bd.recibir(PADRE, "config", "e-0", RESULTADO)

@@ -10,6 +10,7 @@ import resumenes
 import resumenes_pg
 import validacion
 from almacenes import almacen, esquema_postgres, postgres  # noqa: F401  (las fixtures)
+from curso import hostiles
 
 EJECUCION = "r-1"
 ORIGINALES = [
@@ -217,7 +218,7 @@ def test_fuente_booleana_rechazada(bd):
     ([{"texto": "   ", "fuente": 1}], "vacío"),
     ([{"texto": 7, "fuente": 1}], "debe ser un texto"),
     ([{"texto": "x", "fuente": 1.0}], "entero positivo"),
-    ([{"texto": "x", "fuente": 2**64}], "entero positivo"),
+    ([{"texto": "x", "fuente": hostiles.FUERA_DE_UINT64}], "entero positivo"),
 ])
 def test_un_candidato_mal_formado_no_cambia_nada(bd, candidato, motivo):
     base, _ = bd.activo(EJECUCION)
@@ -268,8 +269,8 @@ def test_el_esquema_tampoco_deja_cruzar_resumenes_de_una_ejecucion_a_otra(bd):
 
 
 @pytest.mark.parametrize("ejecucion, base, nuevo, motivo", [
-    (EJECUCION, None, 2**70, "El resumen nuevo debe ser un entero positivo"),
-    (EJECUCION, None, 10**5000, r"un entero de unas \d+ cifras"),
+    (EJECUCION, None, hostiles.MUY_FUERA_DE_INT64, "El resumen nuevo debe ser un entero positivo"),
+    (EJECUCION, None, hostiles.ENTERO_ENORME, r"un entero de unas \d+ cifras"),
     (EJECUCION, None, 99, "El resumen nuevo 99 no es un resumen de la ejecución 'r-1'"),
     ([[[[["r-1"]]]]], None, 1, "La ejecución debe ser un texto"),
 ], ids=["2**70", "10**5000", "inexistente", "ejecucion-anidada"])
@@ -281,7 +282,8 @@ def test_mover_puntero_mal_llamado_no_cambia_nada(bd, ejecucion, base, nuevo, mo
     assert bd.volcado() == antes
 
 
-@pytest.mark.parametrize("corte", [float("nan"), "3", True, 2**63], ids=["nan", "texto", "bool", "2**63"])
+@pytest.mark.parametrize("corte", [hostiles.NAN, "3", True, hostiles.FUERA_DE_INT64],
+                         ids=["nan", "texto", "bool", "2**63"])
 def test_validar_candidato_exige_un_corte_entero(bd, corte):
     with pytest.raises(ValueError, match="El corte debe ser un entero positivo"):
         bd.validar_candidato(EJECUCION, corte, [SOLO_LECTURA])

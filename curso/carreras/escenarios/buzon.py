@@ -129,14 +129,16 @@ def resultado(mundo):
 
 # --- Los pasos ------------------------------------------------------------------------------
 
-def _recibir(mundo, actor, entrega):
+def recibir_entrega(mundo, actor, entrega):
+    """`recibir` de la entrega `entrega` por `actor` (la apunta entre sus enviadas); lo usan los
+    pasos de aquí y los de escenarios/postgres.py."""
     padre, hijo, carga = ENTREGAS[entrega]
     mundo.de(actor).setdefault("enviadas", []).append(entrega)
     return mundo.funcion("recibir")(mundo.conexiones[actor], padre, hijo, entrega, carga)
 
 
 def recibe(actor, entrega):
-    return Paso(actor, f"recibe {entrega}", lambda mundo: _recibir(mundo, actor, entrega))
+    return Paso(actor, f"recibe {entrega}", lambda mundo: recibir_entrega(mundo, actor, entrega))
 
 
 def admite(actor, entrega):
@@ -147,7 +149,7 @@ def admite(actor, entrega):
 def entrega(actor, entrega_):
     """Recibir y admitir seguidos, como hace un receptor que admite en cuanto guarda."""
     def hacer(mundo):
-        recibida = _recibir(mundo, actor, entrega_)
+        recibida = recibir_entrega(mundo, actor, entrega_)
         return f"{recibida}, {mundo.funcion('admitir')(mundo.conexiones[actor], entrega_)}"
     return Paso(actor, f"entrega {entrega_}", hacer)
 
@@ -342,8 +344,8 @@ def _siguiente(bd, padre):
     return bd.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM mensajes WHERE padre=?", (padre,)).fetchone()[0]
 
 
-def _ya_decidida(bd, entrega_, mirar_estado=True):
-    """Lo que toda admisión mira primero. Devuelve (disposición, padre, carga): la disposición es
+def ya_decidida(bd, entrega_, mirar_estado=True):
+    """Lo que toda admisión mira primero (también las variantes de escenarios/postgres.py). Devuelve (disposición, padre, carga): la disposición es
     None si hay que admitirla; si no, la que ya tenía, o «tardia» (que deja marcada) cuando su
     padre ya terminó y `mirar_estado`."""
     padre, cuerpo, disposicion, estado = _leer_entrega(bd, entrega_)
@@ -364,8 +366,9 @@ def _marcar_admitida(bd, entrega_, seq):
     bd.execute("UPDATE buzon SET disposicion='admitida', seq_admitida=? WHERE entrega=?", (seq, entrega_))
 
 
-def _anadir_y_marcar(bd, padre, entrega_, cuerpo):
-    """El mensaje y la marca, en la transacción en curso (lo que buzon.py hace bien)."""
+def anadir_y_marcar(bd, padre, entrega_, cuerpo):
+    """El mensaje y la marca, en la transacción en curso (lo que buzon.py hace bien; lo usan
+    también las variantes de escenarios/postgres.py)."""
     seq = _siguiente(bd, padre)
     _anadir_mensaje(bd, padre, seq, entrega_, cuerpo)
     _marcar_admitida(bd, entrega_, seq)
@@ -376,7 +379,7 @@ def admitir_marcando_primero(modulo, bd, entrega_):
     el mensaje en otra. Si el proceso cae entre las dos, la entrega consta como admitida pero
     su mensaje no está: se ha perdido, y nadie la volverá a admitir."""
     with modulo.transaccion(bd):
-        decidida, padre, cuerpo = _ya_decidida(bd, entrega_)
+        decidida, padre, cuerpo = ya_decidida(bd, entrega_)
         if decidida:
             return decidida
         seq = _siguiente(bd, padre)
@@ -391,10 +394,10 @@ def admitir_contando_mensajes(modulo, bd, entrega_):
     """INGENUA: todo en una transacción, pero activa al padre cuando tiene tantos mensajes como
     hijos espera. Un resultado y su corrección son dos mensajes de un mismo hijo."""
     with modulo.transaccion(bd):
-        decidida, padre, cuerpo = _ya_decidida(bd, entrega_)
+        decidida, padre, cuerpo = ya_decidida(bd, entrega_)
         if decidida:
             return decidida
-        _anadir_y_marcar(bd, padre, entrega_, cuerpo)
+        anadir_y_marcar(bd, padre, entrega_, cuerpo)
         bd.execute(
             "UPDATE ejecuciones SET estado='en_cola', version=version+1 WHERE id=? AND estado='esperando' "
             "AND (SELECT COUNT(*) FROM mensajes WHERE padre=?) >= "
@@ -408,7 +411,7 @@ def admitir_en_dos_transacciones(modulo, bd, entrega_):
     la siguiente admisión lo añade otra vez... salvo que el UNIQUE de `mensajes` lo impida, y
     entonces falla y la entrega se queda atascada."""
     with modulo.transaccion(bd):
-        decidida, padre, cuerpo = _ya_decidida(bd, entrega_)
+        decidida, padre, cuerpo = ya_decidida(bd, entrega_)
         if decidida:
             return decidida
         seq = _siguiente(bd, padre)
@@ -445,10 +448,10 @@ def admitir_sin_mirar_el_estado(modulo, bd, entrega_):
     """INGENUA: no mira si el padre terminó; añade, marca y, si han llegado todos, pone al
     padre en cola, esté como esté. Reabre padres terminados y los activa más de una vez."""
     with modulo.transaccion(bd):
-        decidida, padre, cuerpo = _ya_decidida(bd, entrega_, mirar_estado=False)
+        decidida, padre, cuerpo = ya_decidida(bd, entrega_, mirar_estado=False)
         if decidida:
             return decidida
-        _anadir_y_marcar(bd, padre, entrega_, cuerpo)
+        anadir_y_marcar(bd, padre, entrega_, cuerpo)
         bd.execute(
             "UPDATE ejecuciones SET estado='en_cola', version=version+1 WHERE id=? AND NOT EXISTS ("
             "  SELECT 1 FROM hijos_esperados h WHERE h.padre=ejecuciones.id AND NOT EXISTS ("

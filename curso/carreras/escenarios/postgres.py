@@ -110,7 +110,7 @@ def entrega_partida(actor, entrega_):
     """Recibir (entero) y admitir, parándose antes del COMMIT de la admisión."""
     def hacer(mundo):
         with sin_parar():
-            recibida = b._recibir(mundo, actor, entrega_)
+            recibida = b.recibir_entrega(mundo, actor, entrega_)
         return f"{recibida}, {mundo.funcion('admitir')(mundo.conexiones[actor], entrega_)}"
     return Paso(actor, f"entrega {entrega_}", hacer)
 
@@ -128,10 +128,10 @@ def admitir_leyendo_y_escribiendo(modulo, bd, entrega_):
     admisiones a la vez no ven la del otro (y ninguna activa al padre), y una admisión no ve un
     `terminar` que aún no ha confirmado (y mete el mensaje en un padre terminado)."""
     with modulo.transaccion(bd):
-        decidida, padre, cuerpo = b._ya_decidida(bd, entrega_)
+        decidida, padre, cuerpo = b.ya_decidida(bd, entrega_)
         if decidida:
             return decidida
-        b._anadir_y_marcar(bd, padre, entrega_, cuerpo)
+        b.anadir_y_marcar(bd, padre, entrega_, cuerpo)
         modulo.activar_si_estan_todos(bd, padre)
     return "admitida"
 
