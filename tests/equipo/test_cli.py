@@ -3,6 +3,7 @@ ante argumentos que no valen, y nada tocado cuando se rechaza una orden.
 
 El espacio del alumno es siempre uno temporal (`CURSO_ESPACIO`), nunca el de verdad.
 """
+import argparse
 import os
 import re
 import subprocess
@@ -100,11 +101,6 @@ def test_los_errores_de_argparse_se_traducen():
         "argumentos que no reconozco: --rapido"
 
 
-def test_una_pieza_que_falta_se_dice_sin_traza(capsys):
-    assert cli._funcion("curso.pieza_que_no_existe", "main", "medir buzon") is None
-    assert "todavía no existe" in capsys.readouterr().err
-
-
 def test_las_ordenes_de_puntos_llegan_a_su_funcion(tmp_path, monkeypatch, capsys):
     """`comparar` y `restaurar` por la línea de órdenes, con puntos de control inventados."""
     (tmp_path / "checkpoints" / "01_bucle").mkdir(parents=True)
@@ -193,14 +189,39 @@ def test_varios_restaurar_a_la_vez_dicen_la_verdad(espacio, tmp_path_factory):
         [espacio.name] + [c.name for c in copias]), "quedó el cerrojo u otra cosa al lado del espacio"
 
 
-def test_servidor_y_probar_pasan_sus_argumentos_tal_cual(monkeypatch):
-    recibidos = {}
-    monkeypatch.setattr(cli, "_funcion",
-                        lambda modulo, nombre, orden: lambda resto: recibidos.setdefault(orden, resto))
-    cli.main(["servidor", "--puerto", "8123", "--guion", "x"])
-    cli.main(["probar", "-q", "tests/equipo/test_cli.py"])
-    assert recibidos == {"servidor": ["--puerto", "8123", "--guion", "x"],
-                         "probar": ["-q", "tests/equipo/test_cli.py"]}
+PARA_PYTEST = ["-q", "tests/equipo/test_cli.py", "-k", "no ayuda", "--a", "-x"]
+
+
+def lo_que_llega_a_pytest(monkeypatch, capsys):
+    """Lo que `probar PARA_PYTEST` pasa a pytest, o «error de uso» si no pasa nada."""
+    from curso import probar
+    recibidos = []
+    monkeypatch.setattr(probar, "main", recibidos.append)
+    try:
+        cli.main(["probar", *PARA_PYTEST])
+    except SystemExit:
+        capsys.readouterr()
+        return "error de uso"
+    return recibidos[0]
+
+
+def probar_con_remainder(analizador):
+    """Lo que parece natural y no vale: un posicional REMAINDER no admite una opción al principio."""
+    analizador.add_argument("pytest", nargs=argparse.REMAINDER)
+
+
+def probar_con_abreviaturas(analizador):
+    """Sin `allow_abbrev=False`, «--a» (de pytest) se toma por «--ayuda»."""
+    analizador.pasar_el_resto("pytest", "ARGUMENTOS", "para pytest")
+    analizador.allow_abbrev = True
+
+
+def test_probar_pasa_a_pytest_sus_argumentos_tal_cual_y_en_su_orden(monkeypatch, capsys):
+    from curso import probar
+    assert lo_que_llega_a_pytest(monkeypatch, capsys) == PARA_PYTEST
+    for ingenua in (probar_con_remainder, probar_con_abreviaturas):
+        monkeypatch.setattr(probar, "argumentos_probar", ingenua)
+        assert lo_que_llega_a_pytest(monkeypatch, capsys) != PARA_PYTEST, ingenua.__name__
 
 
 def test_comparar_restaurar_y_el_cuaderno_no_cargan_nbformat():
@@ -213,3 +234,4 @@ def test_comparar_restaurar_y_el_cuaderno_no_cargan_nbformat():
         cwd=rutas.RAIZ, capture_output=True, text=True, timeout=60)
     assert hecho.returncode == 0, hecho.stderr
     assert hecho.stdout.strip() == "[]"
+
