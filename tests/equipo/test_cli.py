@@ -355,3 +355,22 @@ def test_la_ayuda_general_no_importa_ningun_modulo_de_orden():
     assert con_la_ayuda == []
     assert con_todas == sorted({modulo for _, modulo, _ in cli.ORDENES})  # la ingenua sí se ve
 
+
+def ordenes_del_readme(texto):
+    """Cada `python -m curso X` que nombra el README (no sus opciones, como --ayuda)."""
+    return set(re.findall(r"python -m curso\s+([a-z][a-z_-]*)", texto))
+
+
+def diferencias_con_la_tabla(texto):
+    """(las que nombra el README y no están en la tabla, las de la tabla que no nombra)."""
+    nombradas = ordenes_del_readme(texto)
+    return sorted(nombradas - set(NOMBRES)), sorted(set(NOMBRES) - nombradas)
+
+
+def test_el_readme_nombra_exactamente_las_ordenes_de_la_tabla():
+    readme = (rutas.RAIZ / "README.md").read_text(encoding="utf-8")
+    assert diferencias_con_la_tabla(readme) == ([], [])
+    # La variante ingenua: un README que olvida una orden y nombra otra que no existe.
+    olvidada = NOMBRES[-1]
+    otro = re.sub(rf"python -m curso\s+{olvidada}\b", "python -m curso arreglar", readme)
+    assert diferencias_con_la_tabla(otro) == (["arreglar"], [olvidada])
