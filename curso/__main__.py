@@ -2,9 +2,14 @@
 
 La presenta la lección 00 (`doctor`, `comparar`, `restaurar`); el resto de lecciones añade
 `servidor`, `medir` y `postgres` (la 07); `comprobar N` mira tu espacio por lo que hace; y los
-instructores usan `generar`, `probar` y `calificar`. Cada orden importa su
-módulo solo cuando se usa, así que `python -m curso --ayuda` es rápido y funciona aunque falte
-alguna pieza opcional.
+instructores usan `generar`, `ejecutar`, `probar` y `calificar`.
+
+`ORDENES` es la tabla de las órdenes: su nombre, el módulo donde vive y su línea de ayuda. Ese
+módulo define `argumentos_<orden>(analizador)`, que añade sus argumentos al `Analizador` que
+recibe (no hace falta si la orden no tiene), y `orden_<orden>(args)`, que hace el trabajo con los
+argumentos ya leídos y devuelve None o True (código 0), False (1) o un código de salida. Un guion
+en el nombre de la orden es un `_` en el de las funciones. El módulo de una orden se importa solo
+cuando se usa esa orden (o se pide su ayuda), así que `python -m curso --ayuda` es rápido.
 
 Argumentos que no valen: un mensaje en español y el código de salida 2.
 
@@ -21,6 +26,20 @@ PROG = "python -m curso"
 ERROR_DE_USO = 2  # lo mismo que usa argparse, y que `comparar` para un punto de control que no existe
 SALIDA_CERRADA = 1  # quien leía la salida la cerró antes de tiempo (el «head» de una tubería)
 
+# (orden, módulo, ayuda de una línea), en el orden en que las lista `python -m curso --ayuda`.
+ORDENES = [
+    ("doctor", "curso.doctor", "comprueba que tu entorno tiene lo que el curso necesita"),
+    ("comparar", "curso.puntos", "compara tu espacio con el punto de control N"),
+    ("restaurar", "curso.puntos", "pone en tu espacio el punto de control N"),
+    ("comprobar", "curso.comprobar", "corre los tests del punto de control N contra tu espacio"),
+    ("calificar", "curso.calificar", "califica el espacio de cada alumno de una carpeta"),
+    ("generar", "curso.generar", "genera notebooks/ a partir de solutions/"),
+    ("ejecutar", "curso.ejecutar", "ejecuta cuadernos resueltos y guarda sus salidas"),
+    ("servidor", "curso.ensayo.servidor", "arranca el servidor de ensayo en 127.0.0.1"),
+    ("postgres", "curso.postgres", "arranca un PostgreSQL de usar y tirar (lección 07)"),
+    ("medir", "curso.medir", "mide el rendimiento de una pieza"),
+    ("probar", "curso.probar", "ejecuta los tests del curso"),
+]
 # Lo que argparse escribe en inglés, en español. Sus mensajes de error vienen con la forma de
 # estas expresiones (Python 3.11 y 3.12).
 TRADUCCION_DE_ERRORES = [
@@ -84,24 +103,46 @@ class Analizador(argparse.ArgumentParser):
         self.exit(ERROR_DE_USO, f"{self.prog}: error: {traducir_error(message)}\n"
                                 f"Para ver las órdenes y sus opciones: {PROG} --ayuda\n")
 
+    def pasar_el_resto(self, destino, metavar, ayuda):
+        """Lo que no sea una opción de esta orden no es un error: llega tal cual, en su orden,
+        en `args.<destino>` (así pasa `probar` sus argumentos a pytest)."""
+        self.allow_abbrev = False  # que «--a» sea de pytest y no se tome por «--ayuda»
+        self.usage = f"%(prog)s [-h] [{metavar} ...]"
+        self.add_argument_group("argumentos", f"{metavar} ...  {ayuda}")
+        self.set_defaults(_resto=destino, **{destino: []})
 
-# ---------------------------------------------------------------- cargar las órdenes sin prisa
+    @staticmethod
+    def positivo(tipo):
+        """Un tipo de argumento para números mayores que cero (segundos, procesos)."""
+        def convertir(texto):
+            valor = tipo(texto)
+            if not valor > 0:
+                raise argparse.ArgumentTypeError(f"tiene que ser mayor que cero (llegó {texto})")
+            return valor
+        convertir.__name__ = tipo.__name__
+        return convertir
+
+    @staticmethod
+    def entero_entre(minimo, maximo, que):
+        """Un tipo de argumento para enteros de `minimo` a `maximo` (p. ej. un puerto)."""
+        def convertir(texto):
+            try:
+                valor = int(texto)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{que} debe ser un número entero, no «{texto}»") from None
+            if not minimo <= valor <= maximo:
+                raise argparse.ArgumentTypeError(f"{que} debe estar entre {minimo} y {maximo}, no {valor}")
+            return valor
+        return convertir
 
 
-def _funcion(modulo, nombre, orden):
-    """La función `modulo.nombre`, o None (diciéndolo) si esa pieza del curso todavía no existe."""
-    try:
-        objeto = importlib.import_module(modulo)
-    except ModuleNotFoundError as error:
-        # Solo si lo que falta es el propio módulo; un fallo dentro de él se deja ver entero.
-        if error.name is None or not modulo.startswith(error.name):
-            raise
-        objeto = None
-    funcion = getattr(objeto, nombre, None)
-    if funcion is None:
-        print(f"«{PROG} {orden}» todavía no existe en esta copia del curso "
-              f"(falta {modulo}.{nombre}).", file=sys.stderr)
-    return funcion
+# ---------------------------------------------------------------- la tabla y sus módulos
+
+
+def funciones(orden):
+    """El nombre de las dos funciones de `orden` en su módulo: (argumentos_…, orden_…)."""
+    nombre = orden.replace("-", "_")
+    return f"argumentos_{nombre}", f"orden_{nombre}"
 
 
 def _codigo(resultado):
@@ -113,80 +154,10 @@ def _codigo(resultado):
     return resultado if isinstance(resultado, int) else 0
 
 
-def orden_doctor(args, resto):
-    main = _funcion("curso.doctor", "main", "doctor")
-    return ERROR_DE_USO if main is None else main()
-
-
-def orden_comparar(args, resto):
-    from curso.puntos import comparar
-    return comparar(args.n, con_soluciones=args.con_soluciones)
-
-
-def orden_restaurar(args, resto):
-    from curso.puntos import restaurar
-    return restaurar(args.n)
-
-
-def orden_comprobar(args, resto):
-    from curso.comprobar import comprobar
-    return comprobar(args.n, espacio=args.espacio, limite=args.limite)
-
-
-def orden_calificar(args, resto):
-    from curso.calificar import calificar
-    return calificar(args.carpeta, salida=args.salida, limite=args.limite, lecciones=args.lecciones,
-                     a_la_vez=args.a_la_vez, con_bom=not args.sin_bom, devoluciones=args.devoluciones,
-                     con_cache=not args.sin_cache, limite_total=args.limite_total)
-
-
-def _positivo(tipo):
-    """Un tipo de argparse para números mayores que cero (segundos, procesos)."""
-    def convertir(texto):
-        valor = tipo(texto)
-        if not valor > 0:
-            raise argparse.ArgumentTypeError(f"tiene que ser mayor que cero (llegó {texto})")
-        return valor
-    convertir.__name__ = tipo.__name__
-    return convertir
-
-
-def orden_generar(args, resto):
-    main = _funcion("curso.generar", "main", "generar")
-    return ERROR_DE_USO if main is None else main(comprobar=args.comprobar)
-
-
-def orden_servidor(args, resto):
-    main = _funcion("curso.ensayo.servidor", "main", "servidor")
-    return ERROR_DE_USO if main is None else main(resto)
-
-
-def orden_medir(args, resto):
-    main = _funcion("curso.medir", "main", f"medir {args.que}")
-    return ERROR_DE_USO if main is None else main(args.que)
-
-
-def orden_ejecutar(args, resto):
-    main = _funcion("curso.ejecutar", "main", "ejecutar")
-    return ERROR_DE_USO if main is None else main(args.n, sincronizar_puntos=args.sincronizar)
-
-
-def orden_postgres(args, resto):
-    main = _funcion("curso.postgres", "main", "postgres")
-    return ERROR_DE_USO if main is None else main(resto)
-
-
-def orden_probar(args, resto):
-    main = _funcion("curso.probar", "main", "probar")
-    return ERROR_DE_USO if main is None else main(resto)
-
-
-# Las órdenes que pasan sus argumentos tal cual a otro analizador.
-PASAN_ARGUMENTOS = {"servidor", "probar", "postgres"}
-
-
-def analizador():
-    """El analizador de `python -m curso`, con una suborden por orden."""
+def analizador(cargar=()):
+    """El analizador de `python -m curso`: una suborden por fila de `ORDENES`. Solo las órdenes
+    de `cargar` importan su módulo y declaran sus argumentos; las demás están con su línea de
+    ayuda, que es lo único que necesita la ayuda general."""
     raiz = Analizador(
         prog=PROG,
         description="Las herramientas del curso «Construye tu agente»: comprobar el entorno, "
@@ -196,133 +167,39 @@ def analizador():
                f"Más sobre una orden: {PROG} ORDEN --ayuda",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ordenes = raiz.add_subparsers(dest="orden", metavar="ORDEN", title="órdenes")
-
-    doctor = ordenes.add_parser("doctor", help="comprueba que tu entorno tiene lo que el curso necesita",
-                                description="Comprueba Python, los paquetes, SQLite, Jupyter y lo "
-                                            "demás, y dice qué hacer con lo que falte.")
-    doctor.set_defaults(hacer=orden_doctor)
-
-    comparar = ordenes.add_parser("comparar", help="compara tu espacio con el punto de control N",
-                                  description="Muestra en qué se diferencia tu espacio de trabajo "
-                                              "del punto de control N (un diff por fichero). Sale "
-                                              "con 0 si coinciden y 1 si no.")
-    comparar.add_argument("n", metavar="N", help="el número del punto de control, p. ej. 03")
-    comparar.add_argument("--con-soluciones", action="store_true",
-                          help="enseña también el diff de los ficheros con ejercicios pendientes "
-                               "(que es su solución)")
-    comparar.set_defaults(hacer=orden_comparar)
-
-    restaurar = ordenes.add_parser("restaurar", help="pone en tu espacio el punto de control N",
-                                   description="Copia el punto de control N a tu espacio de "
-                                               "trabajo. Si ya tenías algo, antes lo mueve a una "
-                                               "copia con fecha al lado: no se pierde nada.")
-    restaurar.add_argument("n", metavar="N", help="el número del punto de control, p. ej. 02")
-    restaurar.set_defaults(hacer=orden_restaurar)
-
-    comprobar = ordenes.add_parser("comprobar", help="corre los tests del punto de control N contra tu espacio",
-                                   description="Corre los tests del punto de control N contra los "
-                                               "módulos de tu espacio (no contra los del punto de "
-                                               "control), en otro proceso y con tiempo máximo, y "
-                                               "dice una línea por módulo: ✔, o ✘ con el primer "
-                                               "test que falla. Sale con 0 si todo pasa y 1 si no.")
-    comprobar.add_argument("n", metavar="N", help="el número del punto de control, p. ej. 03")
-    comprobar.add_argument("--espacio", metavar="CARPETA",
-                           help="comprueba esta carpeta en vez de tu espacio (mi_agente/)")
-    comprobar.add_argument("--limite", metavar="S", type=_positivo(float),
-                           help="segundos como mucho por test (30 si no se dice): el que pasa de "
-                                "ahí queda «colgado» y los demás siguen")
-    comprobar.set_defaults(hacer=orden_comprobar)
-
-    calificar = ordenes.add_parser("calificar", help="califica el espacio de cada alumno de una carpeta",
-                                   description="Para quien da el curso: cada subcarpeta de CARPETA "
-                                               "es un alumno, y su espacio, la carpeta mi_agente/ "
-                                               "que tenga dentro a cualquier profundidad. Cada "
-                                               "lección se califica por lo que añade o cambia, y "
-                                               "«todo junto» por el espacio entero; escribe "
-                                               "calificaciones.csv (para el libro de notas) y "
-                                               "calificaciones.html.")
-    calificar.add_argument("carpeta", metavar="CARPETA", help="la carpeta con una subcarpeta por alumno")
-    calificar.add_argument("--salida", metavar="CARPETA",
-                           help="dónde escribir la tabla y la caché (en CARPETA si no se dice)")
-    calificar.add_argument("--limite", metavar="S", type=_positivo(float),
-                           help="segundos como mucho por test (30 si no se dice): el que pasa de ahí "
-                                "queda «colgado» y los demás siguen")
-    calificar.add_argument("--limite-total", metavar="S", type=_positivo(float),
-                           help="segundos como mucho por corrida de tests (600 si no se dice)")
-    calificar.add_argument("--lecciones", metavar="N", type=int, nargs="+",
-                           help="solo estas lecciones (todas las que añaden módulos si no se dice)")
-    calificar.add_argument("--a-la-vez", metavar="P", type=_positivo(int),
-                           help="cuántos alumnos a la vez (tantos como núcleos si no se dice)")
-    calificar.add_argument("--devoluciones", action="store_true",
-                           help="escribe además devoluciones/ALUMNO.txt, una por alumno, para dársela")
-    calificar.add_argument("--sin-bom", action="store_true",
-                           help="el CSV sin BOM al principio (con él, Excel lo abre bien en UTF-8)")
-    calificar.add_argument("--sin-cache", action="store_true",
-                           help="vuelve a correr todo, aunque no haya cambiado")
-    calificar.set_defaults(hacer=orden_calificar)
-
-    generar = ordenes.add_parser("generar", help="genera notebooks/ a partir de solutions/",
-                                 description="Escribe los cuadernos del alumno a partir de las "
-                                             "soluciones, con los ejercicios vaciados.")
-    generar.add_argument("--comprobar", action="store_true",
-                         help="no escribe nada: solo comprueba que notebooks/ está al día")
-    generar.set_defaults(hacer=orden_generar)
-
-    servidor = ordenes.add_parser("servidor", help="arranca el servidor de ensayo en 127.0.0.1",
-                                  description="Arranca el servidor de ensayo (la API de Messages "
-                                              "con guiones, sin red ni clave).")
-    servidor.add_argument("--puerto", metavar="P", type=int, help="el puerto donde escuchar")
-    servidor.add_argument("--ventana", metavar="W", type=int,
-                          help="la ventana de contexto en tokens (8192 si no se dice)")
-    servidor.set_defaults(hacer=orden_servidor)
-
-    from curso.medir import MEDICIONES  # la tabla de las medidas: no importa ninguna
-    medir = ordenes.add_parser("medir", help="mide el rendimiento de una pieza",
-                               formatter_class=argparse.RawDescriptionHelpFormatter,
-                               description="Las medidas del curso (la velocidad va aquí, no en "
-                                           "los tests):\n\n" + "\n".join(
-                                               f"  {nombre:10} {m.descripcion}" for nombre, m in MEDICIONES.items()))
-    medir.add_argument("que", metavar="QUE", choices=list(MEDICIONES),
-                       help=f"qué medir: {', '.join(MEDICIONES)}")
-    medir.set_defaults(hacer=orden_medir)
-
-    postgres = ordenes.add_parser("postgres", help="arranca un PostgreSQL de usar y tirar (lección 07)",
-                                  description="Arranca un PostgreSQL nuevo en una carpeta temporal, "
-                                              "dice su cadena de conexión (para CURSO_POSTGRES) y, "
-                                              "con Ctrl-C, lo para y lo borra.")
-    postgres.add_argument("--puerto", metavar="P", type=int, help="el puerto de 127.0.0.1 (si no, uno libre)")
-    postgres.set_defaults(hacer=orden_postgres)
-
-    ejecutar = ordenes.add_parser("ejecutar", help="ejecuta cuadernos resueltos y guarda sus salidas",
-                                  description="Para quien escribe el curso: ejecuta "
-                                              "solutions/NN_*.ipynb como lo haría nbval, guarda "
-                                              "sus salidas y regenera notebooks/.")
-    ejecutar.add_argument("n", metavar="N", nargs="+", type=int, help="los números de las lecciones")
-    ejecutar.add_argument("--sincronizar", action="store_true",
-                          help="copia además los módulos que escribe al punto de control N "
-                               "(y a los siguientes que tenían la misma versión)")
-    ejecutar.set_defaults(hacer=orden_ejecutar)
-
-    probar = ordenes.add_parser("probar", help="ejecuta los tests del curso",
-                                description="Ejecuta los tests del curso y de los puntos de "
-                                            "control; los argumentos de más se pasan tal cual.")
-    probar.set_defaults(hacer=orden_probar)
+    subordenes = raiz.add_subparsers(dest="orden", metavar="ORDEN", title="órdenes")
+    raiz.subordenes = {}
+    for orden, modulo, ayuda in ORDENES:
+        sub = raiz.subordenes[orden] = subordenes.add_parser(
+            orden, help=ayuda, description=ayuda[0].upper() + ayuda[1:] + ".")
+        if orden in cargar:
+            declarar, hacer = funciones(orden)
+            objeto = importlib.import_module(modulo)
+            getattr(objeto, declarar, lambda analizador: None)(sub)
+            sub.set_defaults(hacer=getattr(objeto, hacer))
     return raiz
+
+
+def _orden_pedida(argv):
+    """El nombre de la orden de `argv`, si es una de la tabla."""
+    # La raíz no tiene más opción que la ayuda: si hay orden, es lo primero.
+    return argv[0] if argv and argv[0] in {orden for orden, _, _ in ORDENES} else None
 
 
 def main(argv=None):
     """Ejecuta `python -m curso` con `argv` (sys.argv[1:] si no se da); devuelve el código de salida."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    raiz = analizador()
+    pedida = _orden_pedida(argv)
+    raiz = analizador(cargar=[pedida] if pedida else [])
     args, sobrantes = raiz.parse_known_args(argv)
     if args.orden is None:
-        raiz.error("falta la orden: doctor, comparar, restaurar, comprobar, calificar, generar, ejecutar, servidor, postgres, medir o probar")
-    if sobrantes and args.orden not in PASAN_ARGUMENTOS:
-        raiz.error(f"argumentos que no reconozco: {' '.join(sobrantes)}")
-    # Las órdenes que pasan sus argumentos reciben lo escrito tras su nombre, tal cual.
-    resto = argv[argv.index(args.orden) + 1:] if args.orden in PASAN_ARGUMENTOS else []
-    return _codigo(args.hacer(args, resto))
+        raiz.error("falta la orden: " + ", ".join(orden for orden, _, _ in ORDENES))
+    if sobrantes:
+        destino = getattr(args, "_resto", None)
+        if destino is None:
+            raiz.subordenes[args.orden].error(f"argumentos que no reconozco: {' '.join(sobrantes)}")
+        setattr(args, destino, sobrantes)
+    return _codigo(args.hacer(args))
 
 
 def desde_la_terminal():

@@ -407,3 +407,38 @@ def _escribir(salida, filas, lecciones, opciones, con_bom, devoluciones, faltan=
         carpeta.mkdir(exist_ok=True)
         for fila in filas:
             (carpeta / f"{fila.alumno.nombre}.txt").write_text(notas.devolucion(fila, lecciones), encoding="utf-8")
+
+
+# --- python -m curso calificar ----------------------------------------------------------------
+
+def argumentos_calificar(analizador):
+    analizador.description = ("Para quien da el curso: cada subcarpeta de CARPETA es un alumno, y "
+                              "su espacio, la carpeta mi_agente/ que tenga dentro a cualquier "
+                              "profundidad. Cada lección se califica por lo que añade o cambia, y "
+                              "«todo junto» por el espacio entero; escribe calificaciones.csv (para "
+                              "el libro de notas) y calificaciones.html.")
+    positivo = analizador.positivo
+    analizador.add_argument("carpeta", metavar="CARPETA", help="la carpeta con una subcarpeta por alumno")
+    analizador.add_argument("--salida", metavar="CARPETA",
+                            help="dónde escribir la tabla y la caché (en CARPETA si no se dice)")
+    analizador.add_argument("--limite", metavar="S", type=positivo(float),
+                            help="segundos como mucho por test (30 si no se dice): el que pasa de ahí "
+                                 "queda «colgado» y los demás siguen")
+    analizador.add_argument("--limite-total", metavar="S", type=positivo(float),
+                            help="segundos como mucho por corrida de tests (600 si no se dice)")
+    analizador.add_argument("--lecciones", metavar="N", type=int, nargs="+",
+                            help="solo estas lecciones (todas las que añaden módulos si no se dice)")
+    analizador.add_argument("--a-la-vez", metavar="P", type=positivo(int),
+                            help="cuántos alumnos a la vez (tantos como núcleos si no se dice)")
+    analizador.add_argument("--devoluciones", action="store_true",
+                            help="escribe además devoluciones/ALUMNO.txt, una por alumno, para dársela")
+    analizador.add_argument("--sin-bom", action="store_true",
+                            help="el CSV sin BOM al principio (con él, Excel lo abre bien en UTF-8)")
+    analizador.add_argument("--sin-cache", action="store_true",
+                            help="vuelve a correr todo, aunque no haya cambiado")
+
+
+def orden_calificar(args):
+    return calificar(args.carpeta, salida=args.salida, limite=args.limite, lecciones=args.lecciones,
+                     a_la_vez=args.a_la_vez, con_bom=not args.sin_bom, devoluciones=args.devoluciones,
+                     con_cache=not args.sin_cache, limite_total=args.limite_total)

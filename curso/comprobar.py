@@ -87,3 +87,22 @@ def comprobar(n, espacio=None, limite=None):
         return INTERRUMPIDO
     print(veredicto.informe(comprobacion, de_donde))
     return 0 if comprobacion.en_verde else 1
+
+
+# --- python -m curso comprobar ----------------------------------------------------------------
+
+def argumentos_comprobar(analizador):
+    analizador.description = ("Corre los tests del punto de control N contra los módulos de tu "
+                              "espacio (no contra los del punto de control), en otro proceso y con "
+                              "tiempo máximo, y dice una línea por módulo: ✔, o ✘ con el primer test "
+                              "que falla. Sale con 0 si todo pasa y 1 si no.")
+    analizador.add_argument("n", metavar="N", help="el número del punto de control, p. ej. 03")
+    analizador.add_argument("--espacio", metavar="CARPETA",
+                            help="comprueba esta carpeta en vez de tu espacio (mi_agente/)")
+    analizador.add_argument("--limite", metavar="S", type=analizador.positivo(float),
+                            help="segundos como mucho por test (30 si no se dice): el que pasa de "
+                                 "ahí queda «colgado» y los demás siguen")
+
+
+def orden_comprobar(args):
+    return comprobar(args.n, espacio=args.espacio, limite=args.limite)

@@ -299,3 +299,14 @@ def main(breve=False):
     texto = informe(revisiones)
     print(texto.splitlines()[-1] if breve and not codigo(revisiones) else texto)
     return codigo(revisiones)
+
+
+# --- python -m curso doctor -------------------------------------------------------------------
+
+def argumentos_doctor(analizador):
+    analizador.description = ("Comprueba Python, los paquetes, SQLite, Jupyter y lo demás, y dice "
+                              "qué hacer con lo que falte.")
+
+
+def orden_doctor(args):
+    return main()

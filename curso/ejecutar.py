@@ -179,3 +179,18 @@ def main(numeros, sincronizar_puntos=False):
             (rutas.CUADERNOS / ruta.name).write_text(generar.texto_del_alumno(ruta), encoding="utf-8")
         print(f"✎ notebooks/{ruta.name} regenerado")
     return 0
+
+
+# --- python -m curso ejecutar -----------------------------------------------------------------
+
+def argumentos_ejecutar(analizador):
+    analizador.description = ("Para quien escribe el curso: ejecuta solutions/NN_*.ipynb como lo "
+                              "haría nbval, guarda sus salidas y regenera notebooks/.")
+    analizador.add_argument("n", metavar="N", nargs="+", type=int, help="los números de las lecciones")
+    analizador.add_argument("--sincronizar", action="store_true",
+                            help="copia además los módulos que escribe al punto de control N "
+                                 "(y a los siguientes que tenían la misma versión)")
+
+
+def orden_ejecutar(args):
+    return main(args.n, sincronizar_puntos=args.sincronizar)

@@ -155,3 +155,16 @@ def main(comprobar=False):
               "ejecuta python -m curso generar.", file=sys.stderr)
         return 1
     return 0
+
+
+# --- python -m curso generar ------------------------------------------------------------------
+
+def argumentos_generar(analizador):
+    analizador.description = ("Escribe los cuadernos del alumno a partir de las soluciones, con "
+                              "los ejercicios vaciados.")
+    analizador.add_argument("--comprobar", action="store_true",
+                            help="no escribe nada: solo comprueba que notebooks/ está al día")
+
+
+def orden_generar(args):
+    return main(comprobar=args.comprobar)

@@ -20,7 +20,6 @@ el paquete de Debian, y la carpeta es suya. Si no, corren como quien los llama.
 Sin PostgreSQL, `FaltaPostgres` dice cómo conseguirlo. Los tests se saltan con ese mensaje; en
 CI, en cambio, fallan (ver `curso/pruebas_postgres.py`).
 """
-import argparse
 import atexit
 import glob
 import json
@@ -466,14 +465,16 @@ def _parar_con_senal(numero, _marco):
     raise _Parada(numero)
 
 
-def main(argv=None):
+def argumentos_postgres(analizador):
+    analizador.description = ("Arranca un PostgreSQL de usar y tirar (initdb en una carpeta temporal) "
+                              "para la lección 07, dice su cadena de conexión (para CURSO_POSTGRES) "
+                              "y, con Ctrl-C, lo para y lo borra.")
+    analizador.add_argument("--puerto", metavar="P", type=analizador.entero_entre(1, 65535, "el puerto"),
+                            help="el puerto de 127.0.0.1 (si no, uno libre)")
+
+
+def orden_postgres(opciones):
     """`python -m curso postgres`: arranca un cluster de usar y tirar y lo mantiene hasta Ctrl-C."""
-    argumentos = argparse.ArgumentParser(
-        prog="python -m curso postgres",
-        description="Arranca un PostgreSQL de usar y tirar (initdb en una carpeta temporal) para "
-                    "la lección 07, dice su cadena de conexión y lo para y lo borra con Ctrl-C.")
-    argumentos.add_argument("--puerto", type=int, help="el puerto de 127.0.0.1 (si no, uno libre)")
-    opciones = argumentos.parse_args(argv)
     anteriores = {s: signal.signal(s, _parar_con_senal) for s in (signal.SIGTERM, signal.SIGHUP)}
     cluster = ClusterTemporal(puerto=opciones.puerto)
     try:

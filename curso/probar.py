@@ -262,3 +262,15 @@ def apuntar_tiempos(segundos, ruta=None):
                     if f.startswith("tests/") and not f.startswith("tests/navegador/")})
     tiempos = {f: s for f, s in sorted(tiempos.items()) if (rutas.RAIZ / f).exists()}
     ruta.write_text(json.dumps(tiempos, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+# --- python -m curso probar -------------------------------------------------------------------
+
+def argumentos_probar(analizador):
+    analizador.description = ("Ejecuta los tests del curso y de los puntos de control; los "
+                              "argumentos de más se pasan tal cual a pytest.")
+    analizador.pasar_el_resto("pytest", "ARGUMENTOS", "los argumentos para pytest, tal cual (p. ej. -x)")
+
+
+def orden_probar(args):
+    return main(args.pytest)

@@ -510,3 +510,28 @@ def _atrasados(espacio, carpeta, numero):
         if any((c / relativa).is_file() and (c / relativa).read_bytes() == datos for c in anteriores):
             atrasados.append(relativa)
     return atrasados
+
+
+# --- python -m curso comparar / restaurar -----------------------------------------------------
+
+def argumentos_comparar(analizador):
+    analizador.description = ("Muestra en qué se diferencia tu espacio de trabajo del punto de "
+                              "control N (un diff por fichero). Sale con 0 si coinciden y 1 si no.")
+    analizador.add_argument("n", metavar="N", help="el número del punto de control, p. ej. 03")
+    analizador.add_argument("--con-soluciones", action="store_true",
+                            help="enseña también el diff de los ficheros con ejercicios pendientes "
+                                 "(que es su solución)")
+
+
+def orden_comparar(args):
+    return comparar(args.n, con_soluciones=args.con_soluciones)
+
+
+def argumentos_restaurar(analizador):
+    analizador.description = ("Copia el punto de control N a tu espacio de trabajo. Si ya tenías "
+                              "algo, antes lo mueve a una copia con fecha al lado: no se pierde nada.")
+    analizador.add_argument("n", metavar="N", help="el número del punto de control, p. ej. 02")
+
+
+def orden_restaurar(args):
+    return restaurar(args.n)

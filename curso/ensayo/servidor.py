@@ -23,7 +23,7 @@ Desde un cuaderno:
     servidor = arrancar_en_segundo_plano()
     os.environ["ANTHROPIC_BASE_URL"] = servidor.url
 
-Desde una terminal: `python -m curso servidor [--puerto 8765] [--ventana 8192]`.
+Desde una terminal: `python -m curso servidor [--puerto 8765] [--ventana 8192] [--fallos PLAN]`.
 """
 import argparse
 import json
@@ -366,60 +366,19 @@ def arrancar_en_segundo_plano(ventana=VENTANA_POR_DEFECTO):
 
 # --- La línea de órdenes: python -m curso servidor ---------------------------------------------
 
-class _Formato(argparse.HelpFormatter):
-    def add_usage(self, usage, actions, groups, prefix=None):
-        super().add_usage(usage, actions, groups, prefix="uso: " if prefix is None else prefix)
-
-
-_TRADUCCIONES = [
-    ("unrecognized arguments:", "argumentos que no reconozco:"),
-    ("expected one argument", "le falta su valor"),
-    ("ambiguous option:", "opción ambigua:"),
-    ("could match", "puede ser"),
-    ("argument ", "argumento "),
-]
-
-
-class _Argumentos(argparse.ArgumentParser):
-    def error(self, mensaje):
-        for ingles, castellano in _TRADUCCIONES:  # lo que argparse escribe en inglés
-            mensaje = mensaje.replace(ingles, castellano)
-        self.print_usage(sys.stderr)
-        self.exit(2, "error: %s\n" % mensaje)
-
-
-def _entero_entre(minimo, maximo, que):
-    def convertir(texto):
-        try:
-            valor = int(texto)
-        except ValueError:
-            raise argparse.ArgumentTypeError("%s debe ser un número entero, no «%s»" % (que, texto))
-        if not minimo <= valor <= maximo:
-            raise argparse.ArgumentTypeError("%s debe estar entre %d y %d, no %d"
-                                             % (que, minimo, maximo, valor))
-        return valor
-    return convertir
-
-
-def _argumentos():
-    argumentos = _Argumentos(
-        prog="python -m curso servidor", formatter_class=_Formato, add_help=False,
-        description="Arranca el servidor de ensayo: un modelo guionizado que habla la API de "
-                    "Messages de Anthropic en 127.0.0.1, sin red y sin clave.")
-    argumentos._optionals.title = "opciones"
-    argumentos.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS,
-                            help="muestra esta ayuda y sale")
-    argumentos.add_argument("--puerto", type=_entero_entre(0, 65535, "el puerto"),
+def argumentos_servidor(analizador):
+    analizador.description = ("Arranca el servidor de ensayo: un modelo guionizado que habla la API "
+                              "de Messages de Anthropic en 127.0.0.1, sin red y sin clave.")
+    analizador.add_argument("--puerto", metavar="P", type=analizador.entero_entre(0, 65535, "el puerto"),
                             default=PUERTO_POR_DEFECTO,
                             help="el puerto de 127.0.0.1 (por defecto %d; 0 elige uno libre)"
                                  % PUERTO_POR_DEFECTO)
-    argumentos.add_argument("--ventana", type=_entero_entre(1, 10 ** 9, "la ventana"),
+    analizador.add_argument("--ventana", metavar="W", type=analizador.entero_entre(1, 10 ** 9, "la ventana"),
                             default=VENTANA_POR_DEFECTO,
                             help="la ventana en tokens (por defecto %d)" % VENTANA_POR_DEFECTO)
-    argumentos.add_argument("--fallos", type=_plan_de_fallos, default=None,
+    analizador.add_argument("--fallos", metavar="PLAN", type=_plan_de_fallos, default=None,
                             help="fallos a propósito para cada petición distinta, en orden, p. ej. "
                                  "529,429:40,corte o gasto (ver curso/ensayo/fallos.py)")
-    return argumentos
 
 
 def _plan_de_fallos(texto):
@@ -430,9 +389,8 @@ def _plan_de_fallos(texto):
     return texto
 
 
-def main(argv=None):
+def orden_servidor(opciones):
     """`python -m curso servidor`: atiende hasta Ctrl-C. Devuelve el código de salida."""
-    opciones = _argumentos().parse_args(argv)
     try:
         servidor = ServidorEnsayo(opciones.puerto, opciones.ventana, fallos=opciones.fallos)
     except OSError as e:

@@ -52,3 +52,18 @@ def main(que):
         print(f"No sé medir «{que}»: elige entre {', '.join(MEDICIONES)}.")
         return 2
     return codigo_de_salida(importlib.import_module(f"curso.medir.{medicion.modulo}").main())
+
+
+# --- python -m curso medir --------------------------------------------------------------------
+
+def argumentos_medir(analizador):
+    import argparse
+    analizador.formatter_class = argparse.RawDescriptionHelpFormatter
+    analizador.description = ("Las medidas del curso (la velocidad va aquí, no en los tests):\n\n"
+                              + "\n".join(f"  {nombre:10} {m.descripcion}" for nombre, m in MEDICIONES.items()))
+    analizador.add_argument("que", metavar="QUE", choices=list(MEDICIONES),
+                            help=f"qué medir: {', '.join(MEDICIONES)}")
+
+
+def orden_medir(args):
+    return main(args.que)

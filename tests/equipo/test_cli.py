@@ -3,6 +3,8 @@ ante argumentos que no valen, y nada tocado cuando se rechaza una orden.
 
 El espacio del alumno es siempre uno temporal (`CURSO_ESPACIO`), nunca el de verdad.
 """
+import argparse
+import json
 import os
 import re
 import subprocess
@@ -15,6 +17,16 @@ from curso import rutas
 from curso import __main__ as cli
 
 ERROR_DE_USO = 2
+NOMBRES = [orden for orden, _, _ in cli.ORDENES]
+
+# Lo que deja ver que un texto salió de argparse sin traducir.
+INGLES = re.compile(r"\busage:|\boptions:|\barguments:|show this help|\berror: argument\b|\binvalid\b|"
+                    r"\bunrecognized\b|\bexpected\b|\brequired\b|\bchoose from\b|\bambiguous\b|"
+                    r"\bnot allowed\b")
+
+
+def en_ingles(texto):
+    return INGLES.findall(texto)
 
 
 def foto(carpeta):
@@ -52,8 +64,8 @@ def test_la_ayuda_esta_en_espanol(espacio, ayuda):
     r = curso(ayuda, espacio=espacio)
     assert r.returncode == 0
     assert r.stdout.startswith("uso: python -m curso")
-    for orden in ["doctor", "comparar", "restaurar", "generar", "servidor", "medir", "probar"]:
-        assert orden in r.stdout
+    for orden, _, ayuda in cli.ORDENES:
+        assert re.search(rf"^ +{orden} +{re.escape(ayuda.split()[0])}", r.stdout, re.MULTILINE), orden
     assert "muestra esta ayuda y sale" in r.stdout
     for ingles in ["usage:", "show this help", "positional arguments", "options:"]:
         assert ingles not in r.stdout
@@ -98,11 +110,6 @@ def test_los_errores_de_argparse_se_traducen():
     assert cli.traducir_error("the following arguments are required: N") == "faltan argumentos: N"
     assert cli.traducir_error("unrecognized arguments: --rapido") == \
         "argumentos que no reconozco: --rapido"
-
-
-def test_una_pieza_que_falta_se_dice_sin_traza(capsys):
-    assert cli._funcion("curso.pieza_que_no_existe", "main", "medir buzon") is None
-    assert "todavía no existe" in capsys.readouterr().err
 
 
 def test_las_ordenes_de_puntos_llegan_a_su_funcion(tmp_path, monkeypatch, capsys):
@@ -193,14 +200,39 @@ def test_varios_restaurar_a_la_vez_dicen_la_verdad(espacio, tmp_path_factory):
         [espacio.name] + [c.name for c in copias]), "quedó el cerrojo u otra cosa al lado del espacio"
 
 
-def test_servidor_y_probar_pasan_sus_argumentos_tal_cual(monkeypatch):
-    recibidos = {}
-    monkeypatch.setattr(cli, "_funcion",
-                        lambda modulo, nombre, orden: lambda resto: recibidos.setdefault(orden, resto))
-    cli.main(["servidor", "--puerto", "8123", "--guion", "x"])
-    cli.main(["probar", "-q", "tests/equipo/test_cli.py"])
-    assert recibidos == {"servidor": ["--puerto", "8123", "--guion", "x"],
-                         "probar": ["-q", "tests/equipo/test_cli.py"]}
+PARA_PYTEST = ["-q", "tests/equipo/test_cli.py", "-k", "no ayuda", "--a", "-x"]
+
+
+def lo_que_llega_a_pytest(monkeypatch, capsys):
+    """Lo que `probar PARA_PYTEST` pasa a pytest, o «error de uso» si no pasa nada."""
+    from curso import probar
+    recibidos = []
+    monkeypatch.setattr(probar, "main", recibidos.append)
+    try:
+        cli.main(["probar", *PARA_PYTEST])
+    except SystemExit:
+        capsys.readouterr()
+        return "error de uso"
+    return recibidos[0]
+
+
+def probar_con_remainder(analizador):
+    """Lo que parece natural y no vale: un posicional REMAINDER no admite una opción al principio."""
+    analizador.add_argument("pytest", nargs=argparse.REMAINDER)
+
+
+def probar_con_abreviaturas(analizador):
+    """Sin `allow_abbrev=False`, «--a» (de pytest) se toma por «--ayuda»."""
+    analizador.pasar_el_resto("pytest", "ARGUMENTOS", "para pytest")
+    analizador.allow_abbrev = True
+
+
+def test_probar_pasa_a_pytest_sus_argumentos_tal_cual_y_en_su_orden(monkeypatch, capsys):
+    from curso import probar
+    assert lo_que_llega_a_pytest(monkeypatch, capsys) == PARA_PYTEST
+    for ingenua in (probar_con_remainder, probar_con_abreviaturas):
+        monkeypatch.setattr(probar, "argumentos_probar", ingenua)
+        assert lo_que_llega_a_pytest(monkeypatch, capsys) != PARA_PYTEST, ingenua.__name__
 
 
 def test_comparar_restaurar_y_el_cuaderno_no_cargan_nbformat():
@@ -213,3 +245,132 @@ def test_comparar_restaurar_y_el_cuaderno_no_cargan_nbformat():
         cwd=rutas.RAIZ, capture_output=True, text=True, timeout=60)
     assert hecho.returncode == 0, hecho.stderr
     assert hecho.stdout.strip() == "[]"
+
+
+# --- la tabla de órdenes -------------------------------------------------------------------------
+
+def ayuda_de(orden, capsys):
+    with pytest.raises(SystemExit) as salida:
+        cli.main([orden, "--ayuda"])
+    assert salida.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_el_detector_de_ingles_caza_a_argparse_sin_traducir(capsys):
+    """La variante ingenua de las órdenes de abajo: un ArgumentParser propio, como tenían
+    `servidor` y `postgres`. Su ayuda y sus errores los caza `en_ingles`; los de `Analizador`, no."""
+    for clase in (argparse.ArgumentParser, cli.Analizador):
+        analizador = clase(prog="python -m curso postgres")
+        analizador.add_argument("--puerto", type=int)
+        analizador.add_argument("n")
+        textos = [analizador.format_help()]
+        for malos in (["--bogus"], ["1", "--puerto", "x"], []):
+            with pytest.raises(SystemExit):
+                analizador.parse_args(malos)
+            textos.append(capsys.readouterr().err)
+        encontrados = [en_ingles(texto) for texto in textos]
+        assert all(encontrados) if clase is argparse.ArgumentParser else not any(encontrados), encontrados
+
+
+@pytest.mark.parametrize("orden", NOMBRES)
+def test_la_ayuda_de_cada_orden_esta_en_espanol(orden, capsys):
+    ayuda = ayuda_de(orden, capsys)
+    assert ayuda.startswith(f"uso: {cli.PROG} {orden}")
+    assert "muestra esta ayuda y sale" in ayuda
+    assert en_ingles(ayuda) == []
+
+
+def pasa_el_resto(orden):
+    return cli.analizador(cargar=[orden]).subordenes[orden].get_default("_resto") is not None
+
+
+# Con «--bogus», la que pide un N dice antes que le falta: basta con que lo diga en español.
+ERRORES_DE_USO = [([orden, "--bogus"], "error: ") for orden in NOMBRES if not pasa_el_resto(orden)] + [
+    (["postgres", "--bogus"], "argumentos que no reconozco: --bogus"),
+    (["servidor", "--puerto", "x"], "«x»"),
+    (["servidor", "--puerto", "70000"], "entre 0 y 65535"),
+    (["servidor", "--fallos", "418"], "El plan de fallos tiene «418»"),
+    (["servidor", "--fallos", "429:-1"], "«429:-1»"),
+    (["postgres", "--puerto", "0"], "entre 1 y 65535"),
+    (["comprobar", "1", "--limite", "0"], "mayor que cero"),
+    (["calificar", "clase", "--a-la-vez", "dos"], "no es un número entero"),
+    (["ejecutar"], "faltan argumentos: N"),
+    (["medir", "nada"], "'nada' no existe"),
+]
+
+
+@pytest.mark.parametrize("argumentos, dice", ERRORES_DE_USO, ids=[" ".join(a) for a, _ in ERRORES_DE_USO])
+def test_cada_error_de_uso_esta_en_espanol_y_sale_con_2(argumentos, dice, capsys):
+    with pytest.raises(SystemExit) as salida:
+        cli.main(argumentos)
+    error = capsys.readouterr().err
+    assert salida.value.code == ERROR_DE_USO
+    assert error.startswith(f"uso: {cli.PROG} {argumentos[0]}")  # el uso de la orden, no el general
+    assert dice in error
+    assert en_ingles(error) == []
+
+
+def test_la_ayuda_de_servidor_lista_fallos_y_la_orden_lo_acepta(monkeypatch, capsys):
+    from curso.ensayo import servidor
+    recibidos = []
+    monkeypatch.setattr(servidor, "orden_servidor", recibidos.append)
+    assert cli.main(["servidor", "--fallos", "529,corte"]) == 0
+    assert [args.fallos for args in recibidos] == ["529,corte"]
+    assert "--fallos" in ayuda_de("servidor", capsys)
+    # La variante ingenua: la ayuda de otra declaración de las opciones, sin --fallos.
+    otra = cli.Analizador(prog=f"{cli.PROG} servidor")
+    otra.add_argument("--puerto", type=int)
+    assert "--fallos" not in otra.format_help()
+
+
+def test_cada_fila_de_la_tabla_tiene_su_funcion_en_su_modulo():
+    import importlib
+    for orden, modulo, _ in cli.ORDENES:
+        declarar, hacer = cli.funciones(orden)
+        assert callable(getattr(importlib.import_module(modulo), hacer, None)), f"falta {modulo}.{hacer}"
+    assert cli.funciones("sin-bom") == ("argumentos_sin_bom", "orden_sin_bom")
+
+
+MODULOS_CARGADOS = """
+import contextlib, io, json, sys
+from curso import __main__ as cli
+def cargados():
+    return sorted({modulo for _, modulo, _ in cli.ORDENES} & set(sys.modules))
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        cli.main(["--ayuda"])
+    except SystemExit:
+        pass
+    con_la_ayuda = cargados()
+    cli.analizador(cargar=[orden for orden, _, _ in cli.ORDENES])  # la variante ingenua: todas
+print(json.dumps([con_la_ayuda, cargados()]))
+"""
+
+
+def test_la_ayuda_general_no_importa_ningun_modulo_de_orden():
+    hecho = subprocess.run([sys.executable, "-c", MODULOS_CARGADOS], cwd=rutas.RAIZ,
+                           capture_output=True, text=True, timeout=60)
+    assert hecho.returncode == 0, hecho.stderr
+    con_la_ayuda, con_todas = json.loads(hecho.stdout)
+    assert con_la_ayuda == []
+    assert con_todas == sorted({modulo for _, modulo, _ in cli.ORDENES})  # la ingenua sí se ve
+
+
+def ordenes_del_readme(texto):
+    """Cada `python -m curso X` que nombra el README (no sus opciones, como --ayuda)."""
+    return set(re.findall(r"python -m curso\s+([a-z][a-z_-]*)", texto))
+
+
+def diferencias_con_la_tabla(texto):
+    """(las que nombra el README y no están en la tabla, las de la tabla que no nombra)."""
+    nombradas = ordenes_del_readme(texto)
+    return sorted(nombradas - set(NOMBRES)), sorted(set(NOMBRES) - nombradas)
+
+
+def test_el_readme_nombra_exactamente_las_ordenes_de_la_tabla():
+    readme = (rutas.RAIZ / "README.md").read_text(encoding="utf-8")
+    assert diferencias_con_la_tabla(readme) == ([], [])
+    # La variante ingenua: un README que olvida una orden y nombra otra que no existe.
+    olvidada = NOMBRES[-1]
+    otro = re.sub(rf"python -m curso\s+{olvidada}\b", "python -m curso arreglar", readme)
+    assert diferencias_con_la_tabla(otro) == (["arreglar"], [olvidada])

@@ -340,7 +340,7 @@ def test_la_orden_postgres_esta_en_la_ayuda_y_recibe_sus_argumentos(monkeypatch)
     from curso import __main__ as cli
 
     assert "postgres" in cli.analizador().format_help()
-    recibidos = {}
-    monkeypatch.setattr(cli, "_funcion", lambda modulo, nombre, orden: lambda resto: recibidos.setdefault(orden, resto))
+    recibidos = []
+    monkeypatch.setattr(pg, "orden_postgres", recibidos.append)
     cli.main(["postgres", "--puerto", "5499"])
-    assert recibidos == {"postgres": ["--puerto", "5499"]}
+    assert [args.puerto for args in recibidos] == [5499]

@@ -21,10 +21,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from curso import __main__ as cli
 from curso.ensayo import guiones, motor, tokens
 from curso.ensayo import servidor as modulo_servidor
 from curso.ensayo.motor import Ensayo, ErrorPeticion, segundos_modelados, trocear_peticion
-from curso.ensayo.servidor import CABECERA_SEGUNDOS, PUERTO_POR_DEFECTO, ServidorEnsayo, main
+from curso.ensayo.servidor import CABECERA_SEGUNDOS, PUERTO_POR_DEFECTO, ServidorEnsayo
 
 HERRAMIENTAS = [
     {"name": "leer", "description": "Lee un fichero del proyecto.",
@@ -831,9 +832,13 @@ def test_un_guion_roto_da_un_500_con_mensaje_y_sin_traza(servidor, guion_tempora
 
 # --- La línea de órdenes ---------------------------------------------------------------------
 
+def servidor_desde_la_linea_de_ordenes(*argumentos):
+    return cli.main(["servidor", *argumentos])
+
+
 def test_la_ayuda_de_la_linea_de_ordenes_esta_en_castellano(capsys):
     with pytest.raises(SystemExit) as salida:
-        main(["--help"])
+        servidor_desde_la_linea_de_ordenes("--help")
     texto = capsys.readouterr().out
     assert salida.value.code == 0
     assert "uso:" in texto and "--puerto" in texto and str(PUERTO_POR_DEFECTO) in texto
@@ -841,12 +846,12 @@ def test_la_ayuda_de_la_linea_de_ordenes_esta_en_castellano(capsys):
 
 def test_un_puerto_que_no_es_un_numero_es_un_error_en_castellano(capsys):
     with pytest.raises(SystemExit) as salida:
-        main(["--puerto", "ocho"])
+        servidor_desde_la_linea_de_ordenes("--puerto", "ocho")
     assert salida.value.code == 2 and "entero" in capsys.readouterr().err
 
 
 def test_un_puerto_ocupado_se_dice_sin_traza(servidor, capsys):
-    assert main(["--puerto", str(servidor.puerto)]) == 1
+    assert servidor_desde_la_linea_de_ordenes("--puerto", str(servidor.puerto)) == 1
     assert "--puerto" in capsys.readouterr().out
 
 
@@ -855,11 +860,11 @@ def test_un_puerto_ocupado_se_dice_sin_traza(servidor, capsys):
 # segundo plano de un guion de shell (`.ci/run &`, nohup...) arranca con SIGINT ignorado, y cada
 # proceso hijo hereda esa disposición. Python no instala su KeyboardInterrupt si SIGINT le llega
 # ignorado, así que el servidor no se enteraría del Ctrl-C del test. Por eso el proceso del
-# servidor pone lo que pondría la terminal antes de llamar a `main`.
+# servidor pone lo que pondría la terminal antes de llamar a `main` de `python -m curso`.
+LA_ORDEN_SERVIDOR = "from curso.__main__ import main; sys.exit(main(['servidor', *sys.argv[1:]]))"
 COMO_DESDE_UNA_TERMINAL = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-                           "from curso.ensayo.servidor import main; sys.exit(main(sys.argv[1:]))")
-CON_SIGINT_IGNORADO = ("import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
-                       "from curso.ensayo.servidor import main; sys.exit(main(sys.argv[1:]))")
+                           + LA_ORDEN_SERVIDOR)
+CON_SIGINT_IGNORADO = "import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); " + LA_ORDEN_SERVIDOR
 
 
 def lanzar_la_linea_de_ordenes(codigo, *argumentos):
