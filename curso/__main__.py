@@ -35,6 +35,7 @@ ORDENES = [
     ("calificar", "curso.calificar", "califica el espacio de cada alumno de una carpeta"),
     ("generar", "curso.generar", "genera notebooks/ a partir de solutions/"),
     ("ejecutar", "curso.ejecutar", "ejecuta cuadernos resueltos y guarda sus salidas"),
+    ("sincronizar", "curso.sincronizar", "lleva un fichero editado en un punto de control a sus copias siguientes"),
     ("servidor", "curso.ensayo.servidor", "arranca el servidor de ensayo en 127.0.0.1"),
     ("postgres", "curso.postgres", "arranca un PostgreSQL de usar y tirar (lección 07)"),
     ("medir", "curso.medir", "mide el rendimiento de una pieza"),
