@@ -1,4 +1,4 @@
-"""La línea de órdenes del curso: `python -m curso ORDEN`.
+"""La línea de órdenes `python -m curso ORDEN`, para todos: una tabla de órdenes y un analizador en español.
 
 La presenta la lección 00 (`doctor`, `comparar`, `restaurar`); el resto de lecciones añade
 `servidor`, `medir` y `postgres` (la 07); `comprobar N` mira tu espacio por lo que hace; y los
@@ -28,18 +28,18 @@ SALIDA_CERRADA = 1  # quien leía la salida la cerró antes de tiempo (el «head
 
 # (orden, módulo, ayuda de una línea), en el orden en que las lista `python -m curso --ayuda`.
 ORDENES = [
-    ("doctor", "curso.doctor", "comprueba que tu entorno tiene lo que el curso necesita"),
-    ("comparar", "curso.puntos", "compara tu espacio con el punto de control N"),
-    ("restaurar", "curso.puntos", "pone en tu espacio el punto de control N"),
-    ("comprobar", "curso.comprobar", "corre los tests del punto de control N contra tu espacio"),
-    ("calificar", "curso.calificar", "califica el espacio de cada alumno de una carpeta"),
-    ("generar", "curso.generar", "genera notebooks/ a partir de solutions/"),
-    ("ejecutar", "curso.ejecutar", "ejecuta cuadernos resueltos y guarda sus salidas"),
-    ("sincronizar", "curso.sincronizar", "lleva un fichero editado en un punto de control a sus copias siguientes"),
+    ("doctor", "curso.alumno.doctor", "comprueba que tu entorno tiene lo que el curso necesita"),
+    ("comparar", "curso.alumno.puntos", "compara tu espacio con el punto de control N"),
+    ("restaurar", "curso.alumno.puntos", "pone en tu espacio el punto de control N"),
+    ("comprobar", "curso.comprobaciones.espacio", "corre los tests del punto de control N contra tu espacio"),
+    ("calificar", "curso.clase.calificar", "califica el espacio de cada alumno de una carpeta"),
+    ("generar", "curso.autor.generar", "genera notebooks/ a partir de solutions/"),
+    ("ejecutar", "curso.autor.ejecutar", "ejecuta cuadernos resueltos y guarda sus salidas"),
+    ("sincronizar", "curso.autor.sincronizar", "lleva un fichero editado en un punto de control a sus copias siguientes"),
     ("servidor", "curso.ensayo.servidor", "arranca el servidor de ensayo en 127.0.0.1"),
-    ("postgres", "curso.postgres", "arranca un PostgreSQL de usar y tirar (lección 07)"),
+    ("postgres", "curso.postgres.cluster", "arranca un PostgreSQL de usar y tirar (lección 07)"),
     ("medir", "curso.medir", "mide el rendimiento de una pieza"),
-    ("probar", "curso.probar", "ejecuta los tests del curso"),
+    ("probar", "curso.autor.probar", "ejecuta los tests del curso"),
 ]
 # Lo que argparse escribe en inglés, en español. Sus mensajes de error vienen con la forma de
 # estas expresiones (Python 3.11 y 3.12).

@@ -9,7 +9,8 @@ from contextlib import contextmanager
 
 import pytest
 
-from curso import ejercicios, rutas
+from curso import rutas
+from curso.comprobaciones import ejercicios
 
 
 @contextmanager

@@ -1,5 +1,5 @@
 """Fixtures que comparten los tests del curso: la carpeta temporal vigilada y PostgreSQL
-(`postgres`, `esquema_postgres`: ver curso/pruebas_postgres.py). Las del navegador (un JupyterLab
+(`postgres`, `esquema_postgres`: ver curso/postgres/fixtures.py). Las del navegador (un JupyterLab
 y un Chromium para toda la sesión, una pestaña por test) están en tests/navegador/conftest.py.
 
 Los tests van por lo que prueban: `equipo/` (curso/: la línea de órdenes, el servidor de ensayo,
@@ -10,7 +10,7 @@ import tempfile
 
 import pytest
 
-from curso.pruebas_postgres import esquema_postgres, postgres  # noqa: F401  (fixtures)
+from curso.postgres.fixtures import esquema_postgres, postgres  # noqa: F401  (fixtures)
 
 
 # --- La carpeta temporal del sistema, vigilada ---------------------------------------------------

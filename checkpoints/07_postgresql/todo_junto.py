@@ -52,7 +52,7 @@ CODIGO_NO_SE_PUEDE, CODIGO_A_MEDIAS = 1, 3  # el 2 es el de argparse: argumentos
 
 def encargos():
     """{hijo: encargo}: el de los registros de la lección 05 y el de la configuración que anota."""
-    from curso.incidente import encargos_del_incidente  # el equipo del curso: solo al preparar
+    from curso.material.incidente import encargos_del_incidente  # el equipo del curso: solo al preparar
     return {
         "logs": encargos_del_incidente()["logs"],
         "config": encargo(
@@ -131,7 +131,7 @@ def main(argv=None):
     if a.orden == "preparar":
         if a.proyecto is None:
             from curso.rutas import RAIZ
-            a.proyecto = RAIZ / "curso" / "datos" / "incidente"
+            a.proyecto = RAIZ / "curso" / "material" / "datos" / "incidente"
         try:
             print(f"Ejecución preparada: {preparar(a.carpeta, a.proyecto)}")
         except ValueError as e:

@@ -1,1 +1,1 @@
-"""Los casos y las pistas de cada ejercicio, un módulo por lección (l00.py, l01.py...)."""
+"""Lo que juzga el código del alumno, para los dos `comprobar`: cada ejercicio (`comprobar("N.M")`) y su espacio entero (`comprobar N`)."""

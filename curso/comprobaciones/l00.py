@@ -1,5 +1,5 @@
-"""Lección 00: el ejercicio de calentamiento, que recorre todo el mecanismo."""
-from curso.ejercicios import ejercicio, igual
+"""Para `comprobar("0.1")`: el ejercicio de calentamiento de la lección 00, que recorre todo el mecanismo."""
+from curso.comprobaciones.ejercicios import ejercicio, igual
 
 caso = ejercicio(
     "0.1", leccion=0, titulo="ultima_linea: la última línea con texto de una salida",

@@ -1,6 +1,6 @@
-"""Lección 01: los bloques de una respuesta, el permiso de cada herramienta y el bucle."""
+"""Para los ejercicios de la lección 01: los bloques de una respuesta, el permiso de cada herramienta y el bucle."""
 
-from curso.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
+from curso.comprobaciones.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
 
 LEER = {"type": "tool_use", "id": "t1", "name": "leer", "input": {"ruta": "a.txt"}}
 EJECUTAR = {"type": "tool_use", "id": "t2", "name": "ejecutar", "input": {"comando": "echo hola"}}

@@ -1,11 +1,11 @@
-"""Lección 02: cuánto ocupó la última petición, leído del `usage`, y si la siguiente cabrá.
+"""Para los ejercicios de la lección 02: cuánto ocupó la última petición, leído del `usage`, y si la siguiente cabrá.
 
 Cada caso está hecho para un error concreto, y su mensaje lo nombra. Las cifras de `atasco` son
 las de la ejecución guionizada de la lección 02 (la petición 10, y lo que el turno 10 añade a la
 11); tests/lecciones/test_errores_l02_l03.py comprueba que siguen siendo las del servidor de ensayo, y que
 cada error cae en su caso.
 """
-from curso.ejercicios import ejercicio, igual
+from curso.comprobaciones.ejercicios import ejercicio, igual
 
 caso = ejercicio(
     "2.1", leccion=2, titulo="tamano: cuántos tokens ocupó la última petición",

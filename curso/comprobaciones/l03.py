@@ -1,4 +1,4 @@
-"""Lección 03: el umbral, el punto de corte y la compactación con sus invariantes.
+"""Para los ejercicios de la lección 03: el umbral, el punto de corte y la compactación con sus invariantes.
 
 Cada caso está hecho para un error concreto y su mensaje lo nombra; los casos que no son el de
 «no modifica la M» comparan con una copia de M tomada antes de llamar a compactar, para que
@@ -6,7 +6,7 @@ modificar M en su sitio caiga solo en su caso (tests/lecciones/test_errores_l02_
 """
 import copy
 
-from curso.ejercicios import Fallo, ejercicio, igual
+from curso.comprobaciones.ejercicios import Fallo, ejercicio, igual
 
 # --- 3.1 -------------------------------------------------------------------------------------
 caso = ejercicio(

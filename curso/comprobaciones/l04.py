@@ -1,9 +1,9 @@
-"""Lección 04: la transacción, el candidato, el compare-and-swap y la M que se reconstruye."""
+"""Para los ejercicios de la lección 04: la transacción, el candidato, el compare-and-swap y la M que se reconstruye."""
 import sqlite3
 
 from curso import rutas
-from curso.carreras import cargar_modulo
-from curso.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
+from curso.rutas import cargar_modulo
+from curso.comprobaciones.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
 
 
 def referencia(nombre):

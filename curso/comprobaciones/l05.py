@@ -1,4 +1,7 @@
-"""Lección 05: recibir, admitir, la condición que activa al padre, e integrar por evidencia.
+"""Para los ejercicios de la lección 05: recibir, admitir, la condición que activa al padre, e integrar por evidencia.
+
+Un solo fichero porque son los casos de los ejercicios de una lección, y cada caso es la frase de lo
+que esa lección pidió; partirlo separaría un ejercicio de su pista.
 
 Cada caso prepara su estado por el camino de verdad, con `recibir` y `admitir`: los del punto de
 control 05 para todo lo que no es el ejercicio que se comprueba, y la función del alumno para lo
@@ -8,10 +11,10 @@ no se cuela en la comprobación de otro.
 import sqlite3
 
 from curso import rutas
-from curso.carreras import cargar_modulo
-from curso.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
-from curso.carreras.escenarios.buzon import Caida, ConexionQueCae
-from curso.incidente import INCIDENTE
+from curso.rutas import cargar_modulo
+from curso.comprobaciones.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
+from curso.explorables.carreras.escenarios.carreras_del_buzon import Caida, ConexionQueCae
+from curso.material.incidente import INCIDENTE
 
 HALLAZGO = {"hallazgo": "la API conecta al 5433"}
 

@@ -1,4 +1,9 @@
-"""Lección 06: una edición como mucho una vez (6.1), dónde está cada agente al reanudar (6.2) y
+"""Para los ejercicios de la lección 06: una edición como mucho una vez, dónde está cada agente al reanudar, y los reintentos.
+
+Un solo fichero porque son los casos de los ejercicios de una lección, y cada caso es la frase de lo
+que esa lección pidió; partirlo separaría un ejercicio de su pista.
+
+Lección 06: una edición como mucho una vez (6.1), dónde está cada agente al reanudar (6.2) y
 los reintentos (6.3).
 
 Cada caso prepara su estado con los módulos del punto de control 06 (registro, durable...) y una
@@ -11,8 +16,8 @@ import json
 import random
 
 from curso import rutas
-from curso.carreras import cargar_modulo
-from curso.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
+from curso.rutas import cargar_modulo
+from curso.comprobaciones.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
 
 INICIO = [("sistema", "Eres un hijo."), ("usuario", "Tu encargo: mira notas.txt.")]
 TEXTO = "uno\ndos\n"

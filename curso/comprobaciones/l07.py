@@ -1,4 +1,4 @@
-"""Lección 07: el compare-and-swap y la recepción idempotente, en PostgreSQL.
+"""Para los ejercicios de la lección 07: el compare-and-swap y la recepción idempotente, en PostgreSQL.
 
 Cada caso trabaja en un esquema nuevo del servidor de la lección (`servidor_de_pruebas`: el de
 CURSO_POSTGRES, que pone la primera celda del cuaderno; sin ella, uno de usar y tirar por caso, más
@@ -13,9 +13,9 @@ import re
 from contextlib import ExitStack, contextmanager
 
 from curso import rutas
-from curso.carreras import cargar_modulo
-from curso.ejercicios import Fallo, ejercicio, igual
-from curso.postgres import VARIABLE_DE_CONEXION, FaltaPostgres, esquema_de_prueba, servidor_de_pruebas
+from curso.rutas import cargar_modulo
+from curso.comprobaciones.ejercicios import Fallo, ejercicio, igual
+from curso.postgres.cluster import VARIABLE_DE_CONEXION, FaltaPostgres, esquema_de_prueba, servidor_de_pruebas
 
 # Si la otra conexión espera un cerrojo del alumno (un SELECT … FOR UPDATE, que también vale), se
 # rinde tras este tiempo y lo intenta cuando el alumno acaba. Nunca lo obtendría antes: el alumno

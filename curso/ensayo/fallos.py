@@ -1,4 +1,4 @@
-"""Fallos a propósito en el servidor de ensayo (lección 06): un modelo que falla durante un rato.
+"""Para la lección 06 y sus tests: fallos a propósito en el servidor de ensayo, un modelo que falla durante un rato.
 
 Un servidor de verdad a veces no contesta: 429 (demasiadas peticiones), 500, 503, 529
 («overloaded»), una conexión que se corta, una respuesta que no llega a tiempo. El servidor de

@@ -1,4 +1,4 @@
-"""Los guiones del servidor de ensayo: quién contesta cuando `model` es "guion:NOMBRE".
+"""Para el servidor de ensayo: quién contesta cuando `model` es "guion:NOMBRE".
 
 Un guion es una función `peticion -> lista de bloques` (`text` y `tool_use`). Solo puede mirar
 la petición (cuántos turnos del asistente lleva, qué dice el último mensaje del usuario...),

@@ -1,4 +1,7 @@
-"""El motor del servidor de ensayo: valida, cuenta y contesta una petición de la API de Messages.
+"""Para el servidor de ensayo y los tests: valida, cuenta y contesta una petición de la API de Messages.
+
+Un solo fichero porque validar, trocear, contar y contestar una petición son los pasos de una sola
+función del servidor, y partirlos obligaría a leer tres ficheros para seguir una petición.
 
 Es el servidor sin HTTP. `servidor.py` lo pone detrás de un puerto de 127.0.0.1 y el
 `ModeloGuionizado` del harness (lección 01) lo usa tal cual, en el mismo proceso, para los
@@ -23,9 +26,9 @@ import json
 import threading
 
 from curso.ensayo import guiones
-from curso.ensayo import incidente as _guiones_del_incidente  # noqa: F401 (los registra)
+from curso.ensayo import guiones_del_incidente as _guiones_del_incidente  # noqa: F401 (los registra)
 from curso.ensayo import recetario as _guiones_del_recetario  # noqa: F401 (los registra)
-from curso.ensayo import todo_junto as _guiones_de_la_leccion_06  # noqa: F401 (los registra)
+from curso.ensayo import guiones_todo_junto as _guiones_de_la_leccion_06  # noqa: F401 (los registra)
 from curso.ensayo.tokens import PATRON, contar, trocear, trocear_hasta
 
 VENTANA_POR_DEFECTO = 8192  # la ventana del curso: la de `llama-server -c 8192`

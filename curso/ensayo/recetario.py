@@ -1,4 +1,4 @@
-"""Los guiones del recetario: lo que contesta el servidor de ensayo con `guion:arregla`, `atasco` y `compacta`.
+"""Para las lecciones 01 a 04: lo que contesta el servidor de ensayo con `guion:arregla`, `atasco` y `compacta`.
 
 Reproducen sobre `recetario/` lo que se vio con un modelo local pequeño de verdad:
 
@@ -276,7 +276,7 @@ def compacta(peticion):
 
     Con el umbral de 4096 y dos turnos recientes, la compactación salta después de los turnos 5,
     7 y 10, ni antes ni después: los tamaños de los resúmenes y de los textos están calibrados
-    para eso y para quedar cerca de las cifras de curso/datos/traza_real.json. Solo mira la
+    para eso y para quedar cerca de las cifras de curso/material/datos/traza_real.json. Solo mira la
     petición: la del resumen se reconoce por su último mensaje (`es_resumen`), y el resumen que
     toca, por lo que ha intentado editar en lo que trae (nada, recetario.py o compra.py); en las
     demás, el turno sale de `turno_de`, que sigue contando bien después de compactar.

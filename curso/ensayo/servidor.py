@@ -1,4 +1,7 @@
-"""El servidor de ensayo por HTTP: el motor (`motor.py`) detrás de un puerto de 127.0.0.1.
+"""Para los cuadernos y `python -m curso servidor`: el motor del ensayo detrás de un puerto de 127.0.0.1, por HTTP.
+
+Un solo fichero porque es la capa HTTP entera del servidor de ensayo: el manejador, sus errores y
+cómo arrancarlo.
 
 Habla la parte de la API de Messages de Anthropic que usa el curso, sin streaming:
 

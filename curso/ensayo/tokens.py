@@ -1,4 +1,4 @@
-"""El contador de tokens del servidor de ensayo: una aproximación determinista y documentada.
+"""Para el servidor de ensayo: un contador de tokens aproximado, determinista y documentado.
 
 Un servidor real cuenta con el tokenizador de su modelo (BPE, SentencePiece...), y dos modelos
 cuentan distinto el mismo texto. El servidor de ensayo no tiene modelo, así que usa una regla

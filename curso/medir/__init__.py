@@ -1,4 +1,4 @@
-"""Las medidas del curso: cuánto tarda de verdad cada pieza, en esta máquina.
+"""Para quien escribe o da el curso (`python -m curso medir QUE`): cuánto tarda de verdad cada pieza, en esta máquina.
 
 Los tests no miden tiempos (un test que depende de la velocidad de la máquina falla a ratos);
 las cifras de velocidad salen de aquí, con `python -m curso medir QUE`. `MEDICIONES` es la tabla:
@@ -17,20 +17,20 @@ class Medicion:
 
 
 MEDICIONES = {
-    "servidor": Medicion("servidor", "el servidor de ensayo: el recorrido arregla por HTTP y 200 "
+    "servidor": Medicion("velocidad_del_servidor", "el servidor de ensayo: el recorrido arregla por HTTP y 200 "
                                      "peticiones de 8000 tokens (lección 01)"),
-    "ventana": Medicion("ventana", "cuánto tarda en redibujarse el explorable de la ventana (lección 02)"),
-    "resumenes": Medicion("resumenes", "explorar las carreras de los resúmenes e instalar con "
+    "ventana": Medicion("redibujo_de_la_ventana", "cuánto tarda en redibujarse el explorable de la ventana (lección 02)"),
+    "resumenes": Medicion("coste_de_los_resumenes", "explorar las carreras de los resúmenes e instalar con "
                                        "synchronous=FULL, frente a fsync (lección 04)"),
-    "buzon": Medicion("buzon", "explorar las carreras del buzón y admitir con synchronous=FULL, "
+    "buzon": Medicion("coste_del_buzon", "explorar las carreras del buzón y admitir con synchronous=FULL, "
                                "frente a fsync (lección 05)"),
     "todo": Medicion("todo", "el simulacro entero: una caída tras cada paso y cien al azar (lección 06)"),
-    "postgres": Medicion("postgres", "admisiones por segundo con 1, 2, 4 y 8 trabajadores en PostgreSQL y "
+    "postgres": Medicion("postgres_frente_a_sqlite", "admisiones por segundo con 1, 2, 4 y 8 trabajadores en PostgreSQL y "
                                      "en SQLite, explorar las carreras en PostgreSQL y el simulacro con "
                                      "SIGKILL y cortes: perdidas y repetidas (lección 07)"),
     "replica": Medicion("replica", "la espera a la réplica síncrona de la celda del COMMIT, 30 veces con un "
                                    "CHECKPOINT en marcha durante la recarga: SHOW frente a la sonda (lección 07)"),
-    "calificar": Medicion("calificar", "calificar una clase de 30 (correctos, a medias y con los errores "
+    "calificar": Medicion("clase_de_treinta", "calificar una clase de 30 (correctos, a medias y con los errores "
                                        "típicos): el tiempo y la CPU por alumno-lección, y al repetirlo"),
 }
 

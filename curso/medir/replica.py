@@ -1,4 +1,4 @@
-"""La espera a la réplica síncrona de la lección 07, con un CHECKPOINT en marcha durante la recarga.
+"""Para `medir replica`: la espera a la réplica síncrona de la lección 07, con un CHECKPOINT en marcha durante la recarga.
 
 La celda del COMMIT de la lección 07 (y su test) ponen `synchronous_standby_names`, llaman a
 pg_reload_conf() y necesitan que el COMMIT siguiente espere a la réplica. Que espere lo decide una
@@ -11,7 +11,7 @@ la réplica y recarga. Después:
 
 1. la espera ingenua, la de antes: esperar a que SHOW diga la réplica en una conexión nueva y
    confirmar una transacción que escribe. Si confirma sin esperar, esa espera habría fallado;
-2. la espera de ahora, `curso.dos_conexiones.esperar_a_que_los_commits_esperen`, y después un
+2. la espera de ahora, `curso.material.dos_conexiones.esperar_a_que_los_commits_esperen`, y después un
    COMMIT de verdad: tiene que quedarse esperando en SyncRep (si no, es un fallo).
 
 Una vuelta cuenta solo si el CHECKPOINT seguía en marcha cuando se vio lo de la espera ingenua.
@@ -31,7 +31,7 @@ INTENTOS_POR_VUELTA = 3  # si el CHECKPOINT acaba antes de mirar, la vuelta se r
 def _commit_que_escribe(conexion):
     import psycopg
 
-    from curso.dos_conexiones import en_otro_hilo
+    from curso.material.dos_conexiones import en_otro_hilo
 
     bd = psycopg.connect(conexion)
     bd.add_notice_handler(lambda aviso: None)  # el WARNING al cancelar su espera: esperado
@@ -45,7 +45,7 @@ def vuelta(conexion, mirador):
     espera de ahora, un COMMIT no esperó}."""
     import psycopg
 
-    from curso.dos_conexiones import (CADA_S, en_otro_hilo, esperando, esperar_a_que_espere,
+    from curso.material.dos_conexiones import (CADA_S, en_otro_hilo, esperando, esperar_a_que_espere,
                                       esperar_a_que_los_commits_esperen, esperar_al_ajuste)
 
     mirador.execute("UPDATE relleno SET x = x + 1")  # páginas sucias que el CHECKPOINT tendrá que escribir
@@ -127,7 +127,7 @@ def medir(conexion, vueltas=VUELTAS, filas=FILAS_DE_RELLENO):
 
 def main(vueltas=VUELTAS, filas=FILAS_DE_RELLENO):
     """Mide en un servidor de usar y tirar propio, imprime en castellano y devuelve las cifras."""
-    from curso.postgres import ClusterTemporal
+    from curso.postgres.cluster import ClusterTemporal
 
     print("Arrancando un PostgreSQL de usar y tirar propio (esta medida cambia su configuración)…", flush=True)
     with ClusterTemporal() as cluster:

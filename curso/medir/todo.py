@@ -1,4 +1,4 @@
-"""El simulacro de la lección 06 entero, con sus cifras: caídas en cada paso y caídas al azar.
+"""Para la lección 06 y `medir todo`: el simulacro entero, con caídas en cada paso y caídas al azar.
 
 Lo usan el test largo del curso (tests/lecciones/test_simulacro_06.py), el cuaderno 06 (la tabla del
 simulacro) y `python -m curso medir todo`. Las cifras de tiempo son de esta máquina y de este
@@ -31,7 +31,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 
-from curso import simulacro
+from curso.material import simulacro
 
 SEMILLA = 20240606
 CAIDAS_AL_AZAR = 100

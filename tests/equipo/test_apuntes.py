@@ -1,7 +1,7 @@
-"""El modelo que apunta cada petición (`curso.apuntes.Apuntador`), con un modelo de mentira."""
+"""El modelo que apunta cada petición (`curso.material.apuntes.Apuntador`), con un modelo de mentira."""
 import pytest
 
-from curso.apuntes import Apuntador
+from curso.material.apuntes import Apuntador
 
 INSTRUCCION = "Resume la conversación."
 

@@ -25,7 +25,9 @@ import pytest
 from ayudas import sigint_de_terminal, vivo
 
 from curso import __main__ as cli
-from curso import aparte, calificar, rutas
+from curso import rutas
+from curso.clase import calificar
+from curso.comprobaciones import aparte
 
 LIMITE_CORTO = 2  # segundos por test: los del curso de juguete tardan milésimas
 
@@ -136,7 +138,7 @@ def test_lo_que_no_llega_a_correr_se_cuenta_como_sin_comprobar(curso_de_juguete,
 
 def test_un_ejercicio_sin_hacer_se_nombra_y_cuenta_como_no_hecho(tmp_path, temporal):
     """La lección 00 de verdad, con el esbozo que deja `generar` en calentamiento.py."""
-    from curso.generar import AVISO
+    from curso.comprobaciones.esbozos import AVISO
     clase = tmp_path / "clase"
     esbozo = ("def ultima_linea(salida):\n    # Tu código aquí (ejercicio 0.1).\n"
               f"    raise NotImplementedError({AVISO.format(numero='0.1', funcion='ultima_linea')!r})\n")
@@ -185,8 +187,8 @@ def test_no_sobrevive_ningun_proceso_del_alumno_aunque_se_vaya_con_setsid(curso_
 def test_no_sobrevive_ningun_servidor_postgres_de_un_test_que_se_cuelga(curso_de_juguete, tmp_path, temporal):
     """Un test arranca un PostgreSQL (pg_ctl lo deja en su propia sesión) y se cuelga: el SIGKILL
     del límite se salta el atexit que lo pararía. Al acabar no queda ni el servidor ni su carpeta."""
-    from curso.postgres import FaltaPostgres, carpeta_de_programas
-    from curso.pruebas_postgres import sin_postgres
+    from curso.postgres.cluster import FaltaPostgres, carpeta_de_programas
+    from curso.postgres.fixtures import sin_postgres
     try:
         carpeta_de_programas()
     except FaltaPostgres as error:
@@ -194,7 +196,7 @@ def test_no_sobrevive_ningun_servidor_postgres_de_un_test_que_se_cuelga(curso_de
     ficha = tmp_path / "servidor.txt"
     clase = tmp_path / "clase"
     alumno(clase, "gala", {"a.py": A_11, "b.py": B_11.replace("def h():\n    return 2", (
-        "def h():\n    import time\n    from curso.postgres import ClusterTemporal\n"
+        "def h():\n    import time\n    from curso.postgres.cluster import ClusterTemporal\n"
         "    cluster = ClusterTemporal()\n    cluster.arrancar()\n"
         f"    open({str(ficha)!r}, 'w').write(f'{{cluster.pid}} {{cluster.carpeta}}')\n"
         "    while True:\n        time.sleep(0.1)"))})

@@ -1,11 +1,11 @@
-"""El explorador de carreras (curso.carreras) con el escenario de la lección 04."""
+"""El explorador de carreras (curso.explorables.carreras) con el escenario de la lección 04."""
 import math
 
 import pytest
 
-from curso.carreras import (Paso, carriles, dibujar_carriles, explorar, intercalados,
+from curso.explorables.carreras import (Paso, carriles, dibujar_carriles, explorar, intercalados,
                             numero_de_intercalados)
-from curso.carreras.escenarios.resumenes import ESCENARIO
+from curso.explorables.carreras.escenarios.carreras_de_los_resumenes import ESCENARIO
 
 UNO_POR_BASE = "de cada base se instala exactamente uno"
 COBERTURA = "la cobertura nunca retrocede"

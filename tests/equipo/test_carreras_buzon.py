@@ -1,4 +1,4 @@
-"""El explorador de carreras (curso.carreras) con los escenarios del buzón de la lección 05.
+"""El explorador de carreras (curso.explorables.carreras) con los escenarios del buzón de la lección 05.
 
 Lo que cada variante rompe se comprueba intercalado a intercalado contra una condición
 calculada aquí, a partir del orden de los pasos, no copiada de lo que dice el explorador.
@@ -9,9 +9,10 @@ import sys
 
 import pytest
 
-from curso.carreras import ERROR_INESPERADO, cargar_modulo, explorar, intercalados
-from curso.carreras.escenarios import buzon as escenarios
-from curso.carreras.escenarios.buzon import CAIDA, DOS_HIJOS, ENTREGAS, ESCENARIOS, TARDIAS, TERMINALES
+from curso.explorables.carreras import ERROR_INESPERADO, explorar, intercalados
+from curso.rutas import cargar_modulo
+from curso.explorables.carreras.escenarios import carreras_del_buzon as escenarios
+from curso.explorables.carreras.escenarios.carreras_del_buzon import CAIDA, DOS_HIJOS, ENTREGAS, ESCENARIOS, TARDIAS, TERMINALES
 
 SE_PIERDE = "ninguna entrega se pierde"
 SE_DUPLICA = "ninguna entrega se duplica"

@@ -1,4 +1,4 @@
-"""El explorador de carreras con transacciones abiertas (curso.carreras.paralelo), lección 07.
+"""El explorador de carreras con transacciones abiertas (curso.explorables.carreras.paralelo), lección 07.
 
 Cada actor en su hilo y su conexión; los pasos que escriben se paran antes de su COMMIT. Lo mismo
 en SQLite y en PostgreSQL: la correcta cumple en todos los intercalados de los dos, y la variante
@@ -8,9 +8,9 @@ explorador.
 """
 import pytest
 
-from curso.carreras import (explorar_en_postgres, explorar_en_sqlite, intercalados, numero_de_intercalados,
+from curso.explorables.carreras import (explorar_en_postgres, explorar_en_sqlite, intercalados, numero_de_intercalados,
                             totales, transacciones)
-from curso.carreras.escenarios.postgres import ESCENARIOS, RESUMENES, TARDIAS
+from curso.explorables.carreras.escenarios.carreras_en_postgres import ESCENARIOS, RESUMENES, TARDIAS
 from test_vista_carreras import _bloques, cambios_sin_escritura  # lo que cuenta la bitácora, y cómo se lee
 
 UNO_POR_BASE = "de cada base se instala exactamente uno"
@@ -155,7 +155,7 @@ def test_dos_veces_lo_mismo(postgres, en_postgres):
 def test_sin_superusuario_vacia_y_prepara_cada_vez_con_el_mismo_resultado(postgres, en_postgres, monkeypatch):
     """Con un usuario sin privilegios (un servidor de CURSO_POSTGRES), cada intercalado empieza con
     TRUNCATE y `preparar` otra vez, no con la copia: lo que sale es lo mismo."""
-    from curso.carreras import paralelo
+    from curso.explorables.carreras import paralelo
 
     monkeypatch.setattr(paralelo.EnPostgres, "_superusuario", lambda self: False)
     hasta_que_falla = explorar_en_postgres(TARDIAS, "lee_y_escribe", conexion=postgres, hasta_el_primer_fallo=True)
@@ -171,7 +171,7 @@ def test_sin_servidor_lo_dice_en_castellano(monkeypatch):
 
 
 def test_el_widget_de_siempre_dibuja_una_exploracion_en_paralelo(en_postgres):
-    from curso.carreras import explorar_carreras
+    from curso.explorables.carreras import explorar_carreras
 
     caja = explorar_carreras(TARDIAS, ["lee_y_escribe"], explorador=lambda e, v, m: en_postgres(e, v))
     textos = " ".join(getattr(hijo, "value", "") for hijo in caja.children if isinstance(getattr(hijo, "value", None), str))
@@ -194,7 +194,7 @@ def test_en_postgres_b_lee_el_puntero_de_antes_y_su_update_espera_a_a(en_postgre
     el paso de A que lo desbloqueó."""
     import re
 
-    from curso.carreras import bitacora
+    from curso.explorables.carreras import bitacora
 
     exploracion = en_postgres(RESUMENES, "lee_y_escribe")
     registro = next(r for r in exploracion.registros if r.fallos)

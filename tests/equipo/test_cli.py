@@ -205,7 +205,7 @@ PARA_PYTEST = ["-q", "tests/equipo/test_cli.py", "-k", "no ayuda", "--a", "-x"]
 
 def lo_que_llega_a_pytest(monkeypatch, capsys):
     """Lo que `probar PARA_PYTEST` pasa a pytest, o «error de uso» si no pasa nada."""
-    from curso import probar
+    from curso.autor import probar
     recibidos = []
     monkeypatch.setattr(probar, "main", recibidos.append)
     try:
@@ -228,7 +228,7 @@ def probar_con_abreviaturas(analizador):
 
 
 def test_probar_pasa_a_pytest_sus_argumentos_tal_cual_y_en_su_orden(monkeypatch, capsys):
-    from curso import probar
+    from curso.autor import probar
     assert lo_que_llega_a_pytest(monkeypatch, capsys) == PARA_PYTEST
     for ingenua in (probar_con_remainder, probar_con_abreviaturas):
         monkeypatch.setattr(probar, "argumentos_probar", ingenua)
@@ -238,10 +238,10 @@ def test_probar_pasa_a_pytest_sus_argumentos_tal_cual_y_en_su_orden(monkeypatch,
 def test_comparar_restaurar_y_el_cuaderno_no_cargan_nbformat():
     """nbformat tarda cerca de un segundo en cargarse (valida con jsonschema). Solo lo necesitan
     `generar` y `ejecutar`; si lo cargara lo que importan `comparar`, `restaurar`, `comprobar` o
-    cada núcleo de un cuaderno (`curso.cuaderno`), todos pagarían ese segundo en cada arranque."""
+    cada núcleo de un cuaderno (`curso.alumno.cuaderno`), todos pagarían ese segundo en cada arranque."""
     hecho = subprocess.run(
-        [sys.executable, "-c", "import sys\nimport curso.__main__, curso.puntos, curso.ejercicios, curso.cuaderno, "
-         "curso.calificar, curso.comprobar\nprint(sorted(m for m in ('nbformat', 'jsonschema') if m in sys.modules))"],
+        [sys.executable, "-c", "import sys\nimport curso.__main__, curso.alumno.puntos, curso.comprobaciones.ejercicios, curso.alumno.cuaderno, "
+         "curso.clase.calificar, curso.comprobaciones.espacio\nprint(sorted(m for m in ('nbformat', 'jsonschema') if m in sys.modules))"],
         cwd=rutas.RAIZ, capture_output=True, text=True, timeout=60)
     assert hecho.returncode == 0, hecho.stderr
     assert hecho.stdout.strip() == "[]"

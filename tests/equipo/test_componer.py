@@ -1,4 +1,4 @@
-"""`%%modulo NOMBRE --cambia`: el módulo anterior más las piezas de la celda (curso/componer.py).
+"""`%%modulo NOMBRE --cambia`: el módulo anterior más las piezas de la celda (curso/alumno/componer.py).
 
 Los casos pequeños fijan cada regla (sustituir en su sitio, añadir detrás de lo que precede en la
 celda, decoradores y comentarios, imports, docstring); los de los cuadernos comprueban que cada
@@ -11,8 +11,9 @@ import textwrap
 import nbformat
 import pytest
 
-from curso import componer, cuaderno, rutas
-from curso.componer import ErrorAlComponer
+from curso import rutas
+from curso.alumno import componer, cuaderno
+from curso.alumno.componer import ErrorAlComponer
 
 ANTES = textwrap.dedent('''\
     """Un módulo de prueba.

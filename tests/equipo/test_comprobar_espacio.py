@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from ayudas import vivo
-from curso import aparte, rutas, tests_del_curso
-from curso import comprobar as comprobar_aparte
-from curso.aparte import Resultado
-from curso.veredicto import BIEN, COLGADO, FALTA, MAL, SIN_TESTS, lineas_de, modulo_de_test
+from curso import rutas
+from curso.comprobaciones import aparte, tests_del_curso
+from curso.comprobaciones import espacio as comprobar_aparte
+from curso.comprobaciones.aparte import Resultado
+from curso.comprobaciones.veredicto import BIEN, COLGADO, FALTA, MAL, SIN_TESTS, lineas_de, modulo_de_test
 
 LIMITE_CORTO = 4  # segundos por test: de sobra para los del punto de control 00, poco para esperar
 
@@ -102,7 +103,7 @@ def test_un_test_que_llega_a_un_esbozo_nombra_su_ejercicio():
 def test_un_fallo_en_un_test_de_varios_modulos_dice_en_que_modulo_fallo():
     """test_recorridos.py usa varios módulos: su línea (y la celda de calificar) nombra el del
     alumno en el que saltó la excepción, no solo el fichero de tests."""
-    from curso.calificar import _quien
+    from curso.clase.calificar import _quien
     resultados = {"test_recorridos.py::test_arregla": Resultado(aparte.FALLA, "ValueError: M mal formada", donde="compactar")}
     (linea,) = lineas_de(["compactar"], {"compactar"}, list(resultados), resultados)[1:]
     assert linea.detalle == "falla test_recorridos.py::test_arregla (en compactar.py): ValueError: M mal formada"
@@ -310,7 +311,7 @@ def test_la_orden_con_un_punto_que_no_existe_o_un_limite_que_no_vale_sale_con_2(
 
 
 def test_desde_el_cuaderno(tmp_path, temporal, monkeypatch, capsys):
-    from curso.cuaderno import comprobar_espacio
+    from curso.alumno.cuaderno import comprobar_espacio
     monkeypatch.setenv(rutas.VARIABLE_ESPACIO, str(copia_del_punto(0, tmp_path / "mi_agente")))
     comprobar_espacio(0)
     salida = capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""La regla de los módulos del cuaderno (curso/cuaderno.py): tras una celda %%modulo, cualquier
+"""La regla de los módulos del cuaderno (curso/alumno/cuaderno.py): tras una celda %%modulo, cualquier
 import da el fichero que manda ahora, y lo que lo importó antes también.
 
 Aquí, en el mismo proceso y con un espacio de juguete; los caminos del alumno
@@ -11,7 +11,8 @@ from types import SimpleNamespace
 import IPython
 import pytest
 
-from curso import cuaderno, rutas
+from curso import rutas
+from curso.alumno import cuaderno
 
 ERRORES = "class ErrorDelModelo(Exception):\n    pass\n\n\nVERSION = {}\n"
 QUIEN_LO_USA = ("from errores_de_prueba import ErrorDelModelo, VERSION\n\n\n"

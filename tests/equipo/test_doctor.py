@@ -3,8 +3,9 @@ requirements.txt, y que las comprobaciones de verdad se ejecutan sin lanzar exce
 import re
 import tempfile
 
-from curso import doctor, rutas
-from curso.doctor import Revision
+from curso import rutas
+from curso.alumno import doctor
+from curso.alumno.doctor import Revision
 
 BIEN = Revision("Python", True, "3.11.7")
 FALLA = Revision("pytest", False, "hay 8.0.0, se pide ==9.0.3", doctor.INSTALAR_REQUISITOS)
@@ -102,8 +103,8 @@ def test_sin_los_programas_de_postgresql_dice_como_conseguirlos(monkeypatch, tmp
 def test_el_doctor_arranca_un_postgresql_de_usar_y_tirar_y_no_deja_nada(monkeypatch, temporal):
     """Como lo hará la lección 07: initdb, arrancar, una conexión, parar. La carpeta temporal queda
     como estaba (la fixture `temporal` lo comprueba) y el servidor ya no está."""
-    from curso import postgres
-    from curso.pruebas_postgres import sin_postgres
+    from curso.postgres import cluster as postgres
+    from curso.postgres.fixtures import sin_postgres
     monkeypatch.delenv("CURSO_POSTGRES", raising=False)
     try:
         postgres.carpeta_de_programas()

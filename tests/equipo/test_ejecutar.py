@@ -1,4 +1,4 @@
-"""`python -m curso ejecutar N` (curso/ejecutar.py): el núcleo corre con su propia carpeta temporal.
+"""`python -m curso ejecutar N` (curso/autor/ejecutar.py): el núcleo corre con su propia carpeta temporal.
 
 Lo que promete: lo que un cuaderno deja en la carpeta temporal (porque falla antes de la celda
 que lo borra, o porque no lo borra nunca) queda en la carpeta propia de esa ejecución, que se
@@ -13,7 +13,8 @@ import nbformat
 import pytest
 from nbclient.exceptions import CellExecutionError
 
-from curso import ejecutar, rutas
+from curso import rutas
+from curso.autor import ejecutar
 
 CREA = 'import tempfile\nprint(tempfile.mkdtemp(prefix="deja-algo-"))'
 

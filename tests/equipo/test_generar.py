@@ -1,7 +1,7 @@
 """generar: las regiones de solución se vuelven esbozos que no fallan al definirse."""
 import pytest
 
-from curso.generar import ErrorDeRegion, esbozo
+from curso.autor.generar import ErrorDeRegion, esbozo
 
 RESUELTA = '''def doble(x):
     """El doble de x."""

@@ -1,5 +1,5 @@
-"""La lógica de la línea de tiempo de la lección 06 (curso/linea_de_tiempo.py), sobre la base de una
-ejecución de verdad del punto de control 06 con una caída a mitad (ver curso/simulacro.py).
+"""La lógica de la línea de tiempo de la lección 06 (curso/explorables/linea_de_tiempo/carriles.py), sobre la base de una
+ejecución de verdad del punto de control 06 con una caída a mitad (ver curso/material/simulacro.py).
 
 Lo que la línea de tiempo deduce de los pasos se compara con lo que dice la base por otro camino:
 la M que reconstruye el propio punto de control, las tablas de resúmenes y del buzón.
@@ -10,8 +10,9 @@ import shutil
 import pytest
 
 from ayudas import modulos_del_punto
-from curso import linea_de_tiempo as L
-from curso import rutas, simulacro
+from curso.explorables.linea_de_tiempo import carriles as L
+from curso import rutas
+from curso.material import simulacro
 
 PUNTO = rutas.PUNTOS / "06_todo_junto"
 
@@ -113,9 +114,9 @@ def test_el_veredicto_de_un_paso_y_el_resumen_en_texto(ejecucion):
 
 
 def test_la_vista_resalta_la_columna_del_paso_y_dibuja_cada_marca_en_su_carril(ejecucion):
-    """La vista fina (curso/vistas/linea_de_tiempo.py), sin navegador: una columna por paso, la
+    """La vista fina (curso/explorables/linea_de_tiempo/widget_de_la_linea.py), sin navegador: una columna por paso, la
     elegida resaltada en cada carril, una barra por petición y la caída en los tres carriles."""
-    from curso.vistas.linea_de_tiempo import SIMBOLOS, carriles_html
+    from curso.explorables.linea_de_tiempo.widget_de_la_linea import SIMBOLOS, carriles_html
 
     datos, reanudacion = ejecucion[0], ejecucion[1]
     tabla = carriles_html(datos, reanudacion).split("</table>")[0]  # sin la leyenda
@@ -159,7 +160,7 @@ def test_cada_paso_se_cuenta_con_palabras_y_no_con_su_etiqueta(ejecucion):
 
 
 def test_se_abre_en_el_ultimo_paso_antes_de_la_caida(ejecucion):
-    from curso.vistas.linea_de_tiempo import paso_inicial
+    from curso.explorables.linea_de_tiempo.widget_de_la_linea import paso_inicial
 
     datos, reanudacion = ejecucion[0], ejecucion[1]
     assert L.antes_de_la_caida(datos) == reanudacion - 1
@@ -180,7 +181,7 @@ def colores_sin_explicar(html):
 
 
 def test_la_leyenda_explica_cada_color_de_los_carriles(ejecucion):
-    from curso.vistas import linea_de_tiempo as vista
+    from curso.explorables.linea_de_tiempo import widget_de_la_linea as vista
 
     datos, reanudacion = ejecucion[0], ejecucion[1]
     dibujo = vista.carriles_html(datos, reanudacion)
@@ -193,7 +194,7 @@ def test_la_leyenda_explica_cada_color_de_los_carriles(ejecucion):
 
 
 def test_el_eje_numera_los_pasos_bajo_su_columna(ejecucion):
-    from curso.vistas.linea_de_tiempo import CADA, carriles_html
+    from curso.explorables.linea_de_tiempo.widget_de_la_linea import CADA, carriles_html
 
     datos = ejecucion[0]
     n, elegido = len(datos["pasos"]), 7

@@ -1,8 +1,8 @@
 """`python -m curso medir calificar`, sin medir nada: la clase de 30 que arma (sus errores típicos se
 escriben sobre el texto de los puntos de control; si uno de ellos cambia, esto lo dice antes que la
 medida) y que calificar encuentra a cada alumno donde lo dejó."""
-from curso import calificar
-from curso.medir import calificar as medir
+from curso.clase import calificar
+from curso.medir import clase_de_treinta as medir
 
 
 def test_la_clase_de_la_medida_son_30_alumnos_con_cada_error_en_su_sitio(tmp_path):

@@ -4,9 +4,9 @@ Las cifras de velocidad no se comprueban (dependen de la máquina); lo que sí: 
 número de trabajadores tiene su cifra, la proporción es su cociente, la exploración da los
 intercalados del escenario y el simulacro cuenta sus caídas y no pierde ni repite nada.
 """
-from curso.carreras import numero_de_intercalados
-from curso.carreras.escenarios.postgres import TARDIAS
-from curso.medir import postgres as medir
+from curso.explorables.carreras import numero_de_intercalados
+from curso.explorables.carreras.escenarios.carreras_en_postgres import TARDIAS
+from curso.medir import postgres_frente_a_sqlite as medir
 
 
 def test_medir_postgres_en_pequeno(postgres, capsys):

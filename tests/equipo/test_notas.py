@@ -1,12 +1,13 @@
-"""Tests de lo que escribe `calificar` (curso/notas.py): el CSV, la página y las devoluciones, con
+"""Tests de lo que escribe `calificar` (curso/clase/notas.py): el CSV, la página y las devoluciones, con
 filas hechas a mano (sin correr ningún test), y la página de verdad en Chromium a 1400 píxeles."""
 import csv
 import io
 from pathlib import Path
 
-from curso import aparte, calificar, notas, veredicto
-from curso.aparte import Resultado
-from curso.veredicto import Comprobacion, Linea
+from curso.clase import calificar, notas
+from curso.comprobaciones import aparte, veredicto
+from curso.comprobaciones.aparte import Resultado
+from curso.comprobaciones.veredicto import Comprobacion, Linea
 
 LECCIONES = {0: calificar.Leccion(0, "antes_de_empezar", ["calentamiento"], {"calentamiento"}, ["0.1"]),
              3: calificar.Leccion(3, "compactar", ["compactar", "bucle"], {"compactar"}, ["3.2", "3.3"])}
@@ -61,7 +62,7 @@ def test_el_csv_lleva_numeros_que_un_libro_de_notas_suma_y_un_comentario():
 
 
 def calificar_pista(id):
-    from curso import ejercicios
+    from curso.comprobaciones import ejercicios
     return ejercicios.buscar(id).pistas[0]
 
 
@@ -115,7 +116,7 @@ def test_la_pagina_cabe_en_1400_pixeles(tmp_path):
     """En Chromium de verdad, a 1400 píxeles, con 30 alumnos y celdas largas: nada se sale por la
     derecha. La variante ingenua (sin `table-layout: fixed` ni `overflow-wrap`, como la página de
     antes) se sale, y también se prueba."""
-    from curso.pruebas_postgres import sin_postgres as sin_algo  # salta fuera de CI, falla en CI
+    from curso.postgres.fixtures import sin_postgres as sin_algo  # salta fuera de CI, falla en CI
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

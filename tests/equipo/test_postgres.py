@@ -1,4 +1,4 @@
-"""El PostgreSQL de usar y tirar (curso/postgres.py) y sus fixtures (curso/pruebas_postgres.py).
+"""El PostgreSQL de usar y tirar (curso/postgres/cluster.py) y sus fixtures (curso/postgres/fixtures.py).
 
 Lo que promete: arranca, acepta conexiones de psycopg, y al pararlo no quedan ni su carpeta ni
 sus procesos; como root, el servidor corre como `postgres`; CURSO_POSTGRES manda (no se arranca
@@ -21,8 +21,8 @@ import psycopg
 import pytest
 
 from ayudas import sigint_de_terminal
-from curso import postgres as pg
-from curso import pruebas_postgres
+from curso.postgres import cluster as pg
+from curso.postgres import fixtures as pruebas_postgres
 from curso.rutas import RAIZ
 
 CI_SIN_POSTGRES = "En CI los tests de PostgreSQL tienen que correr"
@@ -115,7 +115,7 @@ def cluster():
 
 DUENO_QUE_MUERE = """
 import sys
-from curso.postgres import ClusterTemporal
+from curso.postgres.cluster import ClusterTemporal
 cluster = ClusterTemporal(vigilado=sys.argv[1] == "vigilado")
 cluster.arrancar()
 print(cluster.carpeta, cluster.pid, flush=True)

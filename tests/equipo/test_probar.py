@@ -9,7 +9,8 @@ import os
 import subprocess
 import sys
 
-from curso import probar, rutas
+from curso import rutas
+from curso.autor import probar
 
 DEJA_ALGO = '''
 import tempfile
@@ -121,7 +122,7 @@ def test_apuntar_tiempos_guarda_lo_que_ha_corrido_y_conserva_lo_demas(tmp_path):
 
 
 def test_el_complemento_apunta_lo_que_tarda_cada_fichero(tmp_path, monkeypatch):
-    """`-p curso.probar` suma las fases de cada test a su fichero y lo apunta al acabar."""
+    """`-p curso.autor.probar` suma las fases de cada test a su fichero y lo apunta al acabar."""
     ruta = tmp_path / "tiempos.json"
     monkeypatch.setattr(probar, "TIEMPOS", ruta)
     monkeypatch.setattr(probar, "_segundos", {})

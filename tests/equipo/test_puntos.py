@@ -1,4 +1,4 @@
-"""Tests de curso.puntos: comparar, restaurar y preparar, con puntos de control inventados.
+"""Tests de curso.alumno.puntos: comparar, restaurar y preparar, con puntos de control inventados.
 
 No dependen de los puntos de control de verdad: cada test apunta `rutas.PUNTOS` a una carpeta
 temporal con `00_vacio/`, `01_bucle/` y `02_compactar/`, y el espacio del alumno
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from curso import puntos, rutas
+from curso import rutas
+from curso.alumno import puntos
 
 # El código del alumno en cada punto de control inventado (lo que hay que copiar y comparar).
 CODIGO = {
@@ -293,7 +294,7 @@ def test_comparar_escribe_las_palabras_que_dicen_el_readme_y_la_leccion_00():
     [leccion_00] = rutas.SOLUCIONES.glob("00_*.ipynb")
     textos = {"README.md": (rutas.RAIZ / "README.md").read_text(encoding="utf-8"),
               leccion_00.name: "\n".join(c.source for c in nbformat.read(leccion_00, as_version=4).cells),
-              "curso/puntos.py": puntos.__doc__}
+              "curso/alumno/puntos.py": puntos.__doc__}
     for nombre, texto in textos.items():
         assert palabras_documentadas(texto) == escritas, nombre
 
@@ -392,7 +393,8 @@ def test_preparar_sin_punto_anterior_falla_con_mensaje_claro(curso_falso):
 def test_preparar_pone_al_dia_una_version_de_un_punto_anterior_y_respeta_la_tuya(tmp_path, monkeypatch):
     """Quien se salta una lección tiene la versión vieja de un fichero: se pone al día (con copia).
     Un fichero que no es de ningún punto de control es trabajo del alumno: no se toca."""
-    from curso import puntos, rutas
+    from curso import rutas
+    from curso.alumno import puntos
     raiz = tmp_path / "checkpoints"
     for numero, version in [(0, "v0"), (1, "v1"), (2, "v2")]:
         carpeta = raiz / f"{numero:02d}_x"
@@ -423,7 +425,7 @@ def _espacio_como(punto, tmp_path, monkeypatch):
 
 
 def test_por_delante_nombra_lo_que_cambiaron_las_lecciones_ya_hechas(tmp_path, monkeypatch):
-    from curso.lecciones import LECCIONES
+    from curso.rutas import LECCIONES
     _espacio_como(3, tmp_path, monkeypatch)
     assert puntos.por_delante(2) == {f: 3 for f in LECCIONES[3]["ficheros"]}
     assert puntos.por_delante(3) == {}

@@ -4,7 +4,8 @@ Los casos montan puntos de control pequeños en una carpeta temporal: dos copias
 solo se diferencian en algo de lo que el test depende (un módulo que importa, uno que importa
 ese, uno que ejecuta por su nombre, el conftest.py) tienen que correr las dos.
 """
-from curso import repetidos, rutas
+from curso import rutas
+from curso.autor import repetidos
 
 TEST_QUE_IMPORTA = "import a\n\n\ndef test_a():\n    assert a.valor() == 1\n"
 

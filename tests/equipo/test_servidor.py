@@ -482,7 +482,7 @@ def test_un_cuerpo_pequeno_con_demasiados_elementos_es_un_413_sin_leerlo(servido
 
 def test_una_peticion_grande_del_curso_cabe_en_los_limites(servidor):
     # La medición del servidor envía peticiones de 8000 tokens: deben seguir llegando al motor.
-    from curso.medir.servidor import _peticion, _texto_de
+    from curso.medir.velocidad_del_servidor import _peticion, _texto_de
     p = _peticion(0, _texto_de(8000))
     estado, _, cuerpo = enviar(servidor.url, "/v1/messages/count_tokens", p)
     assert estado == 200 and cuerpo["input_tokens"] > 7000
@@ -569,8 +569,8 @@ def test_un_id_de_miles_de_cifras_no_cuenta_como_turno_del_guion(servidor, model
 
 
 def el_incidente(**cambios):
-    """{ruta: texto} de los ficheros de curso/datos/incidente/, con `cambios` ({ruta: texto})."""
-    from curso.delegacion import INCIDENTE
+    """{ruta: texto} de los ficheros de curso/material/datos/incidente/, con `cambios` ({ruta: texto})."""
+    from curso.material.delegacion import INCIDENTE
     ficheros = {p.relative_to(INCIDENTE).as_posix(): p.read_text(encoding="utf-8")
                 for p in INCIDENTE.rglob("*") if p.is_file()}
     return {**ficheros, **cambios}
@@ -916,7 +916,7 @@ def test_si_ctrl_c_no_le_llega_la_linea_de_ordenes_lo_dice():
 
 
 def test_la_medicion_del_servidor_corre_y_cuenta_lo_que_envia(capsys):
-    from curso.medir.servidor import medir_servidor_peticiones
+    from curso.medir.velocidad_del_servidor import medir_servidor_peticiones
     cifras = medir_servidor_peticiones(n=3, tokens=300)
     assert cifras["peticiones"] == 3 and 250 < cifras["tokens_de_entrada"] < 350
     assert "3 peticiones" in capsys.readouterr().out

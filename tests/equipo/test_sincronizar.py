@@ -1,4 +1,4 @@
-"""`python -m curso sincronizar` (curso/sincronizar.py): un fichero editado en un punto de control
+"""`python -m curso sincronizar` (curso/autor/sincronizar.py): un fichero editado en un punto de control
 llega a sus copias siguientes.
 
 Cada test trabaja en su copia de un repositorio git de usar y tirar con tres puntos de control
@@ -11,8 +11,9 @@ import subprocess
 
 import pytest
 
-from curso import rutas, sincronizar
-from curso.ejecutar import con_la_version_vieja
+from curso import rutas
+from curso.autor import sincronizar
+from curso.autor.ejecutar import con_la_version_vieja
 
 PUNTOS = {
     "01_uno": {"modulo.py": "VERSION = 1\n", "tests/test_modulo.py": "def test_version():\n    pass\n"},

@@ -1,12 +1,13 @@
 """Lo que usan las celdas de la lección 07: dos conexiones en un orden que dice el servidor
-(curso/dos_conexiones.py) y el simulacro de varias máquinas (curso/varias_maquinas.py)."""
+(curso/material/dos_conexiones.py) y el simulacro de varias máquinas (curso/material/varias_maquinas.py)."""
 import shutil
 import sys
 
 import psycopg
 import pytest
 
-from curso import dos_conexiones, rutas, varias_maquinas
+from curso import rutas
+from curso.material import dos_conexiones, varias_maquinas
 
 PUNTO = rutas.PUNTOS / "07_postgresql"
 

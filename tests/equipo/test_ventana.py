@@ -1,7 +1,7 @@
 """El presupuesto de la ventana (lección 02): las piezas, las tres políticas, el veredicto y la vista.
 
 Todo se comprueba con el M de verdad de la ejecución `atasco` del punto de control 01, que corre
-una vez por módulo en un proceso aparte (`curso.medir.ventana.atasco`): sus módulos se llaman
+una vez por módulo en un proceso aparte (`curso.medir.redibujo_de_la_ventana.atasco`): sus módulos se llaman
 igual que los de otros puntos de control. Ninguna cifra esperada está escrita a mano: salen del
 motor del servidor de ensayo o de las propias piezas. Cada invariante tiene al lado una variante
 ingenua que lo rompe, para que se vea que el test puede fallar.
@@ -11,9 +11,9 @@ import json
 
 import pytest
 
-from curso import ventana as v
+from curso.explorables.ventana import presupuesto as v
 from curso.ensayo.tokens import contar
-from curso.medir.ventana import atasco
+from curso.medir.redibujo_de_la_ventana import atasco
 
 PASO = 256  # el paso del deslizador de la ventana
 DESDE, HASTA = 4096, 16384  # su recorrido
@@ -416,7 +416,7 @@ def _veredicto_de(caja):
 
 
 def test_la_vista_se_construye_y_el_veredicto_sigue_a_los_deslizadores(traza, piezas):
-    from curso.vistas.ventana import explorar_ventana
+    from curso.explorables.ventana.widget_de_la_ventana import explorar_ventana
 
     caja = explorar_ventana(traza["M"], traza["herramientas"], traza["fichero"])
     deslizador = _con_clase(caja, "ventana-ventana")
@@ -436,7 +436,7 @@ def test_la_vista_se_construye_y_el_veredicto_sigue_a_los_deslizadores(traza, pi
 
 
 def test_la_barra_cambia_con_la_politica_y_dibuja_la_ventana(traza):
-    from curso.vistas.ventana import explorar_ventana
+    from curso.explorables.ventana.widget_de_la_ventana import explorar_ventana
 
     caja = explorar_ventana(traza["M"], traza["herramientas"], traza["fichero"])
     barra = _con_clase(caja, "ventana-barra")
@@ -450,7 +450,7 @@ def test_la_barra_cambia_con_la_politica_y_dibuja_la_ventana(traza):
 
 
 def test_la_vista_ensena_el_mensaje_de_un_ajuste_imposible_en_vez_de_una_traza(traza):
-    from curso.vistas.ventana import explorar_ventana
+    from curso.explorables.ventana.widget_de_la_ventana import explorar_ventana
 
     caja = explorar_ventana(traza["M"], traza["herramientas"], traza["fichero"], max_tokens=-1)
     assert "veredicto-ventana error" in _veredicto_de(caja)
@@ -458,7 +458,7 @@ def test_la_vista_ensena_el_mensaje_de_un_ajuste_imposible_en_vez_de_una_traza(t
 
 
 def test_la_vista_de_antes_y_despues_tiene_dos_barras_y_su_texto(traza, piezas):
-    from curso.vistas.ventana import mostrar_antes_y_despues
+    from curso.explorables.ventana.widget_de_la_ventana import mostrar_antes_y_despues
 
     M = traza["M"]
     despues = M[:2] + [("usuario", "Resumen: he leído los tres ficheros.")] + M[-4:]

@@ -1,5 +1,5 @@
-"""El widget de las carreras (lecciones 04 y 05): sus textos y sus carriles (`curso.carreras.textos`)
-y la vista fina que los coloca (`curso.carreras.widget`).
+"""El widget de las carreras (lecciones 04 y 05): sus textos y sus carriles (`curso.explorables.carreras.textos`)
+y la vista fina que los coloca (`curso.explorables.carreras.widget_de_las_carreras`).
 
 Lo esperado se cuenta aquí, registro a registro, o se deduce del orden de los pasos; no se copia
 de lo que dicen las funciones que se prueban.
@@ -11,13 +11,13 @@ from html.parser import HTMLParser
 
 import pytest
 
-from curso.carreras import textos as cv
-from curso.carreras import ERROR_INESPERADO, explorar
-from curso.carreras import bitacora
-from curso.carreras.escenarios import buzon as escenarios_buzon
-from curso.carreras.escenarios import postgres as escenarios_postgres
-from curso.carreras.escenarios import resumenes as escenarios_resumenes
-from curso.carreras import widget as vista
+from curso.explorables.carreras import textos as cv
+from curso.explorables.carreras import ERROR_INESPERADO, explorar
+from curso.explorables.carreras import bitacora
+from curso.explorables.carreras.escenarios import carreras_del_buzon as escenarios_buzon
+from curso.explorables.carreras.escenarios import carreras_en_postgres as escenarios_postgres
+from curso.explorables.carreras.escenarios import carreras_de_los_resumenes as escenarios_resumenes
+from curso.explorables.carreras import widget_de_las_carreras as vista
 
 RESUMENES = escenarios_resumenes.ESCENARIO
 CAIDA = escenarios_buzon.CAIDA  # el escenario más pequeño (20 intercalados): el de las pruebas de la vista

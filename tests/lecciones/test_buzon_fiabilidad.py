@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from ayudas import (HIJO_QUE_HABLA, decir_a, en_castellano, lanzar_hijo, leer, matar,
                     matar_en_su_pausa, rematar)
-from curso import hostiles
-from curso.carreras import cargar_modulo
+from curso.comprobaciones import hostiles
+from curso.rutas import cargar_modulo
 from curso.rutas import PUNTOS
 
 CARPETA = PUNTOS / "05_el_buzon"
@@ -461,6 +461,6 @@ def test_cien_caidas_al_azar_no_pierden_ni_duplican_nada(tmp_path):
 # --- 4. La medición corre (sus cifras no se comprueban aquí: dependen de la máquina) ------------
 
 def test_la_medicion_del_buzon_corre_en_pequeno(tmp_path):
-    from curso.medir.buzon import medir_durabilidad
+    from curso.medir.coste_del_buzon import medir_durabilidad
     cifras = medir_durabilidad(tmp_path, rondas=1, por_ronda=4, modulo=B)
     assert len(cifras) == 3 and all(c > 0 and math.isfinite(c) for c in cifras)

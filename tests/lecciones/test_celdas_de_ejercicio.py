@@ -2,7 +2,7 @@
 
 Se mide lo que ve el alumno: la celda de notebooks/, con los esbozos en lugar de las soluciones.
 Un módulo más largo se escribe en varias celdas: la primera crea el fichero y las siguientes le
-añaden piezas con `%%modulo NOMBRE --cambia` (ver curso/componer.py), como agentes.py en la
+añaden piezas con `%%modulo NOMBRE --cambia` (ver curso/alumno/componer.py), como agentes.py en la
 lección 06.
 """
 import re
@@ -10,7 +10,9 @@ import re
 import nbformat
 import pytest
 
-from curso import ejercicios, generar, rutas
+from curso import rutas
+from curso.comprobaciones import esbozos
+from curso.comprobaciones import ejercicios
 
 LINEAS_POR_CELDA = 150  # el objetivo del issue de andamiaje: lo que cabe en una lectura
 CUADERNOS = sorted(rutas.CUADERNOS.glob("[0-9][0-9]_*.ipynb"))
@@ -20,7 +22,7 @@ def celdas_de_ejercicio(cuaderno):
     """{id: (número de líneas, ejercicios)} de cada celda de ejercicio del cuaderno."""
     celdas = {}
     for celda in nbformat.read(cuaderno, as_version=4).cells:
-        marca = generar.ejercicio_de(celda) if celda.cell_type == "code" else None
+        marca = esbozos.ejercicio_de(celda) if celda.cell_type == "code" else None
         if marca:
             ids = set(marca.values()) if isinstance(marca, dict) else {marca}
             celdas[celda.id] = (len(celda.source.splitlines()), ids)
@@ -44,7 +46,7 @@ def test_se_mide_la_celda_de_cada_ejercicio_y_es_la_del_alumno():
         for id, (_, ids) in celdas_de_ejercicio(cuaderno).items():
             medidos |= ids
             assert "raise NotImplementedError" in celdas[id].source, f"{cuaderno.name}, celda {id}: sin esbozo"
-            assert generar.INICIO not in celdas[id].source, f"{cuaderno.name}, celda {id}: con la solución"
+            assert esbozos.INICIO not in celdas[id].source, f"{cuaderno.name}, celda {id}: con la solución"
         leccion = rutas.numero_de_leccion(cuaderno.name)
         assert {id for id, e in registro.items() if e.leccion == leccion} == medidos, cuaderno.name
 

@@ -2,8 +2,9 @@
 import nbformat
 import pytest
 
-from curso import generar, repetidos, rutas
-from curso.lecciones import LECCIONES
+from curso import rutas
+from curso.autor import generar, repetidos
+from curso.rutas import LECCIONES
 
 RESUELTOS = sorted(rutas.SOLUCIONES.glob("[0-9][0-9]_*.ipynb"))
 

@@ -21,7 +21,7 @@ import tempfile
 import pytest
 from ayudas import modulos_del_punto, sin_tiempos
 
-from curso.apuntes import Apuntador
+from curso.material.apuntes import Apuntador
 from curso.ensayo.recetario import usuario_guionizado
 from curso.rutas import RECETARIO
 

@@ -10,7 +10,7 @@ import tempfile
 import pytest
 from ayudas import cambiar, casos_que_nombran, evaluar_con_otra_version
 
-from curso import ejercicios
+from curso.comprobaciones import ejercicios
 
 ejercicios.cargar_registro()
 

@@ -10,7 +10,9 @@ import shutil
 
 import pytest
 
-from curso import cuaderno, ejercicios, rutas
+from curso import rutas
+from curso.alumno import cuaderno
+from curso.comprobaciones import ejercicios
 
 PUNTO_01 = rutas.puntos_de_control()[1]
 

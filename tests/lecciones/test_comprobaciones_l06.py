@@ -11,7 +11,11 @@ import shutil
 import pytest
 
 from ayudas import cambiar, casos_que_nombran
-from curso import cuaderno, ejercicios, generar, rutas
+from curso import rutas
+from curso.alumno import cuaderno
+from curso.autor import generar
+from curso.comprobaciones import esbozos
+from curso.comprobaciones import ejercicios
 
 MODULO = "curso.comprobaciones.l06"
 FUNCIONES = {"6.1": ("efectos", ["atender"]), "6.2": ("agentes", ["donde_esta"]),
@@ -37,8 +41,8 @@ def marcar(texto, funciones):
             cuerpo = nodo.body[1:] if isinstance(nodo.body[0], ast.Expr) else nodo.body
             regiones.append((cuerpo[0].lineno - 1, nodo.end_lineno, " " * cuerpo[0].col_offset))
     for inicio, fin, sangria in sorted(regiones, reverse=True):
-        lineas[fin:fin] = [sangria + generar.FIN]
-        lineas[inicio:inicio] = [sangria + generar.INICIO]
+        lineas[fin:fin] = [sangria + esbozos.FIN]
+        lineas[inicio:inicio] = [sangria + esbozos.INICIO]
     return "\n".join(lineas)
 
 

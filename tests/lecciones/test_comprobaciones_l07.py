@@ -10,8 +10,8 @@ import tempfile
 import pytest
 from ayudas import cambiar, casos_que_nombran, evaluar_con_otra_version
 
-from curso import ejercicios
-from curso.postgres import VARIABLE_DE_CONEXION
+from curso.comprobaciones import ejercicios
+from curso.postgres.cluster import VARIABLE_DE_CONEXION
 
 ejercicios.cargar_registro()
 

@@ -11,7 +11,8 @@ import tempfile
 import pytest
 from ayudas import cambiar, casos_que_nombran, evaluar_con_otra_version
 
-from curso import ejercicios, rutas
+from curso import rutas
+from curso.comprobaciones import ejercicios
 
 ejercicios.cargar_registro()
 

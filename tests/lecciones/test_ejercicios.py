@@ -12,8 +12,12 @@ import tempfile
 
 import pytest
 
-from curso import componer, cuaderno, ejercicios, generar, rutas
-from curso.postgres import VARIABLE_DE_CONEXION
+from curso import rutas
+from curso.alumno import componer, cuaderno
+from curso.autor import generar
+from curso.comprobaciones import esbozos
+from curso.comprobaciones import ejercicios
+from curso.postgres.cluster import VARIABLE_DE_CONEXION
 
 REGISTRO = ejercicios.cargar_registro()
 
@@ -73,7 +77,7 @@ def evaluar_con(id, fuente, tmp_path):
 def esbozo_de(id):
     """El texto de la celda del ejercicio `id` con sus regiones de solución cambiadas por esbozos."""
     celda = ejercicios.celda_resuelta(id)
-    return generar.esbozo(fuente_de_la_celda(celda), generar.ejercicio_de(celda))
+    return generar.esbozo(fuente_de_la_celda(celda), esbozos.ejercicio_de(celda))
 
 
 @pytest.mark.parametrize("id", sorted(REGISTRO), ids=lambda i: f"ejercicio {i}")

@@ -9,9 +9,11 @@ import shutil
 
 import pytest
 
-from curso import cuaderno, ejercicios, rutas
+from curso import rutas
+from curso.alumno import cuaderno
+from curso.comprobaciones import ejercicios
 from curso.comprobaciones import l02
-from curso.medir.ventana import atasco
+from curso.medir.redibujo_de_la_ventana import atasco
 
 
 def rojos(resultado):

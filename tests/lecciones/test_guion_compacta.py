@@ -21,7 +21,7 @@ import tempfile
 import pytest
 from ayudas import modulos_del_punto, sin_tiempos
 
-from curso.apuntes import Apuntador
+from curso.material.apuntes import Apuntador
 from curso.ensayo import recetario as guiones_del_recetario
 from curso.ensayo.recetario import usuario_guionizado
 from curso.ensayo.servidor import ServidorEnsayo
@@ -29,7 +29,7 @@ from curso.ensayo.tokens import contar
 from curso.rutas import RAIZ, RECETARIO
 
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
-TRAZA_REAL = json.loads((RAIZ / "curso" / "datos" / "traza_real.json").read_text(encoding="utf-8"))
+TRAZA_REAL = json.loads((RAIZ / "curso" / "material" / "datos" / "traza_real.json").read_text(encoding="utf-8"))
 TOLERANCIA = 0.10  # el contador del ensayo no es el tokenizador del modelo real, y el guion no es el modelo
 PALABRAS = 150  # lo que pide la instrucción de compactar
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from ayudas import (HIJO_QUE_HABLA, decir_a, en_castellano, lanzar_hijo, leer, matar,
                     matar_en_su_pausa, rematar)
-from curso import hostiles
-from curso.carreras import cargar_modulo
+from curso.comprobaciones import hostiles
+from curso.rutas import cargar_modulo
 from curso.rutas import PUNTOS
 
 RUTA_MODULO = PUNTOS / "04_resumenes_en_sqlite" / "resumenes.py"

@@ -6,11 +6,12 @@ todo`, una caída tras cada paso, cada una en su propia ejecución, y cien al az
 tardarían más de un minuto.)
 
 Procesos de verdad (`python todo_junto.py reanudar`), matados con SIGKILL, contra un servidor de
-ensayo de este proceso por HTTP en 127.0.0.1; ver curso/simulacro.py y curso/medir/todo.py.
+ensayo de este proceso por HTTP en 127.0.0.1; ver curso/material/simulacro.py y curso/medir/todo.py.
 """
 import pytest
 
-from curso import rutas, simulacro
+from curso import rutas
+from curso.material import simulacro
 from curso.medir import todo as medir_todo
 
 PUNTO = rutas.PUNTOS / "06_todo_junto"

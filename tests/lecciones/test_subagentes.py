@@ -1,8 +1,8 @@
 """Los subagentes de la lección 05 con el equipo del curso: `buscar` sobre el incidente, la
-conclusión del incidente (`curso.incidente`), lo mismo por HTTP que en el proceso y la comparación
-«¿compensa delegar?» (`curso.delegacion`).
+conclusión del incidente (`curso.material.incidente`), lo mismo por HTTP que en el proceso y la comparación
+«¿compensa delegar?» (`curso.material.delegacion`).
 
-Corre el incidente de curso/datos/incidente/ (una API que conecta con db:5433 y una base que
+Corre el incidente de curso/material/datos/incidente/ (una API que conecta con db:5433 y una base que
 escucha en el 5432) con los guiones `hijo-logs`, `hijo-config` y `solo`, sobre ficheros SQLite de
 verdad, en el proceso (`ModeloGuionizado`) y por HTTP (`ServidorEnsayo` y `ModeloAPI`). Lo que es
 solo del harness (un hijo estrechado, el reparto, verificar) lo prueba el punto de control 05, en
@@ -23,13 +23,13 @@ from pathlib import Path
 
 import pytest
 
-from curso import delegacion
+from curso.material import delegacion
 from curso.ensayo.motor import segundos_modelados
 from curso.ensayo.servidor import ServidorEnsayo
-from curso.incidente import concluir, encargo_en_solitario, encargos_del_incidente
+from curso.material.incidente import concluir, encargo_en_solitario, encargos_del_incidente
 from curso.rutas import PUNTOS
 
-INCIDENTE = delegacion.INCIDENTE  # el de curso.incidente
+INCIDENTE = delegacion.INCIDENTE  # el de curso.material.incidente
 PROVISIONAL = Path("/tmp/autor/l05/sin_marcas")  # lo del autor, hasta que esté en el punto de control 05
 FUENTES = [PUNTOS / "05_el_buzon", PROVISIONAL, PUNTOS / "01_el_bucle"]  # la primera que lo tenga
 MODULOS = ["agente", "api", "bucle", "buzon", "compactar", "correr", "encargos", "entorno", "exigencias",
@@ -160,7 +160,7 @@ def test_el_agente_del_recetario_sigue_viendo_las_mismas_herramientas(arnes):
     assert [h["name"] for h in arnes["entorno"].CATALOGO] == ["leer", "editar", "ejecutar", "buscar"]
 
 
-# --- La conclusión del incidente (curso.incidente) ----------------------------------------------
+# --- La conclusión del incidente (curso.material.incidente) ----------------------------------------------
 
 def test_la_conclusion_sale_solo_de_lo_comprobado(sub):
     cierto = {"hallazgo": "La base escucha en el 5432: «puerto = 5432»", "referencia": "config/db.toml:6"}

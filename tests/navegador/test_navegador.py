@@ -14,7 +14,7 @@ import re
 import pytest
 
 import navegador as piezas_del_navegador
-from curso.ventana import POLITICAS
+from curso.explorables.ventana.presupuesto import POLITICAS
 from navegador import (RAIZ, abrir_navegador, abrir_y_ejecutar, captura, esperar_texto_distinto,
                        exigir_maquetacion, exigir_navegador, nueva_pagina, poner_deslizador,
                        servidor_jupyter, texto_de, unico)
@@ -26,7 +26,7 @@ CUADERNO_VENTANA = RAIZ / "solutions" / "02_la_ventana.ipynb"
 # segundo) y poco para no alargar el test: solo se usa donde el texto NO debe cambiar.
 ESPERA_CORTA = 3
 
-# El explorable de la ventana (curso/vistas/ventana.py): las clases CSS de sus piezas.
+# El explorable de la ventana (curso/explorables/ventana/widget_de_la_ventana.py): las clases CSS de sus piezas.
 DESLIZADOR_VENTANA = "ventana-ventana"
 DESLIZADOR_TURNO = "ventana-turno"
 POLITICA = ".widget-toggle-buttons.ventana-politica"

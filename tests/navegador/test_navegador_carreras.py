@@ -1,6 +1,6 @@
 """El test del navegador del widget de las carreras (lecciones 04, 05 y 07), dibujado de verdad en JupyterLab.
 
-Ejecuta un cuaderno con un `explorar_carreras(...)` (`curso/carreras/widget.py`) y comprueba lo que
+Ejecuta un cuaderno con un `explorar_carreras(...)` (`curso/explorables/carreras/widget_de_las_carreras.py`) y comprueba lo que
 se ve:
 
 1. se abre donde lo deja el texto de encima: en la variante ingenua de la que habla, en su primer
@@ -29,7 +29,7 @@ from navegador import (ESPERA_WIDGET, RAIZ, EsperaAgotada, abrir_y_ejecutar, cap
 
 CUADERNO_DE_PRUEBA = RAIZ / "tests" / "datos" / "cuaderno_de_prueba_carreras.ipynb"
 
-# Las clases CSS del widget (curso/carreras/widget.py).
+# Las clases CSS del widget (curso/explorables/carreras/widget_de_las_carreras.py).
 WIDGET = ".explorar-carreras"
 VARIANTE = ".widget-toggle-buttons.carreras-variante"
 DESLIZADOR = "carreras-intercalado"
@@ -44,11 +44,11 @@ TRANSACCIONES = "pre.carreras-transacciones"
 ROJO = f"{CARRILES} .carril-rompe"
 FILA_ELEGIDA = f"{CARRILES} tr.carreras-elegido"
 
-# La primera línea de los totales (curso.carreras.textos.totales) y lo que la comparación dice del
-# primer intercalado que falla (curso.carreras.textos.comparacion).
+# La primera línea de los totales (curso.explorables.carreras.textos.totales) y lo que la comparación dice del
+# primer intercalado que falla (curso.explorables.carreras.textos.comparacion).
 LINEA_DE_TOTALES = re.compile(r"^(\d+) intercalados: (\d+) correctos(?:, (.+))?$")
 PRIMERO_QUE_FALLA = re.compile(r"el primero que falla es el n\.º (\d+)\.")
-# La primera línea de las transacciones (curso.carreras.textos.transacciones) y la de cada una.
+# La primera línea de las transacciones (curso.explorables.carreras.textos.transacciones) y la de cada una.
 PASO = re.compile(r"^Paso (\d+) de (\d+): (\S+) ")
 TRANSACCION = re.compile(r"^(\S+), transacción (\d+) \((.*)\):$")
 SENTENCIA = re.compile(r"^  paso +(\d+) · (\S+) +(.*)$")
@@ -234,7 +234,7 @@ def comprobar_widget_de_carreras(pagina, servidor, cuaderno, *, variante, motor,
 
 def que_fallan(escenario, variante):
     """Los intercalados en que falla `variante`, calculados aquí con el explorador (SQLite)."""
-    from curso.carreras import explorar
+    from curso.explorables.carreras import explorar
     return [r.numero for r in explorar(escenario, variante).registros if r.fallos]
 
 
@@ -242,8 +242,8 @@ def que_fallan(escenario, variante):
 
 def test_el_widget_de_las_carreras_en_postgresql_como_en_la_leccion_07(pagina, servidor):
     if not os.environ.get("CURSO_POSTGRES"):
-        from curso.postgres import FaltaPostgres, carpeta_de_programas
-        from curso.pruebas_postgres import sin_postgres
+        from curso.postgres.cluster import FaltaPostgres, carpeta_de_programas
+        from curso.postgres.fixtures import sin_postgres
         try:
             carpeta_de_programas()
         except FaltaPostgres as error:
@@ -274,12 +274,12 @@ def el_segundo_lee_el_puntero_de_antes(texto):
 
 
 def test_el_widget_de_las_carreras_en_la_leccion_04(pagina, servidor):
-    from curso.carreras.escenarios.resumenes import ESCENARIO
+    from curso.explorables.carreras.escenarios.carreras_de_los_resumenes import ESCENARIO
     comprobar_widget_de_carreras(pagina, servidor, RAIZ / "solutions" / "04_resumenes_en_sqlite.ipynb",
                                  variante="ingenua", motor="SQLite", que_fallan=que_fallan(ESCENARIO, "ingenua"))
 
 
 def test_el_widget_de_las_carreras_en_la_leccion_05(pagina, servidor):
-    from curso.carreras.escenarios.buzon import CAIDA
+    from curso.explorables.carreras.escenarios.carreras_del_buzon import CAIDA
     comprobar_widget_de_carreras(pagina, servidor, RAIZ / "solutions" / "05_el_buzon.ipynb",
                                  variante="marca_primero", motor="SQLite", que_fallan=que_fallan(CAIDA, "marca_primero"))

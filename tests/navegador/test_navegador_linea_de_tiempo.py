@@ -1,7 +1,7 @@
 """El test del navegador del widget de la línea de tiempo (lección 06), dibujado de verdad en JupyterLab.
 
 Ejecuta un cuaderno mínimo con una ejecución de la lección 06 que cae una vez y su
-`explorar_linea_de_tiempo(...)` (`curso/vistas/linea_de_tiempo.py`), como lo abre la lección, y
+`explorar_linea_de_tiempo(...)` (`curso/explorables/linea_de_tiempo/widget_de_la_linea.py`), como lo abre la lección, y
 comprueba lo que se ve: se abre en el último paso antes de la caída (la columna de ✖), el panel
 cuenta ese paso con palabras y no con etiquetas de la base, bajo los carriles hay un eje con el
 número de cada paso en su columna, la leyenda explica cada color que hay en los carriles y dice la
@@ -20,7 +20,7 @@ from navegador import (RAIZ, abrir_y_ejecutar, captura, esperar_texto_distinto, 
 CUADERNO_DE_PRUEBA = RAIZ / "tests" / "datos" / "cuaderno_de_prueba_linea_de_tiempo.ipynb"
 LECCION = RAIZ / "solutions" / "06_todo_junto.ipynb"
 
-# Las clases CSS del widget (curso/vistas/linea_de_tiempo.py).
+# Las clases CSS del widget (curso/explorables/linea_de_tiempo/widget_de_la_linea.py).
 DESLIZADOR = "linea-paso"
 CARRILES = ".linea-carriles"
 ELEGIDO = f"{CARRILES} td.linea-elegido"

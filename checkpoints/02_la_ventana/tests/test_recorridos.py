@@ -3,7 +3,7 @@
 `agente` + `ModeloAPI` + `usuario_guionizado` sobre recetario/, contra un servidor de ensayo en
 127.0.0.1. `arregla` deja los tests en verde; `atasco` reproduce la ejecución real que se atascó
 citando mal `antiguo`, con los tokens de entrada de cada turno a menos de un 5 % de las cifras
-grabadas en curso/datos/traza_real.json.
+grabadas en curso/material/datos/traza_real.json.
 
 Y la copia de trabajo de cada ejecución: `agente` la borra al terminar, pase lo que pase, salvo
 que se le pida conservarla.
@@ -30,7 +30,7 @@ from guionizado import ModeloGuionizado
 
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
 TOLERANCIA = 0.05  # el contador del ensayo no es el tokenizador del modelo real: un 5 % como mucho
-TRAZA_REAL = json.loads((RAIZ / "curso" / "datos" / "traza_real.json").read_text(encoding="utf-8"))
+TRAZA_REAL = json.loads((RAIZ / "curso" / "material" / "datos" / "traza_real.json").read_text(encoding="utf-8"))
 TEMPORAL = tempfile.gettempdir()  # la carpeta temporal del sistema, antes de que la cambie un test
 
 

@@ -5,7 +5,7 @@ import sqlite3
 import pytest
 
 import resumenes
-from curso import hostiles
+from curso.comprobaciones import hostiles
 from historial import abrir, anotar, crear_ejecucion, transaccion
 from resumenes import BaseObsoleta, activo, contexto, instalar, mover_puntero, validar_candidato
 

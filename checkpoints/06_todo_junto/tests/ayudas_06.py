@@ -1,10 +1,10 @@
-"""Ayudas de los tests de la lección 06: el simulacro de caídas del curso (curso/simulacro.py),
+"""Ayudas de los tests de la lección 06: el simulacro de caídas del curso (curso/material/simulacro.py),
 con los módulos de este punto de control."""
 import functools
 from pathlib import Path
 
-from curso import simulacro
-from curso.simulacro import (INCIDENTE, YA_TERMINO, carpeta_en_memoria, copiar_ejecucion, foto,  # noqa: F401
+from curso.material import simulacro
+from curso.material.simulacro import (INCIDENTE, YA_TERMINO, carpeta_en_memoria, copiar_ejecucion, foto,  # noqa: F401
                              huella_de, informe, pasos_de, pasos_de_la_ejecucion, pasos_durables,
                              servidor_que_cuenta)
 

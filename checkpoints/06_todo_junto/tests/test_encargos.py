@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from curso import hostiles
+from curso.comprobaciones import hostiles
 from encargos import ACCIONES_DELEGABLES, PLAZO_S, TOPE_DE_PASOS, encargo, validar_encargo, validar_entrega
 
 ENCARGO_LOGS = {

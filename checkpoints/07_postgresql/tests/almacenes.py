@@ -22,7 +22,7 @@ import historial_pg
 import padres_pg
 import resumenes
 import resumenes_pg
-from curso.pruebas_postgres import esquema_postgres, postgres  # noqa: F401  (las fixtures de PostgreSQL)
+from curso.postgres.fixtures import esquema_postgres, postgres  # noqa: F401  (las fixtures de PostgreSQL)
 
 # Las funciones de los módulos que reciben la conexión como primer argumento.
 CON_CONEXION = {

@@ -13,7 +13,7 @@ import historial
 import padres
 import resumenes
 from buzon import admitir, pendientes, recibir
-from curso import hostiles
+from curso.comprobaciones import hostiles
 from encargos import encargo
 from padres import abrir_buzon, crear_padre, estado, mensajes, terminar
 

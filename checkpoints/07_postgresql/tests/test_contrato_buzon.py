@@ -10,7 +10,7 @@ import encargos
 import exigencias
 import padres_pg
 from almacenes import almacen, esquema_postgres, postgres  # noqa: F401  (las fixtures)
-from curso import hostiles
+from curso.comprobaciones import hostiles
 
 PADRE = "padre"
 ENCARGO_LOGS = {

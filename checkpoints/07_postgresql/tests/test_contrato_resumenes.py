@@ -10,7 +10,7 @@ import resumenes
 import resumenes_pg
 import validacion
 from almacenes import almacen, esquema_postgres, postgres  # noqa: F401  (las fixtures)
-from curso import hostiles
+from curso.comprobaciones import hostiles
 
 EJECUCION = "r-1"
 ORIGINALES = [

@@ -26,11 +26,11 @@ import resumenes_pg
 from almacenes import Almacen, esquema_postgres, postgres  # noqa: F401  (las fixtures)
 from intercalar import ESPERA_MAXIMA_S, PausaTras, intercalar
 
-from curso import varias_maquinas
-from curso.dos_conexiones import (con_ajustes, en_otro_hilo, esperar_a_que_espere, esperar_a_que_los_commits_esperen,
+from curso.material import varias_maquinas
+from curso.material.dos_conexiones import (con_ajustes, en_otro_hilo, esperar_a_que_espere, esperar_a_que_los_commits_esperen,
                                   esperar_al_ajuste)
-from curso.postgres import ClusterTemporal, FaltaPostgres, esquema_de_prueba
-from curso.pruebas_postgres import sin_postgres
+from curso.postgres.cluster import ClusterTemporal, FaltaPostgres, esquema_de_prueba
+from curso.postgres.fixtures import sin_postgres
 
 PADRE = "padre"
 RESULTADO = {"hallazgo": "El servicio usa el puerto 5433", "fuente": "log:17"}
@@ -592,8 +592,8 @@ def test_un_trabajador_congelado_con_la_fila_del_padre_la_suelta_al_limite_de_in
 
 # --- Varias máquinas: procesos que compiten por las mismas filas, y que mueren -------------------------
 
-# Los trabajadores y quien los lanza, los mata y cuenta son los de curso/varias_maquinas.py, el
-# simulacro del cuaderno: cada uno es `python -m curso.varias_maquinas`, que importa buzon_pg de
+# Los trabajadores y quien los lanza, los mata y cuenta son los de curso/material/varias_maquinas.py, el
+# simulacro del cuaderno: cada uno es `python -m curso.material.varias_maquinas`, que importa buzon_pg de
 # este punto de control. Sus percances (PERCANCES): dos SIGKILL y dos cortes desde el servidor.
 PADRES_DEL_SIMULACRO = 12
 HIJOS_DEL_SIMULACRO = ("logs", "config")
@@ -623,7 +623,7 @@ def test_si_cada_trabajador_inventa_su_identidad_cada_resultado_entra_una_vez_po
     entorno = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PUNTO), *(p for p in sys.path if p)]))
     for numero in (1, 2):
         suyo = [(p, h, f"{e}-de-{numero}", c) for p, h, e, c in plan]
-        subprocess.run([sys.executable, "-m", "curso.varias_maquinas", pg.destino, str(numero), json.dumps(suyo)],
+        subprocess.run([sys.executable, "-m", "curso.material.varias_maquinas", pg.destino, str(numero), json.dumps(suyo)],
                        env=entorno, stdout=subprocess.DEVNULL, check=True, timeout=ESPERA_MAXIMA_S)
     assert perdidas_y_dobles(pg, plan) == ([], len(plan))
 

@@ -1,6 +1,6 @@
 """El simulacro de caídas de la lección 06: procesos de verdad, matados con SIGKILL, y reanudados.
 
-Cada proceso es `python todo_junto.py reanudar` (ver CORREDOR en curso/simulacro.py) contra un
+Cada proceso es `python todo_junto.py reanudar` (ver CORREDOR en curso/material/simulacro.py) contra un
 servidor de ensayo de este proceso, por HTTP en 127.0.0.1. El resultado con caídas se compara
 con el de una ejecución sin caídas: el mismo informe, los mismos ficheros en la copia de trabajo,
 cada entrega admitida una vez, cada edición aplicada una vez y el historial de cada agente igual,
@@ -106,7 +106,7 @@ def test_una_caida_entre_editar_y_apuntar_su_resultado(plantilla, servidor, carp
 def test_una_edicion_que_acorta_un_fichero_grande_muere_en_cada_llamada_al_sistema_y_sale_igual(
         carpeta, variante, sale_igual):
     """Una caída (SIGKILL) antes de cada llamada al sistema de `editar`, cada una en su ejecución, y
-    la misma edición otra vez (ver EDITOR en curso/simulacro.py). La variante ingenua escribe
+    la misma edición otra vez (ver EDITOR en curso/material/simulacro.py). La variante ingenua escribe
     encima del fichero abierto: muerta entre el write (más de 8 KiB, sin pasar por el búfer) y el
     truncate, deja un fichero sin la huella de antes ni la de después."""
     hecho = caidas_al_editar(carpeta, variante)

@@ -1,5 +1,5 @@
 """Punto de control 05: un hijo estrechado a su encargo (`hijos.py`), el reparto por el buzón y la
-integración por evidencia (`subagentes.py`), sobre el incidente de curso/datos/incidente/.
+integración por evidencia (`subagentes.py`), sobre el incidente de curso/material/datos/incidente/.
 
 Los hijos corren con los guiones `hijo-logs`, `hijo-config`, `solo` y `eco` en el proceso
 (`ModeloGuionizado`), sobre ficheros SQLite de verdad. Lo que depende del servidor por HTTP y la
@@ -14,8 +14,8 @@ import pytest
 
 import buzon
 import herramientas
-from curso.delegacion import GUIONES_DE_LOS_HIJOS
-from curso.incidente import INCIDENTE, encargos_del_incidente
+from curso.material.delegacion import GUIONES_DE_LOS_HIJOS
+from curso.material.incidente import INCIDENTE, encargos_del_incidente
 from encargos import encargo
 from guionizado import ModeloGuionizado
 from hijos import correr_hijo, leer_entrega

@@ -21,7 +21,7 @@ import agentes
 import buzon
 import registro
 import subagentes
-from curso.incidente import concluir
+from curso.material.incidente import concluir
 import todo_junto
 from api import ModeloAPI
 from ayudas_06 import INCIDENTE, carpeta_en_memoria, foto, huella_de, informe, pasos_de, servidor_que_cuenta

@@ -1,0 +1,462 @@
+"""Para cada cuaderno del alumno: la magia `%%modulo`, `comprobar`, `pista`, `solucion`, `preparar` y `comparar`.
+
+Un solo fichero porque es lo que carga cada núcleo con `%load_ext`: la magia y las funciones del
+cuaderno comparten el estado del núcleo (qué módulos sirve, qué referencias avisó, qué pistas dio).
+
+Lo que usa cada cuaderno: la magia `%%modulo`, `comprobar`, `pista`, `solucion` y `preparar`
+(y `comparar` y `comprobar_espacio`, que miran tu espacio entero contra un punto de control).
+
+La primera celda de cada lección es
+
+    %load_ext curso.alumno.cuaderno
+    from curso.alumno.cuaderno import comprobar, pista, solucion, preparar, comparar
+    preparar(N)
+
+`%%modulo bucle` escribe la celda en `bucle.py` del espacio de trabajo (copia antes la versión que
+hubiera, si era distinta), lo importa y deja sus nombres en el cuaderno. Así el alumno termina cada
+lección con ficheros de verdad, como el punto de control, y `python -m curso comparar N` los compara.
+
+`%%modulo agente --cambia` es para una lección que cambia un módulo que ya existe: la celda lleva
+solo lo que cambia (una función entera, un import, una constante) y el fichero se compone con la
+versión anterior, la de tu espacio (ver `curso/alumno/componer.py`). Sirve también dentro de una misma
+lección, para escribir un módulo largo en dos celdas (la 04 con `resumenes`, la 06 con `agentes`):
+la segunda se compone sobre lo que escribió la primera, y los ejercicios se comprueban después de
+la última. Dice qué ha cambiado; con `--diff`,
+además, enseña el diff, plegado. Si ese módulo tiene un ejercicio pendiente (la lección usa su
+versión de referencia), el cambio va sobre la referencia, y tu versión queda en .copias/.
+
+Si un ejercicio queda pendiente o en rojo, `comprobar` lo dice y la lección sigue con la versión
+de referencia de ese módulo (la del punto de control de la lección), sin tocar el fichero del
+alumno: un buscador de módulos (`_Referencias`) sirve esa versión a cualquier `import` del módulo.
+
+La regla de los módulos: cada vez que cambia lo que manda (una celda `%%modulo` escribe un fichero,
+o un módulo pasa a su referencia o vuelve a tu fichero), se olvidan todos los módulos del harness
+ya cargados, vengan de tu espacio o de una referencia, y se vuelven a importar, así que cualquier
+import siguiente, del cuaderno o de otro módulo, da el fichero que manda ahora, y los nombres que
+el cuaderno tomó de los viejos (`from reintentos import ModeloConReintentos`) pasan a ser los nuevos.
+
+Si los casos de un ejercicio llegan al esbozo de otro (el bucle del 1.3 llama a `permitido`, que
+sigue siendo el esbozo del 1.2), lo pendiente es ese otro: `comprobar` lo dice, usa la versión de
+referencia de su módulo, como haría `comprobar` con él, y comprueba de nuevo.
+"""
+import html
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import time
+import types
+from pathlib import Path
+
+from curso import rutas
+from curso.alumno import componer, puntos
+from curso.comprobaciones import esbozos
+from curso.comprobaciones import ejercicios
+
+CARPETA_DE_COPIAS = ".copias"  # dentro del espacio; comparar y restaurar no la miran
+OPCIONES = ("--cambia", "--diff")  # las de %%modulo, detrás del nombre
+_leccion = None  # la que empezó preparar(N): --cambia parte de su punto de control anterior
+# Si vuelves a una lección con el espacio por delante: {módulo: la lección posterior que lo cambió}.
+# Esos módulos no se escriben, y los que ya estaban al empezar la lección se sirven como entonces.
+_delante = {}
+_de_repaso = set()  # los módulos servidos por eso: que un ejercicio pase no los devuelve a tu fichero
+
+
+class _Referencias(importlib.abc.MetaPathFinder):
+    """Sirve la versión de referencia de los módulos cuyo ejercicio está pendiente."""
+
+    def __init__(self):
+        self.rutas = {}  # nombre del módulo -> fichero de referencia
+        self.servidas = set()  # los ficheros que ha servido alguna vez: sus módulos son del harness
+
+    def find_spec(self, nombre, path=None, target=None):
+        if nombre in self.rutas:
+            self.servidas.add(str(Path(self.rutas[nombre]).resolve()))
+            return importlib.util.spec_from_file_location(nombre, self.rutas[nombre])
+        return None
+
+
+REFERENCIAS = _Referencias()
+_pistas_vistas = {}
+
+
+def _instalar_buscador():
+    if REFERENCIAS not in sys.meta_path:
+        sys.meta_path.insert(0, REFERENCIAS)
+    espacio = str(rutas.espacio())
+    if espacio not in sys.path:
+        sys.path.insert(0, espacio)
+
+
+def _es_del_harness(modulo):
+    """¿Sale `modulo` de tu espacio o de una versión de referencia (no de curso/ ni de Python)?"""
+    fichero = getattr(modulo, "__file__", None)
+    if not fichero:
+        return False
+    ruta = Path(fichero).resolve()
+    return ruta.is_relative_to(rutas.espacio()) or str(ruta) in REFERENCIAS.servidas
+
+
+def _olvidar():
+    """Aplica la regla de los módulos (ver arriba): olvida todos los del harness, vuelve a importar
+    los que había y cambia en el cuaderno los nombres que venían de los viejos por los nuevos.
+
+    Se vuelven a importar todos, no solo el que cambió: un módulo que importó al viejo
+    (`agentes` hace `from reintentos import ...`) se quedaría con él, y con sus clases; y dos
+    versiones de una misma clase a la vez hacen que un `except ErrorDelModelo` no reconozca el
+    error que lanza la otra. Un módulo que ahora no se puede importar se queda fuera: su error
+    saldrá donde se use."""
+    viejos = {n: m for n, m in list(sys.modules.items()) if m is not None and _es_del_harness(m)}
+    for nombre in viejos:
+        del sys.modules[nombre]
+    importlib.invalidate_caches()
+    nuevos = {}
+    for nombre in viejos:
+        try:
+            nuevos[nombre] = importlib.import_module(nombre)
+        except Exception:  # noqa: BLE001 - el código del alumno puede lanzar cualquier cosa
+            sys.modules.pop(nombre, None)
+    _renovar_nombres(viejos, nuevos)
+
+
+def _nombres_del_cuaderno():
+    """El diccionario de nombres del cuaderno (el `user_ns` de IPython), o None fuera de él."""
+    from IPython import get_ipython
+    ip = get_ipython()
+    return None if ip is None else ip.user_ns
+
+
+def _renovar_nombres(viejos, nuevos):
+    """En el cuaderno, cada módulo viejo, y cada función o clase definida en él, por la del nuevo."""
+    nombres = _nombres_del_cuaderno()
+    if nombres is None:
+        return
+    cambio = {}  # id del objeto viejo -> el nuevo
+    for nombre, viejo in viejos.items():
+        nuevo = nuevos.get(nombre)
+        if nuevo is None:
+            continue
+        cambio[id(viejo)] = nuevo
+        for clave, valor in vars(viejo).items():
+            definido_aqui = getattr(valor, "__module__", None) == nombre and callable(valor)
+            if definido_aqui and hasattr(nuevo, clave):
+                cambio[id(valor)] = getattr(nuevo, clave)
+    for clave, valor in list(nombres.items()):
+        if not clave.startswith("_") and id(valor) in cambio:
+            nombres[clave] = cambio[id(valor)]
+
+
+def _publicar(modulo):
+    """Deja en el cuaderno los nombres públicos de `modulo`."""
+    nombres = [n for n, v in vars(modulo).items() if not n.startswith("_")
+               and not isinstance(v, types.ModuleType)
+               and getattr(v, "__module__", modulo.__name__) == modulo.__name__]
+    del_cuaderno = _nombres_del_cuaderno()
+    if del_cuaderno is not None:
+        del_cuaderno.update({n: getattr(modulo, n) for n in nombres})
+    return nombres
+
+
+def sin_marcas(fuente):
+    """`fuente` sin las líneas de marca de las regiones de solución (el fichero queda limpio)."""
+    marcas = {esbozos.INICIO, esbozos.FIN}
+    return "\n".join(l for l in fuente.split("\n") if l.strip() not in marcas)
+
+
+def escribir_modulo(nombre, fuente):
+    """Escribe `nombre`.py en el espacio; si ya había otro texto, lo copia antes a .copias/."""
+    espacio = rutas.espacio()
+    espacio.mkdir(parents=True, exist_ok=True)
+    ruta = espacio / f"{nombre}.py"
+    texto = sin_marcas(fuente).rstrip("\n") + "\n"
+    copia = None
+    if ruta.exists() and ruta.read_text(encoding="utf-8") != texto:
+        copias = espacio / CARPETA_DE_COPIAS
+        copias.mkdir(exist_ok=True)
+        copia = copias / f"{nombre}.py.{time.strftime('%Y%m%d-%H%M%S')}"
+        n = 1
+        while copia.exists():
+            copia, n = copias / f"{nombre}.py.{time.strftime('%Y%m%d-%H%M%S')}-{n}", n + 1
+        copia.write_bytes(ruta.read_bytes())
+    ruta.write_text(texto, encoding="utf-8")
+    return ruta, copia
+
+
+def _anterior(nombre):
+    """(texto, de dónde sale) de la versión sobre la que compone --cambia, o None si no hay."""
+    referencia = REFERENCIAS.rutas.get(nombre)
+    if referencia is not None:
+        return (Path(referencia).read_text(encoding="utf-8"),
+                f"la versión de referencia ({Path(referencia).parent.name}: tu {nombre}.py tiene un "
+                "ejercicio pendiente)")
+    ruta = rutas.espacio() / f"{nombre}.py"
+    if ruta.exists():
+        return ruta.read_text(encoding="utf-8"), "tu versión anterior"
+    carpeta = rutas.puntos_de_control().get(_leccion - 1) if _leccion else None
+    if carpeta is not None and (carpeta / f"{nombre}.py").exists():
+        return (carpeta / f"{nombre}.py").read_text(encoding="utf-8"), f"la del punto de control {_leccion - 1:02d}"
+    return None
+
+
+def _mostrar_diff(diff, nombre):
+    """El diff, plegado en un <details> (y en texto, para quien no vea HTML)."""
+    from IPython.display import display
+    display({"text/plain": diff,
+             "text/html": f"<details><summary>diff de {nombre}.py</summary><pre>{html.escape(diff)}</pre></details>"},
+            raw=True)
+
+
+def modulo(linea, celda):
+    """%%modulo NOMBRE [--cambia [--diff]]: escribe la celda (o, con --cambia, la versión anterior
+    con el cambio de la celda) en NOMBRE.py del espacio, lo importa y publica sus nombres."""
+    nombre, *opciones = linea.split() or [""]
+    if not nombre.isidentifier():
+        print(f"✘ %%modulo necesita el nombre del módulo, p. ej. «%%modulo bucle» (llegó «{nombre}»).")
+        return
+    raras = [o for o in opciones if o not in OPCIONES]
+    if raras or ("--diff" in opciones and "--cambia" not in opciones):
+        print(f"✘ %%modulo {nombre}: las opciones son --cambia y, con ella, --diff (llegó «{' '.join(opciones)}»).")
+        return
+    _instalar_buscador()
+    if nombre in _delante:
+        _no_escribir_lo_que_va_por_delante(nombre)
+        return
+    hecho = None
+    if "--cambia" in opciones:
+        anterior = _anterior(nombre)
+        if anterior is None:
+            print(f"✘ No encuentro {nombre}.py en tu espacio, y --cambia necesita su versión anterior: "
+                  "ejecuta la primera celda de la lección (la de preparar). No se ha escrito nada.")
+            return
+        try:
+            hecho = componer.componer(anterior[0], sin_marcas(celda), nombre)
+        except componer.ErrorAlComponer as e:
+            print(f"✘ {e} No se ha escrito nada: {nombre}.py sigue como estaba.")
+            return
+        celda = hecho.texto
+    ruta, copia = escribir_modulo(nombre, celda)
+    desde_la_referencia = REFERENCIAS.rutas.pop(nombre, None) is not None  # se acabó la referencia
+    _olvidar()
+    try:
+        nuevo = importlib.import_module(nombre)
+    except Exception as exc:  # noqa: BLE001 - el código del alumno puede lanzar cualquier cosa
+        print(f"✘ {ruta.name} está escrito, pero no se puede importar: {ejercicios.describir(exc)}")
+        return
+    nombres = _publicar(nuevo)
+    if hecho is not None:
+        print(f"✎ {ruta.name} escrito en tu espacio: {anterior[1]}, con el cambio de esta celda")
+        print("\n".join("  " + linea for linea in hecho.resumen()))
+        if copia is not None and desde_la_referencia:
+            print(f"  (tu versión, con el ejercicio pendiente, está copiada en {CARPETA_DE_COPIAS}/)")
+        if "--diff" in opciones:
+            _mostrar_diff(componer.diferencias(anterior[0], hecho.texto, nombre), nombre)
+        return
+    print(f"✎ {ruta.name} escrito en tu espacio: define {', '.join(nombres) or 'nada'}")
+    if copia is not None:
+        print(f"  (la versión que había en tu espacio, distinta, está copiada en {CARPETA_DE_COPIAS}/)")
+
+
+def usar_referencia(modulo, leccion):
+    """Desde ahora, `import modulo` da la versión del punto de control `leccion`, no la del alumno."""
+    carpeta = rutas.puntos_de_control().get(leccion)
+    ruta = carpeta / f"{modulo}.py" if carpeta else None
+    if ruta is None or not ruta.exists():
+        return None
+    _instalar_buscador()
+    REFERENCIAS.rutas[modulo] = str(ruta)
+    _olvidar()
+    _publicar(importlib.import_module(modulo))
+    return ruta
+
+
+def _no_escribir_lo_que_va_por_delante(nombre):
+    """Una celda %%modulo de una lección a la que has vuelto, para un módulo que una lección
+    posterior ya cambió: escribirla desharía ese cambio. No se escribe; la lección sigue con la
+    versión del punto de control de esta lección."""
+    k = _delante[nombre]
+    print(f"✘ No escribo {nombre}.py: tu espacio va por delante de esta lección (la lección {k:02d} "
+          f"lo cambió), y esta celda es de la {_leccion:02d}: escribirla desharía lo de la {k:02d}. "
+          "Tu fichero no se toca.")
+    if usar_referencia(nombre, _leccion) is not None:
+        _de_repaso.add(nombre)
+        print(f"  La lección sigue con {nombre}.py del punto de control {_leccion:02d}. Para rehacer "
+              f"la lección con tu código desde aquí: python -m curso restaurar {_leccion - 1} "
+              "(antes guarda tu espacio entero en una copia).")
+
+
+def _repasar(leccion):
+    """Si vuelves a `leccion` con el espacio por delante, los módulos que cambiaron después y que
+    la lección ya tenía al empezar se sirven desde el punto de control anterior, como cuando se
+    escribió; lo dice una vez. Tus ficheros no se tocan."""
+    global _delante
+    for modulo in _de_repaso:
+        REFERENCIAS.rutas.pop(modulo, None)
+    _de_repaso.clear()
+    delante = puntos.por_delante(leccion)
+    _delante = {Path(f).stem: k for f, k in delante.items() if f.endswith(".py")}
+    anterior = rutas.puntos_de_control().get(leccion - 1)
+    servidos = sorted(m for m in _delante if anterior is not None and (anterior / f"{m}.py").exists())
+    for modulo in servidos:
+        REFERENCIAS.rutas[modulo] = str(anterior / f"{modulo}.py")
+        _de_repaso.add(modulo)
+    if not _delante:
+        return
+    hechas = sorted(set(_delante.values()))
+    print(f"Tu espacio va por delante de esta lección: ya tiene lo de "
+          f"{'la lección' if len(hechas) == 1 else 'las lecciones'} "
+          f"{ejercicios.enumerar_textos([f'{k:02d}' for k in hechas])}.", end=" ")
+    if servidos:
+        print(f"Para que la lección {leccion:02d} funcione como se escribió, usa "
+              f"{ejercicios.enumerar_textos([f'{m}.py' for m in servidos])} del punto de control "
+              f"{leccion - 1:02d}; los tuyos no se tocan.", end=" ")
+    print(f"Si quieres rehacerla con tu código desde aquí: python -m curso restaurar {leccion - 1} "
+          "(antes guarda tu espacio entero en una copia).")
+
+
+def _buscar(id):
+    """El ejercicio `id`, o None después de decir cuáles hay."""
+    try:
+        return ejercicios.buscar(id)
+    except KeyError as exc:
+        print(f"✘ {exc.args[0]}")
+        return None
+
+
+def _referencias_para(e, resultado):
+    """Los ejercicios de otros módulos cuyo esbozo alcanzaron los casos de `e` y que ahora se
+    sirven con su versión de referencia (como si se hubieran comprobado pendientes)."""
+    cambiados = []
+    for otro in resultado.esperando_a:
+        b = ejercicios.REGISTRO.get(otro)
+        if b is None or not b.modulo or b.modulo == e.modulo or b.modulo in REFERENCIAS.rutas:
+            continue  # el esbozo está en el mismo módulo (o ya se usa la referencia): hay que terminarlo
+        if usar_referencia(b.modulo, b.leccion) is not None:
+            cambiados.append(b)
+    return cambiados
+
+
+def comprobar(id, objetivo=None):
+    """Comprueba el ejercicio `id` ("1.2") e imprime una línea por caso, ✔ o ✘."""
+    e = _buscar(id)
+    if e is None:
+        return
+    resultado = ejercicios.evaluar(id, objetivo)
+    while resultado.solo_espera:
+        cambiados = _referencias_para(e, resultado)
+        if not cambiados:
+            break
+        uno = len(cambiados) == 1
+        modulos = ejercicios.enumerar_textos(
+            [f"{b.modulo}.py (punto de control {b.leccion:02d})" for b in cambiados])
+        print(f"{ejercicios.siguen_pendientes(b.id for b in cambiados)} y los casos del {id} llegan "
+              f"a {'su esbozo' if uno else 'sus esbozos'}: compruebo el {id} con la versión de "
+              f"referencia de {modulos}, que es la que usará el resto de la lección. "
+              f"{'Tu fichero sigue intacto' if uno else 'Tus ficheros siguen intactos'} en tu espacio.\n")
+        resultado = ejercicios.evaluar(id, objetivo)
+    print(ejercicios.informe(resultado))
+    if resultado.aprobado:
+        if e.modulo and e.modulo in REFERENCIAS.rutas and e.modulo not in _de_repaso:
+            REFERENCIAS.rutas.pop(e.modulo)
+            _olvidar()
+            _publicar(importlib.import_module(e.modulo))
+        return
+    if e.modulo:
+        ruta = usar_referencia(e.modulo, e.leccion)
+        if ruta is not None:
+            print(f"Mientras tanto, la lección sigue con la versión de referencia de {e.modulo}.py "
+                  f"(punto de control {e.leccion:02d}); tu fichero sigue intacto en tu espacio.")
+
+
+def pista(id):
+    """La siguiente pista del ejercicio `id`: una más cada vez que la pides."""
+    e = _buscar(id)
+    if e is None:
+        return
+    vistas = _pistas_vistas.get(id, 0)
+    if vistas >= len(e.pistas):
+        print(f"Ya has visto las {len(e.pistas)} pistas del ejercicio {id}. "
+              f"Si quieres ver la solución: solucion(\"{id}\").")
+        return
+    _pistas_vistas[id] = vistas + 1
+    print(f"Pista {vistas + 1} de {len(e.pistas)} · ejercicio {id}\n{e.pistas[vistas]}")
+    if vistas + 1 < len(e.pistas):
+        print(f"(Otra pista: vuelve a ejecutar pista(\"{id}\").)")
+
+
+def solucion(id):
+    """La solución de referencia del ejercicio `id`: el código de su función en el punto de control."""
+    e = _buscar(id)
+    if e is None:
+        return
+    print(ejercicios.fuente_de_referencia(e))
+
+
+def preparar(leccion):
+    """Empieza la lección `leccion` desde el punto de control anterior.
+
+    Copia al espacio lo que falte del punto de control anterior (sin sobrescribir nada) y, si
+    algún ejercicio de una lección anterior sigue pendiente o en rojo, la lección usa la versión
+    de ese módulo del punto de control anterior, y lo dice. Tu fichero no se toca.
+
+    Si vuelves a una lección que ya pasaste (tu espacio tiene lo de lecciones posteriores), la
+    lección usa, de los módulos que cambiaron después, la versión del punto de control anterior,
+    como cuando se escribió, y sus celdas %%modulo no escriben encima de esos módulos (ver
+    `_repasar`). Lo dice una vez, con la orden para rehacerla desde ahí.
+    """
+    global _leccion
+    _leccion = leccion
+    _instalar_buscador()
+    puntos.preparar(leccion)
+    _repasar(leccion)
+    _olvidar()
+    pendientes = _pendientes_antes_de(leccion)
+    modulos = sorted({e.modulo for e in pendientes},
+                     key=lambda m: min(ejercicios.clave(e.id) for e in pendientes if e.modulo == m))
+    for modulo in modulos:
+        if modulo in REFERENCIAS.rutas:
+            ids = [e.id for e in pendientes if e.modulo == modulo]
+            print(f"{ejercicios.siguen_pendientes(ids)}: esta lección usa {modulo}.py del punto "
+                  f"de control {leccion - 1:02d}. Tu fichero sigue intacto en tu espacio.")
+
+
+def _pendientes_antes_de(leccion):
+    """Los ejercicios de lecciones anteriores que no pasan, con la versión de referencia de su
+    módulo ya puesta.
+
+    Uno cuyos casos solo llegan a esbozos de otros ejercicios (el bucle completo de la lección 03
+    llama a `llamadas_de`, que sigue siendo el esbozo del 1.1) se vuelve a comprobar con las
+    referencias de esos otros: si entonces pasa, no está pendiente, y su fichero se sigue usando."""
+    por_mirar = sorted((e for e in ejercicios.cargar_registro().values()
+                        if e.modulo and e.leccion < leccion), key=lambda e: ejercicios.clave(e.id))
+    pendientes = []
+    while por_mirar:
+        resultados = {e.id: ejercicios.evaluar(e.id) for e in por_mirar}
+        esperan = [e for e in por_mirar if resultados[e.id].solo_espera]
+        malos = [e for e in por_mirar if not resultados[e.id].aprobado and e not in esperan]
+        if not malos:  # solo esperan a esbozos que no se pueden cambiar por su referencia
+            malos, esperan = esperan, []
+        for modulo in dict.fromkeys(e.modulo for e in malos):
+            usar_referencia(modulo, leccion - 1)
+        pendientes += malos
+        por_mirar = esperan
+    return pendientes
+
+
+def load_ipython_extension(ip):
+    """Registra %%modulo (lo llama `%load_ext curso.alumno.cuaderno`)."""
+    ip.register_magic_function(modulo, magic_kind="cell", magic_name="modulo")
+    _instalar_buscador()
+
+
+def comparar(n, con_soluciones=False):
+    """Compara tu espacio con el punto de control `n` (como `python -m curso comparar n`); los
+    ejercicios pendientes se nombran, y su solución solo se enseña con `con_soluciones=True`."""
+    puntos.comparar(n, con_soluciones=con_soluciones)
+
+
+def comprobar_espacio(n, limite=None):
+    """Corre los tests del punto de control `n` contra tu espacio, en otro proceso, y dice una línea
+    por módulo (como `python -m curso comprobar n`). `comprobar("1.3")` mira un ejercicio; esta,
+    todos tus módulos a la vez por lo que hacen."""
+    from curso.comprobaciones import espacio as comprobar_aparte
+    comprobar_aparte.comprobar(n, limite=limite)

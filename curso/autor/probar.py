@@ -1,0 +1,277 @@
+"""Para quien escribe o valida el curso: la orden de los tests del README, `python -m curso probar`.
+
+Corre, cada parte en su propio proceso de pytest y con un espacio de trabajo temporal:
+
+1. los tests del curso (`tests/`), repartidos en dos procesos de coste parecido;
+2. los tests de cada punto de control (`checkpoints/NN_*/tests/`), uno a uno, porque sus módulos
+   se llaman igual (`bucle`, `entorno`...); una copia idéntica de un test que prueba módulos
+   idénticos corre una sola vez, en el punto de control más alto (`curso/autor/repetidos.py`);
+3. los cuadernos resueltos con `--nbval` (se comparan las salidas), cada uno con su espacio;
+4. los cuadernos del alumno con `--nbval-lax`, uno tras otro en un solo espacio y sin resolver
+   nada (solo que corran sin errores: el camino de quien ejecuta todo sin hacer los ejercicios);
+5. los caminos del alumno (`tests/caminos/`): un solo espacio de la lección 00 a la 07, fallando
+   y arreglando cada ejercicio, dejando alguno para luego, volviendo atrás y restaurando; cada
+   camino en su parte, porque cada uno abre una lección tras otra y tarda como varias partes.
+
+Corren tantas partes a la vez como núcleos más tres; al final, la salida de cada una, una línea por parte y el
+total. Devuelve 0 solo si todo pasa.
+
+Los tests dejan la carpeta temporal del sistema como la encontraron. Para comprobarlo, cada parte
+corre con su propia carpeta temporal (la variable TMPDIR, que respetan Python, SQLite, Jupyter y
+Chromium) y, al terminar, esa carpeta tiene que estar vacía: si queda algo, la parte falla y dice
+qué quedó. Así ninguna fuga nueva pasa sin que se vea.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from curso import rutas
+from curso.autor import repetidos
+
+# Tres partes más que núcleos: buena parte del tiempo de cada parte es espera (subprocesos que
+# arrancan, tiempos límite que vencen, el navegador que pinta, el servidor PostgreSQL, los núcleos
+# de los cuadernos), y otras partes la aprovechan. Las cifras de cada reparto probado están en la
+# nota de cierre de la sesión que lo eligió, no aquí: cambian con la máquina.
+PARTES_DE_MAS = 3
+
+
+# Las partes que no son cuadernos no necesitan el plugin de nbval, que tarda unos segundos en
+# cargarse (importa todo Jupyter) en cada proceso de pytest.
+SIN_NBVAL = ["-p", "no:nbval"]
+
+
+# Los tests del curso son la parte más larga: en un solo proceso marcarían el tiempo de todo
+# `probar`. Se reparten en PARTES_DEL_CURSO procesos por fichero, equilibrando lo que tarda cada uno
+# según TIEMPOS: los segundos de cada fichero medidos en una pasada (con pytest, en un solo
+# proceso). Un fichero que aún no está apuntado cuenta como la mediana de los apuntados. Es una
+# estimación: un reparto desigual solo tarda más, nunca se salta nada. Para volver a medirlos (tras
+# añadir o cambiar mucho un fichero de tests):
+#
+#     python -m pytest -q -p no:nbval -p curso.autor.probar tests/equipo tests/lecciones
+#
+# (este módulo es también un complemento de pytest: ver `apuntar_tiempos`, al final). Cuatro partes
+# y no dos: con dos, la más larga marcaba el final de todo `probar` mucho después que las demás.
+PARTES_DEL_CURSO = 4
+TIEMPOS = rutas.RAIZ / "tests" / "datos" / "tiempos_de_los_tests.json"
+
+
+# Los tests del navegador (JupyterLab + Chromium) van en su carpeta, y en su propia parte; los de
+# los caminos del alumno, también, y cada test (un camino) en la suya.
+NAVEGADOR = rutas.RAIZ / "tests" / "navegador"
+CAMINOS = rutas.RAIZ / "tests" / "caminos"
+
+
+def tests_del_curso():
+    """Los ficheros de tests de tests/ y sus carpetas (equipo/, lecciones/, navegador/, caminos/)."""
+    return sorted((rutas.RAIZ / "tests").rglob("test_*.py"))
+
+
+def caminos():
+    """[(nombre de la parte, id del test)] de cada camino del alumno: un test de tests/caminos/,
+    que se llama como la primera línea de su docstring."""
+    import ast
+    partes = []
+    for fichero in sorted(CAMINOS.glob("test_*.py")):
+        relativo = fichero.relative_to(rutas.RAIZ).as_posix()
+        for nodo in ast.parse(fichero.read_text(encoding="utf-8")).body:
+            if isinstance(nodo, ast.FunctionDef) and nodo.name.startswith("test_"):
+                titulo = (ast.get_docstring(nodo) or nodo.name).splitlines()[0].rstrip(".")
+                partes.append((f"camino: {titulo}", f"{relativo}::{nodo.name}"))
+    return partes
+
+
+def tiempos_apuntados(ruta=None):
+    """{fichero relativo a la raíz: segundos} de `ruta` (TIEMPOS si no se da; {} si no existe)."""
+    ruta = ruta or TIEMPOS
+    return json.loads(ruta.read_text(encoding="utf-8")) if ruta.exists() else {}
+
+
+def pesos(ficheros, apuntados):
+    """{fichero: segundos estimados}: los apuntados, y la mediana de ellos para los demás."""
+    conocidos = sorted(apuntados.values())
+    mediana = conocidos[len(conocidos) // 2] if conocidos else 1.0
+    return {f: apuntados.get(f, mediana) for f in ficheros}
+
+
+def repartir_tests_del_curso(partes=PARTES_DEL_CURSO, apuntados=None):
+    """Los ficheros de tests/ (sin los del navegador ni los caminos) en `partes` listas de peso
+    parecido: cada fichero, del que más tarda al que menos, a la lista que menos lleva."""
+    ficheros = [str(p.relative_to(rutas.RAIZ)) for p in tests_del_curso()
+                if NAVEGADOR not in p.parents and CAMINOS not in p.parents]
+    peso = pesos(ficheros, tiempos_apuntados() if apuntados is None else apuntados)
+    listas = [[] for _ in range(partes)]
+    cargas = [0] * partes
+    for f in sorted(ficheros, key=lambda f: (-peso[f], f)):
+        i = cargas.index(min(cargas))
+        listas[i].append(f)
+        cargas[i] += peso[f]
+    return [sorted(lista) for lista in listas if lista]
+
+
+def partes():
+    """[(nombre, argumentos de pytest)], de la que más tarda a la que menos (se reparten mejor)."""
+    navegador = sorted(str(p.relative_to(rutas.RAIZ)) for p in NAVEGADOR.glob("test_*.py"))
+    repartidos = repartir_tests_del_curso()
+    del_curso = [(f"tests del curso ({i} de {len(repartidos)})", [*lista, *SIN_NBVAL])
+                 for i, lista in enumerate(repartidos, start=1)]
+    cuadernos = [("tests del navegador (JupyterLab + Chromium)", [*navegador, "-rs", *SIN_NBVAL]),
+                 ("cuadernos resueltos (--nbval)",
+                  ["--nbval", "--nbval-sanitize-with", "nbval_sanitizar.cfg", "solutions"]),
+                 ("cuadernos del alumno, en un solo espacio (--nbval-lax)", ["--nbval-lax", "notebooks"])]
+    recorridos = [(nombre, [test, *SIN_NBVAL]) for nombre, test in caminos()]
+    corren, _ = repetidos.tests_que_corren(rutas.puntos_de_control())
+    puntos = [(f"punto de control {numero:02d}", [*(str(t.relative_to(rutas.RAIZ)) for t in tests), *SIN_NBVAL])
+              for numero, tests in sorted(corren.items(), reverse=True)]
+    # El punto de control más alto corre todo lo que no se repite de los anteriores, así que es de
+    # las partes más largas, como los caminos; los demás puntos de control son las más cortas, y de
+    # ellos tarda más el que corre más ficheros. Si una parte larga esperara al final, empezaría
+    # cuando las otras ya acaban y marcaría el tiempo de todo `probar`.
+    return (del_curso + puntos[:1] + recorridos + cuadernos
+            + sorted(puntos[1:], key=lambda parte: -len(parte[1])))
+
+
+def aviso_de_repetidos():
+    """La línea que dice cuántos ficheros de tests de los puntos de control no se repiten."""
+    corren, saltados = repetidos.tests_que_corren(rutas.puntos_de_control())
+    n_corren = sum(map(len, corren.values()))
+    n_saltados = sum(map(len, saltados.values()))
+    return (f"Tests de los puntos de control: {n_corren} ficheros corren; {n_saltados} son copias "
+            "idénticas, con los mismos módulos, de una prueba que ya corre en un punto de control "
+            "posterior, y no se repiten.")
+
+
+def cuenta(salida, clave):
+    """El número de `clave` ("passed", "failed"...) de la última línea de pytest, o 0."""
+    m = re.search(rf"(\d+) {clave}", salida.strip().split("\n")[-1] if salida.strip() else "")
+    return int(m.group(1)) if m else 0
+
+
+FUGA = 3  # el código de una parte cuyos tests pasan pero dejan algo en la carpeta temporal
+MOSTRAR_COMO_MUCHO = 20  # de lo que queda en la carpeta temporal, lo que se enseña
+
+
+def lo_que_queda(carpeta):
+    """Lo que hay dentro de `carpeta`, con rutas relativas: lo de primer nivel y, de cada carpeta,
+    hasta tres de sus entradas (para saber de quién es)."""
+    carpeta = Path(carpeta)
+    lineas = []
+    for entrada in sorted(carpeta.iterdir()):
+        lineas.append(entrada.name + ("/" if entrada.is_dir() and not entrada.is_symlink() else ""))
+        if entrada.is_dir() and not entrada.is_symlink():
+            dentro = sorted(p.relative_to(carpeta).as_posix() for p in entrada.iterdir())
+            lineas += [f"  {p}" for p in dentro[:3]] + ([f"  … y {len(dentro) - 3} más"] if len(dentro) > 3 else [])
+    return lineas
+
+
+def informe_de_fuga(nombre, quedan):
+    """El texto que dice qué dejó una parte en su carpeta temporal."""
+    mostradas = quedan[:MOSTRAR_COMO_MUCHO]
+    resto = len(quedan) - len(mostradas)
+    return (f"✘ {nombre} dejó esto en la carpeta temporal (TMPDIR), que debía quedar vacía:\n"
+            + "\n".join(f"    {linea}" for linea in mostradas)
+            + (f"\n    … y {resto} líneas más" if resto else "") + "\n")
+
+
+def correr(nombre, argumentos, extra):
+    """Corre una parte en su propio pytest, con su propio espacio y su propia carpeta temporal.
+
+    Devuelve (salida, código, segundos, lo que quedó en la carpeta temporal). Si los tests pasan
+    pero dejan algo allí, el código es FUGA."""
+    with tempfile.TemporaryDirectory(prefix="curso-probar-", ignore_cleanup_errors=True) as tmp:
+        temporal = os.path.join(tmp, "temporal")
+        os.mkdir(temporal)
+        # 0711: como root, el PostgreSQL de usar y tirar corre como `postgres`, que tiene que poder
+        # atravesar estas carpetas para llegar a la del cluster (suya). Así el cluster también vive
+        # aquí dentro, y si una parte lo deja, se ve (sin listar lo de dentro a otros usuarios).
+        for carpeta in (tmp, temporal):
+            os.chmod(carpeta, 0o711)
+        entorno = dict(os.environ, CURSO_ESPACIO=os.path.join(tmp, "espacio"), TMPDIR=temporal)
+        orden = [sys.executable, "-m", "pytest", "-q", *argumentos, *extra]
+        print(f"▶ empieza {nombre}", flush=True)
+        t = time.monotonic()
+        hecho = subprocess.run(orden, cwd=rutas.RAIZ, env=entorno, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+        segundos = time.monotonic() - t
+        quedan = lo_que_queda(temporal)  # apuntado; al salir del with se borra con el resto
+    salida = f"=== {nombre}: {' '.join(orden[1:])}\n{hecho.stdout}"
+    codigo = hecho.returncode or (FUGA if quedan else 0)
+    print(f"{'✔' if codigo == 0 else '✘'} termina {nombre} ({segundos:.0f} s)", flush=True)
+    return salida, codigo, segundos, quedan
+
+
+def main(argv=None):
+    """Corre todas las partes, tantas a la vez como núcleos más tres (ver PARTES_DE_MAS)."""
+    extra = list(argv or [])
+    a_la_vez = (os.cpu_count() or 1) + PARTES_DE_MAS
+    inicio = time.monotonic()
+    lista = partes()
+    print(aviso_de_repetidos())
+    print(f"{len(lista)} partes, {a_la_vez} a la vez:", flush=True)
+    with ThreadPoolExecutor(max_workers=a_la_vez) as grupo:
+        hechas = list(grupo.map(lambda parte: correr(*parte, extra), lista))
+    filas, pasan_total, fallan_total, con_fugas = [], 0, 0, []
+    for (nombre, _), (salida, codigo, segundos, quedan) in zip(lista, hechas):
+        print("\n" + salida + (informe_de_fuga(nombre, quedan) if quedan else ""), end="")
+        pasan = cuenta(salida, "passed")
+        fallan = cuenta(salida, "failed") + cuenta(salida, "error")
+        pasan_total, fallan_total = pasan_total + pasan, fallan_total + fallan
+        entradas = sum(1 for q in quedan if not q.startswith(" "))
+        fuga = f"; deja {entradas} {'cosa' if entradas == 1 else 'cosas'} en la carpeta temporal" if quedan else ""
+        filas.append(f"{'✔' if codigo == 0 else '✘'} {nombre}: {pasan} pasan, {fallan} fallan{fuga} ({segundos:.0f} s)")
+        if quedan:
+            con_fugas.append(nombre)
+    print("\n=== Resumen")
+    print("\n".join(filas))
+    print(f"Tiempo total: {time.monotonic() - inicio:.0f} s")
+    if con_fugas:
+        print(f"La carpeta temporal no queda como estaba: mira lo que dejó {', '.join(con_fugas)} (arriba).")
+    else:
+        print("La carpeta temporal queda como estaba: ninguna parte dejó nada en ella.")
+    print(f"{pasan_total} passed, {fallan_total} failed")
+    return 0 if all(codigo == 0 for _, codigo, _, _ in hechas) else 1
+
+
+# --- Lo que tarda cada fichero de tests: `-p curso.autor.probar` apunta TIEMPOS -------------------------
+
+_segundos = {}  # {fichero: segundos} de la sesión de pytest que carga este módulo como complemento
+
+
+def pytest_runtest_logreport(report):
+    """Suma a su fichero lo que tarda cada fase de cada test (preparación, test y recogida)."""
+    fichero = report.nodeid.split("::")[0]
+    _segundos[fichero] = _segundos.get(fichero, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session):
+    """Al acabar la sesión, apunta lo medido en TIEMPOS."""
+    if _segundos:
+        apuntar_tiempos(_segundos)
+
+
+def apuntar_tiempos(segundos, ruta=None):
+    """Guarda en `ruta` los segundos de los ficheros de tests del curso que han corrido; los demás
+    apuntados se quedan como estaban, salvo los de ficheros que ya no existen."""
+    ruta = ruta or TIEMPOS
+    tiempos = tiempos_apuntados(ruta)
+    tiempos.update({f: round(s, 1) for f, s in segundos.items()
+                    if f.startswith("tests/") and not f.startswith("tests/navegador/")})
+    tiempos = {f: s for f, s in sorted(tiempos.items()) if (rutas.RAIZ / f).exists()}
+    ruta.write_text(json.dumps(tiempos, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+# --- python -m curso probar -------------------------------------------------------------------
+
+def argumentos_probar(analizador):
+    analizador.description = ("Ejecuta los tests del curso y de los puntos de control; los "
+                              "argumentos de más se pasan tal cual a pytest.")
+    analizador.pasar_el_resto("pytest", "ARGUMENTOS", "los argumentos para pytest, tal cual (p. ej. -x)")
+
+
+def orden_probar(args):
+    return main(args.pytest)

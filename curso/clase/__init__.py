@@ -1,0 +1,1 @@
+"""Para quien da el curso: calificar los espacios de una clase entera."""

@@ -1,0 +1,449 @@
+"""Para quien da el curso (`python -m curso calificar CARPETA`): el trabajo de una clase, lección a lección, en una tabla.
+
+Un solo fichero porque es el orden de una calificación, de arriba abajo (encontrar los espacios,
+repartir, correr, escribir); sus piezas separables ya están al lado, en `clase/`.
+
+Para quien da el curso. Cada subcarpeta de CARPETA es un alumno (su nombre es su identificador);
+su espacio es la carpeta `mi_agente/` que tenga dentro, a cualquier profundidad (un «Download ZIP»
+de GitHub la deja en `ivan/construye-tu-agente-main/mi_agente/`), o la que tenga más módulos del
+curso; si no hay ninguna, sus celdas dicen «no encuentro su espacio».
+
+Cada celda de una lección N mira lo que esa lección añade o cambia (`LECCIONES[N]["ficheros"]`),
+no el espacio entero:
+
+- Su *nivel* es la lección más alta de la que el alumno tiene algún módulo nuevo. Una lección sin
+  ninguno de sus módulos nuevos está «sin empezar» (gris), no en rojo.
+- Los tests de la lección N son los que trae su punto de control (los que no tenía el anterior),
+  tal como están en el punto de control de su nivel: con sus módulos de ahora, que otras lecciones
+  han cambiado después, son los que valen.
+- Primero corren todos, con su espacio entero: es la columna «todo junto». Un test de la lección N
+  que pasa ahí, pasa. Uno que no, se repite con sus módulos de la lección N y la versión de
+  referencia de todos los demás, como hace `comprobar("N.M")` en el cuaderno, y cuenta lo que
+  salga: así un fallo de la 03 en compactar.py, que usa correr.py, no pinta de rojo la 01.
+- Igual con los ejercicios de la lección (`comprobar("N.M")` de los que están en un módulo).
+
+Cada test tiene su presupuesto de tiempo (`--limite`): el que se cuelga queda «colgado» (ámbar) y
+los demás siguen; lo que no llega a correr se cuenta como «N sin comprobar». Al acabar cada alumno
+no queda en marcha nada de lo que arrancó su código (`curso/clase/guardian.py`).
+
+Lo que se guarda: una caché por corrida, con la huella de lo que entra en ella (los ficheros del
+alumno que se copian, los tests, el punto de control y el propio curso), en
+`SALIDA/.cache-de-calificar/`: volver a calificar solo corre lo que ha cambiado. Las filas se
+escriben en el CSV a medida que acaba cada alumno, así un Ctrl-C guarda lo hecho. La tabla, en
+`notas.py`.
+"""
+import os
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from curso import rutas
+from curso.clase import notas
+from curso.comprobaciones import aparte, tests_del_curso, veredicto
+from curso.clase.cache_de_corridas import Cache, contenido, huella_del_curso
+from curso.comprobaciones.espacio import INTERRUMPIDO, agrupar_por_modulo, ficheros_del_espacio, modulos_de
+from curso.clase.espacios_de_la_clase import Alumno, alumnos_de, modulos_del_curso
+from curso.rutas import LECCIONES
+
+NOMBRE_DE_LA_TABLA = "calificaciones"
+CARPETA_DE_LA_CACHE = ".cache-de-calificar"
+DEVOLUCIONES = "devoluciones"
+TODO_JUNTO = None  # la «lección» de la columna que mira el espacio entero
+
+# Cómo queda una celda.
+VERDE, ROJA, AMBAR, GRIS = "verde", "roja", "ambar", "gris"
+SIN_EMPEZAR, SIN_ESPACIO = "sin empezar", "no encuentro su espacio"
+
+
+@dataclass
+class Celda:
+    leccion: int  # TODO_JUNTO para la columna «todo junto»
+    estado: str
+    texto: str
+    comprobacion: veredicto.Comprobacion = None
+    tests_total: int = 0
+    ejercicios_total: int = 0
+
+    @property
+    def tests_pasan(self):
+        return self.comprobacion.tests_pasan if self.comprobacion else 0
+
+    @property
+    def ejercicios_hechos(self):
+        return self.comprobacion.ejercicios_hechos if self.comprobacion else 0
+
+
+@dataclass
+class Fila:
+    alumno: Alumno
+    celdas: dict = field(default_factory=dict)  # {lección: Celda}
+    todo_junto: Celda = None
+    segundos: float = 0.0
+    corridas: int = 0
+    de_la_cache: int = 0
+
+
+# ---------------------------------------------------------------- las lecciones y sus tests
+
+
+@dataclass
+class Leccion:
+    numero: int
+    nombre: str  # el del punto de control sin el número: "compactar"
+    modulos: list  # los que añade o cambia, sin .py, en el orden de LECCIONES
+    nuevos: set  # los que añade (no estaban en el punto de control anterior)
+    ejercicios: list  # los ejercicios que se comprueban en un módulo, en orden
+
+
+def lecciones_que_se_califican():
+    """{número: Leccion} de las lecciones que añaden o cambian algún módulo (la 02 no: sus
+    ejercicios son funciones del cuaderno)."""
+    from curso.comprobaciones import ejercicios
+    puntos = rutas.puntos_de_control()
+    registro = ejercicios.cargar_registro()
+    lecciones, anteriores = {}, set()
+    for numero in sorted(puntos):
+        modulos = [f.removesuffix(".py") for f in LECCIONES.get(numero, {}).get("ficheros", [])]
+        if modulos:
+            lecciones[numero] = Leccion(
+                numero, puntos[numero].name[3:], modulos, set(modulos) - anteriores,
+                ejercicios.ordenados(id for id, e in registro.items() if e.leccion == numero and e.modulo))
+        anteriores = set(modulos_de(puntos[numero]))
+    return lecciones
+
+
+def _modulo_del_ejercicio(id):
+    from curso.comprobaciones import ejercicios
+    return ejercicios.cargar_registro()[id].modulo
+
+
+def nivel(presentes, lecciones):
+    """La lección más alta de la que hay algún módulo nuevo en `presentes`, o None."""
+    empezadas = [n for n, l in lecciones.items() if l.nuevos & presentes]
+    return max(empezadas) if empezadas else None
+
+
+# ---------------------------------------------------------------- un alumno
+
+
+@dataclass
+class Opciones:
+    lecciones: dict  # {número: Leccion}, las que se califican
+    limite: float = aparte.LIMITE_TEST
+    limite_total: float = aparte.LIMITE_TOTAL
+    cache: Cache = None
+    parar: threading.Event = None
+    todas: dict = None  # todas las lecciones que se califican (el nivel se mide con ellas); `lecciones` si no se da
+
+
+class _Corredor:
+    """Las corridas de un alumno, pasando por la caché; cuenta cuántas hizo y cuántas no."""
+
+    def __init__(self, opciones, fila):
+        self.opciones, self.fila = opciones, fila
+
+    def correr(self, ficheros, punto, seleccion, ejercicios):
+        o = self.opciones
+        clave = o.cache.clave(punto, ficheros, seleccion, ejercicios, o.limite) if o.cache else None
+        guardada = o.cache.leer(clave) if clave else None
+        if guardada is not None:
+            self.fila.de_la_cache += 1
+            return guardada
+        corrida = aparte.correr_aparte(ficheros, punto, seleccion, ejercicios, o.limite, o.limite_total,
+                                       o.parar, agrupar_por_modulo(modulos_de(punto)))
+        self.fila.corridas += 1
+        if not (o.parar and o.parar.is_set()) and clave:
+            o.cache.guardar(clave, corrida)
+        return corrida
+
+
+def _celda_gris(leccion, texto, tests_total=0, ejercicios_total=0):
+    return Celda(leccion, GRIS, texto, None, tests_total, ejercicios_total)
+
+
+def celda_de(leccion, comprobacion):
+    """La celda de una comprobación: su color y lo que dice. Roja si algo falla o falta; ámbar si
+    algo se colgó o quedó sin comprobar; verde si no. Si algo no llegó a correr, lo cuenta."""
+    lineas = comprobacion.lineas
+    malas = [l for l in lineas if l.estado in (veredicto.MAL, veredicto.FALTA)]
+    faltan = [l for l in malas if l.estado == veredicto.FALTA]
+    colgadas = [l for l in lineas if l.estado == veredicto.COLGADO]
+    if malas:
+        partes = ([f"faltan {len(faltan)} módulos"] if len(faltan) > 2 else
+                  [f"{l.nombre} (falta)" for l in faltan])
+        for l in malas:
+            if l.estado == veredicto.MAL:
+                partes.append(_quien(l) + (f" (ejercicio {l.pendiente} pendiente)" if l.pendiente else ""))
+        estado, texto = ROJA, "✘ " + ", ".join(dict.fromkeys(partes))
+    elif colgadas:
+        estado, texto = AMBAR, "⚠ " + ", ".join(dict.fromkeys(_quien(l) for l in colgadas)) + " colgado"
+    elif comprobacion.sin_comprobar or any(l.estado == veredicto.SIN_COMPROBAR for l in lineas):
+        estado, texto = AMBAR, ""
+    else:
+        estado, texto = VERDE, "✔"
+    if comprobacion.sin_comprobar:
+        texto = f"{texto} · {comprobacion.sin_comprobar} sin comprobar" if texto else \
+            f"· {comprobacion.sin_comprobar} sin comprobar"
+    return Celda(leccion, estado, texto, comprobacion, comprobacion.tests_total,
+                 len(comprobacion.ejercicios))
+
+
+def _quien(linea):
+    """El nombre que lleva una línea en la celda: su módulo; la de un test colgado o la de un
+    fichero de tests de conjunto (test_recorridos.py), el módulo en el que se colgó o falló, si se
+    sabe (un test de agente.py que se cuelga en el bucle del alumno: «bucle.py colgado»)."""
+    nombre = linea.nombre.split(" (")[0]
+    if linea.donde and (linea.estado == veredicto.COLGADO or nombre.startswith("test_")):
+        return f"{linea.donde}.py"
+    return nombre
+
+
+def _celda_rota(leccion, error):
+    """Lo que no se pudo ni intentar (el espacio no se puede leer...): una celda roja que lo dice."""
+    return Celda(leccion, ROJA, f"✘ el espacio no se pudo comprobar: {type(error).__name__}: {error}")
+
+
+def _referencia_con(punto, espacio, propios, presentes_del_curso):
+    """Los ficheros de una copia «de la lección»: los del punto de control, con los `propios` del
+    alumno encima, y los suyos que no son módulos del curso (los que él añadió)."""
+    ficheros = {p.name: p for p in Path(punto).glob("*.py")}
+    for relativa, origen in ficheros_del_espacio(espacio).items():
+        modulo = relativa.removesuffix(".py")
+        if "/" in relativa or not relativa.endswith(".py") or modulo in propios or modulo not in presentes_del_curso:
+            ficheros[relativa] = origen
+    return ficheros
+
+
+def calificar_alumno(alumno, opciones):
+    """La Fila de un alumno: una celda por lección y la de todo junto (ver el docstring)."""
+    fila = Fila(alumno)
+    inicio = time.monotonic()
+    lecciones = opciones.lecciones
+    de_cada_test = tests_del_curso.leccion_de_cada_test()
+    totales = {n: sum(1 for t, l in de_cada_test.items() if l == n and tests_del_curso.ejercicio_de_test(t) is None)
+               for n in lecciones}
+    if alumno.espacio is None:
+        fila.celdas = {n: _celda_gris(n, SIN_ESPACIO, totales[n], len(l.ejercicios)) for n, l in lecciones.items()}
+        fila.todo_junto = _celda_gris(TODO_JUNTO, SIN_ESPACIO)
+        return fila
+    presentes = set(modulos_de(alumno.espacio))
+    b = nivel(presentes, opciones.todas or lecciones)  # con --lecciones 1, un alumno de la 07 sigue en la 07
+    empezadas = [n for n, l in lecciones.items() if b is not None and l.nuevos & presentes]
+    for n, l in lecciones.items():
+        if n not in empezadas:
+            fila.celdas[n] = _celda_gris(n, SIN_EMPEZAR, totales[n], len(l.ejercicios))
+    if not empezadas:
+        fila.todo_junto = _celda_gris(TODO_JUNTO, SIN_EMPEZAR)
+        fila.segundos = time.monotonic() - inicio
+        return fila
+    try:
+        _calificar_empezadas(fila, alumno, opciones, b, empezadas, presentes, de_cada_test)
+    except Exception as error:  # noqa: BLE001 - lo raro del espacio de un alumno no para a los demás
+        for n in empezadas:
+            fila.celdas[n] = _celda_rota(n, error)
+        fila.todo_junto = _celda_rota(TODO_JUNTO, error)
+    fila.celdas = dict(sorted(fila.celdas.items()))
+    fila.segundos = time.monotonic() - inicio
+    return fila
+
+
+def _calificar_empezadas(fila, alumno, opciones, b, empezadas, presentes, de_cada_test):
+    """Las celdas de las lecciones empezadas y la de todo junto (ver el docstring del módulo)."""
+    lecciones = opciones.lecciones
+    punto = rutas.puntos_de_control()[b]
+    todos = modulos_de(punto)
+    del_curso = modulos_del_curso()
+    corredor = _Corredor(opciones, fila)
+    tests = [t for t in tests_del_curso.tests_del_punto(punto) if de_cada_test.get(t) in lecciones]
+    ejercicios = [id for n in empezadas for id in lecciones[n].ejercicios]
+    entero = corredor.correr(ficheros_del_espacio(alumno.espacio), punto, tests, ejercicios)
+    leccion_de = {m: n for n in sorted(lecciones, reverse=True) for m in lecciones[n].nuevos}
+    c = veredicto.Comprobacion(b, f"todo junto (punto de control {b:02d})",
+                               veredicto.lineas_de(todos, presentes, tests, entero.resultados,
+                                                   leccion_de=leccion_de),
+                               opciones.limite, *veredicto.cuentas(tests, entero.resultados), notas=entero.notas,
+                               sin_comprobar=veredicto.sin_comprobar(tests, entero.resultados))
+    fila.todo_junto = celda_de(TODO_JUNTO, c)
+    for n in empezadas:
+        l = lecciones[n]
+        suyos = [t for t in tests if de_cada_test[t] == n]
+        faltan = {m for m in l.modulos if m not in presentes}
+        propios = set(l.modulos) - faltan
+        resultados = {t: entero.resultados.get(t) for t in suyos}
+        ids = {tests_del_curso.test_de_ejercicio(id): id for id in l.ejercicios}
+        resultados.update({t: entero.resultados.get(t) for t in ids})
+
+        def repetir(t):
+            r = resultados[t]
+            if r is not None and (r.estado == aparte.PASA or (r.estado == aparte.COLGADO and r.donde in propios)):
+                return False  # pasó, o se colgó en un módulo suyo de esta lección: se colgaría igual
+            modulo = (_modulo_del_ejercicio(ids[t]) if t in ids else
+                      veredicto.modulo_de_test(tests_del_curso.fichero_de(t), todos))
+            return modulo not in faltan if modulo else not faltan
+
+        otra_vez = [t for t in suyos if repetir(t)]
+        otra_vez_ej = [ids[t] for t in ids if repetir(t)]
+        ficheros = _referencia_con(punto, alumno.espacio, set(l.modulos), del_curso)
+        if (otra_vez or otra_vez_ej) and contenido(ficheros) != contenido(ficheros_del_espacio(alumno.espacio)):
+            aislada = corredor.correr(ficheros, punto, otra_vez, otra_vez_ej)
+            resultados.update({t: r for t, r in aislada.resultados.items() if t in resultados})
+        resultados = {t: r for t, r in resultados.items() if r is not None}
+        modulos = list(l.modulos) + sorted(
+            {m for t in suyos for m in [veredicto.modulo_de_test(tests_del_curso.fichero_de(t), todos)]
+             if m and m not in l.modulos})
+        comprobacion = veredicto.Comprobacion(
+            n, l.nombre, veredicto.lineas_de(modulos, presentes, suyos, resultados, todos, leccion_de),
+            opciones.limite, *veredicto.cuentas(suyos, resultados),
+            ejercicios={ids[t]: resultados.get(t) or aparte.Resultado(aparte.SIN_COMPROBAR) for t in ids},
+            sin_comprobar=veredicto.sin_comprobar(suyos, resultados))
+        fila.celdas[n] = celda_de(n, comprobacion)
+
+
+# ---------------------------------------------------------------- la clase entera
+
+
+def _como_un_ctrl_c(numero, marco):
+    raise KeyboardInterrupt
+
+
+def _minutos(segundos):
+    return f"{segundos / 60:.0f} min" if segundos >= 90 else f"{segundos:.0f} s"
+
+
+def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, con_bom=True,
+              devoluciones=False, con_cache=True, limite_total=None):
+    """`python -m curso calificar CARPETA`: califica a cada alumno, `a_la_vez` a la vez, y escribe
+    la tabla en CARPETA (o en `salida`): calificaciones.csv (con BOM si `con_bom`, para Excel),
+    calificaciones.html y, con `devoluciones`, un fichero por alumno en devoluciones/. Devuelve 0;
+    2 si CARPETA no es una carpeta o una lección no se puede calificar; 130 tras un Ctrl-C."""
+    carpeta = Path(carpeta)
+    if not carpeta.is_dir():
+        print(f"✘ {carpeta} no es una carpeta: calificar necesita una con una subcarpeta por alumno.",
+              file=sys.stderr)
+        return 2
+    todas = lecciones_que_se_califican()
+    if lecciones is not None:
+        sin_modulos = sorted(n for n in set(lecciones) if n in rutas.puntos_de_control() and n not in todas)
+        desconocidas = sorted(n for n in set(lecciones) if n not in rutas.puntos_de_control())
+        if desconocidas:
+            print(f"✘ No hay punto de control para la lección {', '.join(str(n) for n in desconocidas)}.",
+                  file=sys.stderr)
+            return 2
+        if sin_modulos:
+            print(f"✘ La lección {', '.join(f'{n:02d}' for n in sin_modulos)} no añade módulos al "
+                  "espacio (sus ejercicios son funciones del cuaderno): no hay nada suyo que calificar.",
+                  file=sys.stderr)
+            return 2
+        elegidas = {n: todas[n] for n in sorted(set(lecciones))}
+    else:
+        elegidas = todas
+    salida = Path(salida) if salida else carpeta
+    salida.mkdir(parents=True, exist_ok=True)
+    a_la_vez = a_la_vez or os.cpu_count() or 1
+    opciones = Opciones(elegidas, limite or aparte.LIMITE_TEST, limite_total or aparte.LIMITE_TOTAL,
+                        Cache(salida / CARPETA_DE_LA_CACHE, huella_del_curso()) if con_cache else None,
+                        threading.Event(), todas)
+    alumnos = alumnos_de(carpeta, salida)
+    csv_ = salida / f"{NOMBRE_DE_LA_TABLA}.csv"
+    codificacion = "utf-8-sig" if con_bom else "utf-8"
+    csv_.write_text(notas.cabecera_csv(elegidas), encoding=codificacion)
+    print(f"{len(alumnos)} alumnos × {len(elegidas)} lecciones y todo junto, {a_la_vez} a la vez "
+          f"(cada test, como mucho {opciones.limite:g} s):", flush=True)
+    filas, inicio = [], time.monotonic()
+    grupo = ThreadPoolExecutor(max_workers=a_la_vez)
+    # Un SIGTERM (el de `kill`, o el de un sistema que para la sesión) hace lo mismo que un Ctrl-C:
+    # sin esto, Python acabaría sin parar los tests ni borrar sus carpetas temporales.
+    anterior = (signal.signal(signal.SIGTERM, _como_un_ctrl_c)
+                if threading.current_thread() is threading.main_thread() else None)
+    try:
+        futuros = [grupo.submit(calificar_alumno, a, opciones) for a in alumnos]
+        for hecho in as_completed(futuros):
+            fila = hecho.result()
+            filas.append(fila)
+            with open(csv_, "a", encoding="utf-8", newline="") as f:  # la fila entera de una vez
+                f.write(notas.fila_csv(fila, elegidas))
+            quedan = len(alumnos) - len(filas)
+            estimacion = ""
+            if quedan:
+                transcurrido = time.monotonic() - inicio
+                estimacion = f"; quedan unos {_minutos(transcurrido / len(filas) * quedan)}"
+            cache = f", {fila.de_la_cache} de la caché" if fila.de_la_cache else ""
+            print(f"[{len(filas)}/{len(alumnos)}] {notas.progreso(fila)} "
+                  f"({fila.segundos:.0f} s, {fila.corridas} corridas{cache}{estimacion})", flush=True)
+    except KeyboardInterrupt:
+        opciones.parar.set()
+        grupo.shutdown(wait=True, cancel_futures=True)
+        _escribir(salida, filas, elegidas, opciones, con_bom, devoluciones, faltan=len(alumnos) - len(filas))
+        print(f"Interrumpido: se han parado los tests que corrían. {len(filas)} de {len(alumnos)} "
+              f"alumnos quedan en {csv_.name} y {NOMBRE_DE_LA_TABLA}.html; los demás, la próxima vez "
+              "(lo hecho está en la caché).", file=sys.stderr)
+        return INTERRUMPIDO
+    finally:
+        opciones.parar.set()
+        grupo.shutdown(wait=True, cancel_futures=True)
+        if anterior is not None:
+            signal.signal(signal.SIGTERM, anterior)
+    _escribir(salida, filas, elegidas, opciones, con_bom, devoluciones)
+    corridas = sum(f.corridas for f in filas)
+    guardadas = sum(f.de_la_cache for f in filas)
+    print(f"Escrito: {salida / NOMBRE_DE_LA_TABLA}.csv y {NOMBRE_DE_LA_TABLA}.html"
+          + (f" y {DEVOLUCIONES}/" if devoluciones else "")
+          + f" en {_minutos(time.monotonic() - inicio)} ({corridas} corridas de tests, {guardadas} de la caché).")
+    return 0
+
+
+def _escribir(salida, filas, lecciones, opciones, con_bom, devoluciones, faltan=0):
+    """El CSV ordenado por alumno (sustituye al que se iba escribiendo), la página y las devoluciones."""
+    filas = sorted(filas, key=lambda f: f.alumno.nombre)
+    codificacion = "utf-8-sig" if con_bom else "utf-8"
+    csv_ = salida / f"{NOMBRE_DE_LA_TABLA}.csv"
+    temporal = csv_.with_suffix(".csv.nuevo")
+    temporal.write_text(notas.cabecera_csv(lecciones) + "".join(notas.fila_csv(f, lecciones) for f in filas),
+                        encoding=codificacion)
+    os.replace(temporal, csv_)
+    (salida / f"{NOMBRE_DE_LA_TABLA}.html").write_text(
+        notas.pagina_html(filas, lecciones, opciones.limite, faltan), encoding="utf-8")
+    if devoluciones:
+        carpeta = salida / DEVOLUCIONES
+        carpeta.mkdir(exist_ok=True)
+        for fila in filas:
+            (carpeta / f"{fila.alumno.nombre}.txt").write_text(notas.devolucion(fila, lecciones), encoding="utf-8")
+
+
+# --- python -m curso calificar ----------------------------------------------------------------
+
+def argumentos_calificar(analizador):
+    analizador.description = ("Para quien da el curso: cada subcarpeta de CARPETA es un alumno, y "
+                              "su espacio, la carpeta mi_agente/ que tenga dentro a cualquier "
+                              "profundidad. Cada lección se califica por lo que añade o cambia, y "
+                              "«todo junto» por el espacio entero; escribe calificaciones.csv (para "
+                              "el libro de notas) y calificaciones.html.")
+    positivo = analizador.positivo
+    analizador.add_argument("carpeta", metavar="CARPETA", help="la carpeta con una subcarpeta por alumno")
+    analizador.add_argument("--salida", metavar="CARPETA",
+                            help="dónde escribir la tabla y la caché (en CARPETA si no se dice)")
+    analizador.add_argument("--limite", metavar="S", type=positivo(float),
+                            help="segundos como mucho por test (30 si no se dice): el que pasa de ahí "
+                                 "queda «colgado» y los demás siguen")
+    analizador.add_argument("--limite-total", metavar="S", type=positivo(float),
+                            help="segundos como mucho por corrida de tests (600 si no se dice)")
+    analizador.add_argument("--lecciones", metavar="N", type=int, nargs="+",
+                            help="solo estas lecciones (todas las que añaden módulos si no se dice)")
+    analizador.add_argument("--a-la-vez", metavar="P", type=positivo(int),
+                            help="cuántos alumnos a la vez (tantos como núcleos si no se dice)")
+    analizador.add_argument("--devoluciones", action="store_true",
+                            help="escribe además devoluciones/ALUMNO.txt, una por alumno, para dársela")
+    analizador.add_argument("--sin-bom", action="store_true",
+                            help="el CSV sin BOM al principio (con él, Excel lo abre bien en UTF-8)")
+    analizador.add_argument("--sin-cache", action="store_true",
+                            help="vuelve a correr todo, aunque no haya cambiado")
+
+
+def orden_calificar(args):
+    return calificar(args.carpeta, salida=args.salida, limite=args.limite, lecciones=args.lecciones,
+                     a_la_vez=args.a_la_vez, con_bom=not args.sin_bom, devoluciones=args.devoluciones,
+                     con_cache=not args.sin_cache, limite_total=args.limite_total)

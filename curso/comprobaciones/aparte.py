@@ -1,0 +1,449 @@
+"""Para `comprobar N` y `calificar`: los tests de un punto de control contra el código de un alumno, en otro proceso y vigilados.
+
+Un solo fichero porque sus tres piezas (la copia, el presupuesto por test y la lectura de lo que
+pasó) comparten la carpeta temporal y el proceso vigilado, y no se usan por separado.
+
+Lo usan `comprobar` (tu espacio) y `calificar` (el de cada alumno). Tres piezas:
+
+- **La copia** (`armar`): en una carpeta temporal, la forma que esperan los tests sin cambiarlos.
+  El conftest.py de cada punto de control pone delante en sys.path la carpeta que contiene a
+  tests/, así que basta con `checkpoints/NN_nombre/` con los módulos que se quieren probar (los
+  del alumno, o unos suyos y otros de referencia) y una copia de tests/. Al lado van los otros
+  puntos de control sin sus tests (algún test compara con `PUNTO.parent / "01_el_bucle"`) y una
+  copia de recetario/, que el complemento `curso.comprobaciones.registro_de_tests` pone en `rutas.RECETARIO`.
+  La carpeta de trabajo, HOME y TMPDIR del proceso están dentro, y todo se borra al terminar.
+
+- **Un presupuesto por test** (`correr`): pytest corre bajo `curso.clase.guardian`, que al acabar no
+  deja vivo nada de lo que arrancó, y el complemento apunta cada evento en un fichero que se lee
+  mientras corre. Si un test (o la importación de un fichero de tests) pasa de `limite_test`
+  segundos, se para todo, ese test queda COLGADO y pytest vuelve a arrancar con los que faltan;
+  si el proceso muere a mitad de un test (un `os._exit` del alumno), ese queda MUERTO y se sigue
+  igual. Tras dos colgados o muertos de un mismo módulo, sus tests que faltan quedan SIN_COMPROBAR
+  (colgarían igual), como todo lo que falte al pasar `limite_total` o con un Ctrl-C.
+
+- **Los ejercicios**: con `ejercicios=["3.2", ...]` la copia lleva además un fichero de tests,
+  EJERCICIOS, con un test por ejercicio que hace lo que `comprobar("3.2")` en el cuaderno: sus casos
+  contra el módulo de la copia y, si solo esperan al esbozo de otro ejercicio, otra vez con la
+  versión de referencia del módulo de ese otro. Corren con el mismo presupuesto.
+
+Un test es una función de test (`test_bucle.py::test_x`): sus casos parametrizados cuentan juntos.
+Qué tests tiene cada punto de control, y el fichero de los ejercicios, en `curso/comprobaciones/tests_del_curso.py`.
+
+No es una jaula: un módulo que escriba a propósito en una ruta absoluta puede hacerlo; lo que
+evita es que un test o un fallo corriente toque los ficheros del alumno o del curso.
+"""
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import curso
+from curso import rutas
+from curso.comprobaciones.tests_del_curso import EJERCICIOS, fichero_de, funcion_de, test_de_ejercicio, texto_de_los_ejercicios
+
+# Lo que comparten este módulo y el complemento de pytest (`curso.comprobaciones.registro_de_tests`), que corre
+# en el proceso de los tests: la variable con la carpeta temporal y los ficheros que escribe en ella.
+VARIABLE_COPIA = "CURSO_COMPROBAR_COPIA"
+INFORME = "informe.jsonl"  # un evento por línea
+PILA = "pila.txt"  # dónde estaba cada hilo cuando llegó SIGUSR1
+CARACTERES_DEL_MOTIVO = 240  # lo que se enseña de lo que esperaba un test que falla
+
+# Segundos por test: el más lento de los puntos de control tarda 4 s con los dos núcleos ocupados.
+LIMITE_TEST = 30
+LIMITE_TOTAL = 600  # segundos por corrida entera (todos los tests de una vez, con sus vueltas)
+PAUSA = 0.05  # cada cuánto se lee lo que ha apuntado el complemento
+CULPAS_POR_GRUPO = 2  # colgados o muertos de un módulo antes de dar sus demás tests por perdidos
+COLGADOS_POR_CORRIDA = 3  # colgados en total antes de dar los demás tests por perdidos
+ESPERA_A_LA_PILA = 1.0  # lo que se espera a que el proceso escriba dónde estaba
+TRAS_LOS_COLGADOS = "tras"  # así empieza el motivo de los que no se corren porque otros se colgaron
+ARRANQUE = 20  # segundos para que pytest arranque y diga algo (cargar pytest y el curso lleva 1-3 s)
+
+# Lo que no se copia del espacio del alumno: un conftest.py suyo cambiaría cómo corren los tests.
+NO_SE_COPIAN = {"conftest.py"}
+
+# Cómo queda cada test.
+PASA, FALLA, COLGADO, MUERTO, SALTADO, SIN_COMPROBAR = (
+    "pasa", "falla", "colgado", "muerto", "saltado", "sin comprobar")
+# Códigos de salida de pytest que no son «pasan» (0) ni «alguno falla» (1).
+CODIGOS_DE_PYTEST = {2: "pytest se interrumpió", 3: "error interno de pytest",
+                     4: "pytest no entendió la orden", 5: "no se recogió ningún test"}
+
+
+@dataclass
+class Resultado:
+    """Cómo quedó un test (una función de test, con todos sus casos)."""
+    estado: str
+    motivo: str = ""
+    pendiente: str = ""  # el ejercicio cuyo esbozo alcanzó, si falló por eso ("3.2")
+    caso: str = ""  # el caso (test_x[param]) que decidió, si no es el único
+    donde: str = ""  # el módulo de la copia en el que falló o estaba colgado ("bucle"), si se sabe
+
+
+@dataclass
+class Corrida:
+    """Lo que sale de correr una selección de tests: un Resultado por test y lo demás que pasó."""
+    resultados: dict = field(default_factory=dict)  # {"test_bucle.py::test_x": Resultado}
+    notas: list = field(default_factory=list)
+    vueltas: int = 0
+    segundos: float = 0.0
+    salida: str = ""
+
+
+def motivo_corto(texto, ancho=CARACTERES_DEL_MOTIVO):
+    """De lo que pytest dice de un fallo, lo esencial en una línea: las líneas «E   …» de un error
+    al importar, o las dos primeras del mensaje de una aserción (su mensaje y la comparación)."""
+    lineas = [l.rstrip() for l in str(texto).splitlines() if l.strip()]
+    marcadas = [l[1:].strip() for l in lineas if l.startswith("E ")]
+    elegidas = marcadas[-1:] if marcadas else lineas[:2]
+    corto = " · ".join(elegidas)
+    return corto if len(corto) <= ancho else corto[:ancho - 1] + "…"
+
+
+# ---------------------------------------------------------------- la copia
+
+
+def armar(raiz, carpeta_punto, ficheros, ejercicios=()):
+    """La forma que esperan los tests, dentro de `raiz`: checkpoints/NN/ con `ficheros` ({nombre
+    relativo: fichero de origen}) y los tests del punto, los otros puntos de control sin tests,
+    recetario/, y las carpetas de HOME y TMPDIR. Devuelve la carpeta del punto de control."""
+    carpeta_punto, raiz = Path(carpeta_punto), Path(raiz)
+    puntos = raiz / "checkpoints"
+    for hermano in sorted(carpeta_punto.parent.glob("[0-9][0-9]_*")):
+        if hermano.is_dir() and hermano.name != carpeta_punto.name:
+            shutil.copytree(hermano, puntos / hermano.name,
+                            ignore=shutil.ignore_patterns("tests", "__pycache__", ".*"))
+    copia = puntos / carpeta_punto.name
+    copia.mkdir(parents=True)
+    for relativa, origen in sorted(ficheros.items()):
+        if Path(relativa).name in NO_SE_COPIAN:
+            continue
+        (copia / relativa).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(origen, copia / relativa)
+    shutil.copytree(carpeta_punto / "tests", copia / "tests",
+                    ignore=shutil.ignore_patterns("__pycache__", ".*"))
+    if ejercicios:
+        (copia / "tests" / EJERCICIOS).write_text(texto_de_los_ejercicios(ejercicios), encoding="utf-8")
+    shutil.copytree(rutas.RECETARIO, raiz / "recetario", ignore=shutil.ignore_patterns("__pycache__"))
+    for carpeta in ("casa", "temporal"):
+        (raiz / carpeta).mkdir()
+    # 0711, como en `probar`: como root, el PostgreSQL de usar y tirar de un test corre como el
+    # usuario postgres, que tiene que poder atravesar hasta su carpeta, dentro de temporal/.
+    for carpeta in (raiz, raiz / "temporal"):
+        os.chmod(carpeta, 0o711)
+    (raiz / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    return copia
+
+
+# ---------------------------------------------------------------- correr, vigilando cada test
+
+
+def _entorno(raiz, copia):
+    """Las variables del proceso de los tests: sin nada que cambie cómo corre pytest o a qué
+    servidor habla el modelo, con HOME, TMPDIR y el espacio dentro de la carpeta temporal, y el
+    mismo paquete `curso` y la misma carpeta del curso que este proceso."""
+    fuera = {"ANTHROPIC_BASE_URL", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONSTARTUP", "PYTHONHOME"}
+    entorno = {k: v for k, v in os.environ.items() if k not in fuera}
+    entorno.update({"HOME": str(raiz / "casa"), "TMPDIR": str(raiz / "temporal"),
+                    rutas.VARIABLE_ESPACIO: str(copia), VARIABLE_COPIA: str(raiz),
+                    rutas.VARIABLE_RAIZ: str(rutas.RAIZ),
+                    "PYTHONPATH": str(Path(curso.__file__).resolve().parent.parent),
+                    "PYTHONDONTWRITEBYTECODE": "1"})
+    return entorno
+
+
+def orden_de_pytest(raiz, copia, tests):
+    """La orden, bajo el guardián. Sin los complementos que estos tests no usan: nbval (carga todo
+    Jupyter) y el de hypothesis (medio segundo de CPU aunque ningún test lo use; los que lo usan
+    lo importan ellos). -P: la carpeta de trabajo (la del alumno) no entra en sys.path."""
+    return [sys.executable, "-P", "-m", "curso.clase.guardian", "--",
+            sys.executable, "-P", "-m", "pytest", "-q", "-p", "curso.comprobaciones.registro_de_tests",
+            "-p", "no:nbval", "-p", "no:hypothesispytest", "-p", "no:cacheprovider",
+            "--continue-on-collection-errors", "-c", str(raiz / "pytest.ini"), "--rootdir", str(raiz),
+            *(f"{copia / 'tests' / fichero_de(t)}::{t.split('::', 1)[1]}" for t in tests)]
+
+
+class _Lector:
+    """Lee el informe del complemento a medida que crece, y sabe qué se está haciendo y desde cuándo."""
+
+    def __init__(self, ruta):
+        self.ruta, self.leido, self.resto = ruta, 0, ""
+        self.eventos = []
+        self.importando = self.corriendo = self.pid = None
+        self.desde = time.monotonic()  # desde cuándo se está en lo que se está
+        self.donde = None  # (módulo, línea) donde estaba al pararlo por el límite, si se supo
+
+    def leer(self):
+        try:
+            with open(self.ruta, "rb") as f:
+                f.seek(self.leido)
+                nuevo = f.read()
+        except FileNotFoundError:
+            return
+        self.leido += len(nuevo)
+        lineas = (self.resto + nuevo.decode("utf-8", errors="replace")).split("\n")
+        self.resto = lineas.pop()  # a medias: se completa en la lectura siguiente
+        for linea in lineas:
+            try:
+                evento = json.loads(linea)
+            except ValueError:
+                continue
+            self.eventos.append(evento)
+            self.desde = time.monotonic()
+            tipo = evento.get("tipo")
+            if tipo == "proceso":
+                self.pid = evento["pid"]
+            elif tipo == "importa":
+                self.importando = evento["fichero"]
+            elif tipo in ("importado", "recogidos"):  # con nodeids en la orden, pytest solo
+                self.importando = None                   # informa de un fichero que no importa
+            elif tipo == "empieza":
+                self.importando, self.corriendo = None, evento["test"]
+            elif tipo == "resultado" and evento.get("fase") == "teardown":
+                self.corriendo = None
+
+
+def donde_estaba(pila, copia):
+    """(módulo, línea) del marco más reciente de un módulo de `copia` (no de sus tests) en lo que
+    escribe faulthandler, o None. Así se sabe qué módulo del alumno no acababa."""
+    copia = str(copia).rstrip("/") + "/"
+    for linea in pila.splitlines():
+        linea = linea.strip()
+        if not linea.startswith('File "'):
+            continue
+        fichero, _, resto = linea[6:].partition('", line ')
+        if fichero.startswith(copia) and "/" not in fichero[len(copia):] and fichero.endswith(".py"):
+            return Path(fichero).stem, resto.split()[0]
+    return None
+
+
+def _donde_estaba(raiz, copia, pid, guardian, vuelta):
+    """Pide al proceso de los tests (SIGUSR1) que escriba dónde está, y lo lee."""
+    if pid is None:
+        return None
+    ruta = raiz / PILA
+    try:  # solo si sigue siendo el pytest de esta vuelta (hijo del guardián): un número libre se reusa
+        padre = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        if padre != guardian:
+            return None
+        os.kill(pid, signal.SIGUSR1)
+    except (FileNotFoundError, ValueError, IndexError):
+        return None
+    except (ProcessLookupError, PermissionError):
+        return None
+    fin = time.monotonic() + ESPERA_A_LA_PILA
+    texto = ""
+    while time.monotonic() < fin:
+        time.sleep(0.02)
+        texto = ruta.read_text(encoding="utf-8", errors="replace") if ruta.exists() else ""
+        if "File " in texto:
+            time.sleep(0.05)  # que acabe de escribir
+            texto = ruta.read_text(encoding="utf-8", errors="replace")
+            break
+    if ruta.exists():
+        ruta.rename(raiz / f"pila-{vuelta}.txt")
+    return donde_estaba(texto, copia)
+
+
+def _una_vuelta(raiz, copia, tests, limite_test, fin_total, parar, vuelta):
+    """Corre pytest una vez con `tests`; devuelve (lector, código o None, por qué se paró o "")."""
+    ruta = raiz / INFORME
+    if ruta.exists():
+        ruta.rename(raiz / f"informe-{vuelta}.jsonl")
+    lector = _Lector(ruta)
+    with open(raiz / "salida.txt", "ab") as salida:
+        proceso = subprocess.Popen(orden_de_pytest(raiz, copia, tests), cwd=copia,
+                                   env=_entorno(raiz, copia), stdin=subprocess.PIPE, stdout=salida,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        motivo = ""
+        try:
+            while proceso.poll() is None:
+                time.sleep(PAUSA)
+                lector.leer()
+                ahora = time.monotonic()
+                if parar is not None and parar.is_set():
+                    motivo = "parar"
+                elif ahora > fin_total:
+                    motivo = "total"
+                elif ahora - lector.desde > (limite_test if lector.eventos else max(limite_test, ARRANQUE)):
+                    motivo = "limite"
+                if motivo:
+                    break
+            if motivo == "limite":
+                lector.donde = _donde_estaba(raiz, copia, lector.pid, proceso.pid, vuelta)
+        finally:
+            proceso.stdin.close()  # el guardián lo entiende como «para» y no deja nada vivo
+            proceso.wait()
+        lector.leer()
+    return lector, (None if motivo else proceso.returncode), motivo
+
+
+def correr(copia, raiz, seleccion, limite_test=LIMITE_TEST, limite_total=LIMITE_TOTAL, parar=None,
+           grupo_de=fichero_de):
+    """Corre los tests `seleccion` («test_x.py::test_y», en orden) de `copia`; la Corrida.
+
+    grupo_de(test): el módulo al que se achaca un test, para dejar de insistir con un módulo que
+    se cuelga (por defecto, su fichero)."""
+    corrida = Corrida()
+    inicio = time.monotonic()
+    fin_total = inicio + limite_total
+    pendientes = list(dict.fromkeys(seleccion))
+    culpas = {}
+    while pendientes:
+        if parar is not None and parar.is_set():
+            _sin_comprobar(corrida, pendientes, "interrumpido")
+            break
+        corrida.vueltas += 1
+        lector, codigo, motivo = _una_vuelta(raiz, copia, pendientes, limite_test, fin_total, parar,
+                                             corrida.vueltas)
+        antes = len(corrida.resultados)
+        culpables = _repartir(corrida, pendientes, lector, codigo, motivo, limite_test)
+        for test in culpables:
+            grupo = grupo_de(test)
+            culpas[grupo] = culpas.get(grupo, 0) + 1
+        pendientes = [t for t in pendientes if t not in corrida.resultados]
+        if motivo == "parar":
+            _sin_comprobar(corrida, pendientes, "interrumpido")
+            break
+        if motivo == "total":
+            _sin_comprobar(corrida, pendientes, f"se acabaron los {limite_total:g} s de la corrida")
+            break
+        perdidos = [t for t in pendientes if culpas.get(grupo_de(t), 0) >= CULPAS_POR_GRUPO]
+        _sin_comprobar(corrida, perdidos, f"{TRAS_LOS_COLGADOS} dos tests de su módulo colgados o muertos")
+        colgados = sum(1 for r in corrida.resultados.values() if r.estado == COLGADO)
+        if colgados >= COLGADOS_POR_CORRIDA:
+            _sin_comprobar(corrida, pendientes, f"{TRAS_LOS_COLGADOS} {colgados} tests colgados")
+        pendientes = [t for t in pendientes if t not in corrida.resultados]
+        if pendientes and len(corrida.resultados) == antes:  # la vuelta no avanzó: no va a avanzar
+            salida = (raiz / "salida.txt").read_text(encoding="utf-8", errors="replace")
+            que = CODIGOS_DE_PYTEST.get(codigo, f"código {codigo}") if codigo is not None else \
+                f"pytest no empezó en {max(limite_test, ARRANQUE):g} s"
+            _sin_comprobar(corrida, pendientes, f"los tests no pudieron correr ({que})"
+                           + (f": {motivo_corto(salida)}" if salida.strip() else ""))
+            break
+    corrida.segundos = time.monotonic() - inicio
+    salida = raiz / "salida.txt"
+    corrida.salida = salida.read_text(encoding="utf-8", errors="replace") if salida.exists() else ""
+    return corrida
+
+
+def es_estable(resultado):
+    """¿Saldría igual otra vez, con el mismo código y el mismo límite? No un test saltado (depende de
+    lo que haya instalado) ni uno sin comprobar porque se acabó el tiempo de la corrida, llegó un
+    Ctrl-C o pytest no arrancó. Sí uno colgado, y los que no se corrieron tras los colgados: con el
+    mismo límite se colgaría igual (con otro `--limite` la caché de calificar ya no lo da por hecho)."""
+    if resultado.estado == SALTADO:
+        return False
+    return resultado.estado != SIN_COMPROBAR or resultado.motivo.startswith(TRAS_LOS_COLGADOS)
+
+
+def _sin_comprobar(corrida, tests, motivo):
+    for t in tests:
+        corrida.resultados.setdefault(t, Resultado(SIN_COMPROBAR, motivo))
+
+
+def _repartir(corrida, seleccion, lector, codigo, motivo, limite_test):
+    """Pasa a `corrida` lo que dice el informe de una vuelta; devuelve los tests culpables de que
+    la vuelta acabara antes de tiempo (el que corría, o los del fichero que se importaba)."""
+    casos, hechos, rotos, saltados, fallos = {}, set(), {}, {}, {}
+    for e in lector.eventos:
+        tipo = e.get("tipo")
+        if tipo == "importado" and e.get("motivo") is not None:
+            rotos[e["fichero"]] = e["motivo"]
+        elif tipo == "recogidos":
+            for nodeid in e["tests"]:
+                casos.setdefault(funcion_de(nodeid), []).append(nodeid)
+        elif tipo == "resultado":
+            if e["resultado"] == "failed":
+                fallos.setdefault(e["test"], e)
+            elif e["resultado"] == "skipped":
+                saltados.setdefault(e["test"], e)
+            if e.get("fase") == "teardown":
+                hechos.add(e["test"])
+    for test in seleccion:
+        if fichero_de(test) in rotos:
+            corrida.resultados[test] = Resultado(
+                FALLA, f"{fichero_de(test)} no se pudo importar: {rotos[fichero_de(test)]}")
+            continue
+        suyos = casos.get(test, [])
+        if not suyos or not all(c in hechos for c in suyos):
+            continue
+        fallado = next((c for c in suyos if c in fallos), None)
+        saltado = next((c for c in suyos if c in saltados), None)
+        if fallado is not None:
+            e = fallos[fallado]
+            corrida.resultados[test] = Resultado(FALLA, e.get("motivo", ""), e.get("pendiente", ""),
+                                                 _caso(fallado, suyos), e.get("donde", ""))
+        elif saltado is not None:
+            corrida.resultados[test] = Resultado(SALTADO, saltados[saltado].get("motivo", ""),
+                                                 caso=_caso(saltado, suyos))
+        else:
+            corrida.resultados[test] = Resultado(PASA)
+    pendientes = [t for t in seleccion if t not in corrida.resultados]
+    if not pendientes:
+        if motivo == "limite":
+            corrida.notas.append(f"el proceso de los tests no terminó en {limite_test:g} s tras el "
+                                 "último test (¿un hilo que no acaba?): se paró")
+        return []
+    if motivo in ("total", "parar"):
+        return []  # no es culpa del que corría: se acabó el tiempo de todos, o lo pararon
+    if lector.importando is not None:
+        culpables = [t for t in pendientes if fichero_de(t) == lector.importando]
+        donde, caso = f"al importar {lector.importando}", ""
+    elif lector.corriendo is not None and funcion_de(lector.corriendo) in pendientes:
+        culpables = [funcion_de(lector.corriendo)]
+        donde, caso = "", _caso(lector.corriendo, casos.get(culpables[0], []))
+    else:
+        return []  # nadie a quien achacarlo: quien llama ve que la vuelta no avanzó
+    en = ""
+    if lector.donde is not None:
+        en = f"estaba en {lector.donde[0]}.py, línea {lector.donde[1]}"
+        donde = f"{donde}; {en}" if donde else en
+    for test in culpables:
+        if motivo == "limite":
+            corrida.resultados[test] = Resultado(
+                COLGADO, f"no terminó en {limite_test:g} s" + (f" ({donde})" if donde else ""), caso=caso,
+                donde=lector.donde[0] if lector.donde else "")
+        else:
+            corrida.resultados[test] = Resultado(
+                MUERTO, f"el proceso de los tests terminó de golpe{' ' + donde if donde else ''} "
+                        f"(código {codigo})", caso=caso)
+    return culpables
+
+
+def _caso(nodeid, casos):
+    """«test_x[a]» si la función tiene varios casos; "" si tiene uno."""
+    return nodeid.split("::")[-1] if len(casos) > 1 else ""
+
+
+# ---------------------------------------------------------------- todo junto
+
+
+def borrar(carpeta):
+    """Borra `carpeta` aunque el código del alumno haya dejado dentro algo sin permiso de escritura."""
+    def dar_permiso(funcion, ruta, _error):
+        os.chmod(os.path.dirname(ruta), stat.S_IRWXU)
+        if os.path.isdir(ruta) and not os.path.islink(ruta):
+            os.chmod(ruta, stat.S_IRWXU)
+        funcion(ruta)
+    shutil.rmtree(carpeta, onerror=dar_permiso)
+
+
+def correr_aparte(ficheros, carpeta_punto, seleccion, ejercicios=(), limite_test=LIMITE_TEST,
+                  limite_total=LIMITE_TOTAL, parar=None, grupo_de=fichero_de):
+    """Arma la copia con `ficheros` en una carpeta temporal, corre `seleccion` (y un test por
+    ejercicio de `ejercicios`, «test_ejercicios_del_curso.py::test_ejercicio_3_2») y la borra."""
+    raiz = Path(tempfile.mkdtemp(prefix="curso-comprobar-"))
+    try:
+        copia = armar(raiz, carpeta_punto, ficheros, ejercicios)
+        tests = list(seleccion) + [test_de_ejercicio(id) for id in ejercicios]
+        corrida = correr(copia, raiz, tests, limite_test, limite_total, parar, grupo_de)
+    finally:
+        borrar(raiz)
+    return corrida

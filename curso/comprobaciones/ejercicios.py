@@ -1,0 +1,417 @@
+"""Para `comprobar("N.M")` de los cuadernos: qué comprueba cada ejercicio, sus pistas, y cómo se evalúa el código del alumno.
+
+Un solo fichero porque registrar un ejercicio, evaluarlo y decir qué falta de otros comparten el
+mismo `Resultado` y el mismo registro; los casos de cada lección están en `lNN.py`.
+
+Cada lección registra sus ejercicios en `curso/comprobaciones/lNN.py`. Un ejercicio comprueba
+una función: o la de un módulo del espacio del alumno (`modulo="bucle"`), o una que el cuaderno
+le pasa (`comprobar("2.1", tamano)`). Un caso es una función que recibe lo comprobado y, si algo
+no cuadra, lanza `Fallo(lo que se esperaba, lo que llegó)`.
+
+`evaluar` es la parte pura: devuelve un `Resultado`. `curso.alumno.cuaderno.comprobar` lo imprime.
+
+Un caso que llega al esbozo de un ejercicio (su NotImplementedError) queda «pendiente», y la línea
+dice de qué ejercicio es ese esbozo: puede ser el de otro (el 1.3 llama a `permitido`, que sigue
+siendo el esbozo del 1.2), y entonces lo pendiente es ese otro.
+
+Lo que una comprobación crea en la carpeta temporal del sistema se borra al terminar: `evaluar`
+apunta `tempfile` a una carpeta suya mientras corre los casos, y `carpeta_temporal()` da a un caso
+una carpeta dentro de ella.
+"""
+import importlib
+import pkgutil
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from curso import rutas
+from curso.comprobaciones.esbozos import ejercicio_del_aviso
+
+# Una comprobación tarda menos de un segundo; si pasa de aquí, el código del alumno no termina.
+LIMITE_SEGUNDOS = 10
+
+
+class Fallo(Exception):
+    """Un caso que no cuadra: lo que se esperaba y lo que llegó."""
+
+    def __init__(self, esperado, obtenido, nota=""):
+        super().__init__(nota or "no coincide")
+        self.esperado, self.obtenido, self.nota = esperado, obtenido, nota
+
+
+def igual(obtenido, esperado, nota=""):
+    """Lanza `Fallo` si `obtenido != esperado`. Es el `assertEqual` de los casos."""
+    if obtenido != esperado:
+        raise Fallo(esperado, obtenido, nota)
+
+
+@dataclass
+class Caso:
+    descripcion: str
+    prueba: object  # función(objetivo) -> None; lanza Fallo si no cuadra
+
+
+@dataclass
+class Ejercicio:
+    id: str
+    leccion: int
+    titulo: str
+    nombre: str  # la función que se comprueba; None: los casos reciben el módulo entero
+    casos: list
+    pistas: list
+    modulo: str = None  # el módulo del espacio del alumno, o None si la función es del cuaderno
+
+
+@dataclass
+class Linea:
+    """El resultado de un caso: "ok", "fallo", "error" o "pendiente".
+
+    Si está pendiente, `esbozo` es el ejercicio cuyo esbozo alcanzó el caso ("" si no se sabe) y
+    `donde`, la función y el fichero de ese esbozo ("permitido() de permisos.py")."""
+    caso: str
+    estado: str
+    esperado: object = None
+    obtenido: object = None
+    detalle: str = ""
+    esbozo: str = ""
+    donde: str = ""
+
+
+@dataclass
+class Resultado:
+    ejercicio: str
+    lineas: list = field(default_factory=list)
+    problema: str = ""  # si no se pudo ni empezar: el fichero no existe, no importa...
+
+    @property
+    def aprobado(self):
+        return not self.problema and bool(self.lineas) and all(l.estado == "ok" for l in self.lineas)
+
+    @property
+    def pendiente(self):
+        """Algún caso llegó a un esbozo, de este ejercicio o de otro."""
+        return any(l.estado == "pendiente" for l in self.lineas)
+
+    @property
+    def pendiente_propio(self):
+        """Algún caso llegó al esbozo de este mismo ejercicio."""
+        return any(l.estado == "pendiente" and l.esbozo == self.ejercicio for l in self.lineas)
+
+    @property
+    def esperando_a(self):
+        """Los otros ejercicios cuyo esbozo alcanzaron los casos, en orden ("1.1", "1.2")."""
+        return ordenados({l.esbozo for l in self.lineas
+                          if l.estado == "pendiente" and l.esbozo != self.ejercicio})
+
+    @property
+    def solo_espera(self):
+        """Ningún caso falla ni es de este esbozo: lo que queda depende de otros ejercicios."""
+        return (not self.problema and bool(self.esperando_a)
+                and all(l.estado == "ok" or (l.estado == "pendiente" and l.esbozo != self.ejercicio)
+                        for l in self.lineas))
+
+
+def clave(id):
+    """Para ordenar números de ejercicio: "1.10" va después de "1.9"."""
+    return tuple(int(p) if p.isdigit() else 0 for p in str(id).split("."))
+
+
+def ordenados(ids):
+    return sorted((i for i in ids if i), key=clave)
+
+
+def enumerar_textos(textos):
+    """ "a", "a y b", "a, b y c": una lista como se dice en castellano."""
+    textos = list(textos)
+    return textos[0] if len(textos) == 1 else ", ".join(textos[:-1]) + " y " + textos[-1]
+
+
+def enumerar(ids):
+    """ "3.2", "3.2 y 3.3", "3.1, 3.2 y 3.3": los números de ejercicio, en orden."""
+    return enumerar_textos(ordenados(ids))
+
+
+def siguen_pendientes(ids):
+    """ "El ejercicio 3.2 sigue pendiente" o "Los ejercicios 3.2 y 3.3 siguen pendientes"."""
+    ids = ordenados(ids)
+    if len(ids) == 1:
+        return f"El ejercicio {ids[0]} sigue pendiente"
+    return f"Los ejercicios {enumerar(ids)} siguen pendientes"
+
+
+REGISTRO = {}
+
+
+def ejercicio(id, leccion, titulo, nombre, pistas, modulo=None):
+    """Registra un ejercicio; devuelve un decorador para añadirle casos en orden."""
+    e = Ejercicio(id, leccion, titulo, nombre, [], list(pistas), modulo)
+    REGISTRO[id] = e
+
+    def caso(descripcion):
+        def registrar(prueba):
+            e.casos.append(Caso(descripcion, prueba))
+            return prueba
+        return registrar
+    return caso
+
+
+def cargar_registro():
+    """Importa cada `curso/comprobaciones/lNN.py`, que registran sus ejercicios al importarse."""
+    import curso.comprobaciones as paquete
+    for info in pkgutil.iter_modules(paquete.__path__):
+        importlib.import_module(f"{paquete.__name__}.{info.name}")
+    return REGISTRO
+
+
+def buscar(id):
+    """El ejercicio `id`, o un KeyError con la lista de los que hay."""
+    registro = cargar_registro()
+    if id not in registro:
+        lista = ", ".join(ordenados(registro))
+        raise KeyError(f"No hay ningún ejercicio «{id}». Los que hay: {lista}.")
+    return registro[id]
+
+
+def es_del_espacio(modulo, espacio):
+    """¿Sale `modulo` de un fichero dentro de `espacio`?"""
+    fichero = getattr(modulo, "__file__", None)
+    return bool(fichero) and Path(fichero).resolve().is_relative_to(espacio)
+
+
+def olvidar_modulos(carpeta):
+    """Quita de sys.modules los módulos cargados desde `carpeta`, para que se relean del disco."""
+    carpeta = Path(carpeta).resolve()
+    for nombre, modulo in list(sys.modules.items()):
+        if modulo is not None and es_del_espacio(modulo, carpeta):
+            del sys.modules[nombre]
+
+
+@contextmanager
+def con_limite(segundos):
+    """Corta con TimeoutError un bloque que tarda más de `segundos` (solo en el hilo principal)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def cortar(*_):
+        raise TimeoutError(f"la comprobación pasó de {segundos} s: ¿un bucle que no termina?")
+    anterior = signal.signal(signal.SIGALRM, cortar)
+    signal.setitimer(signal.ITIMER_REAL, segundos)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, anterior)
+
+
+def objetivo_del_espacio(e, espacio):
+    """La función `e.nombre` del módulo del alumno, leída ahora del disco; o (None, problema)."""
+    ruta = espacio / f"{e.modulo}.py"
+    if not ruta.exists():
+        return None, (f"No encuentro {e.modulo}.py en tu espacio de trabajo: ejecuta la celda "
+                      f"del ejercicio {e.id} (la que empieza por %%modulo {e.modulo}).")
+    try:
+        # Sin aislar: sus `from entorno import ...` reciben lo que el núcleo sirve ahora (también
+        # la versión de referencia de un ejercicio pendiente).
+        modulo = rutas.cargar_modulo(ruta, e.modulo, aislado=False)
+    except Exception as exc:  # noqa: BLE001 - el código del alumno puede lanzar cualquier cosa
+        return None, f"{e.modulo}.py no se puede importar: {describir(exc)}"
+    if e.nombre is None:
+        return modulo, ""
+    if not hasattr(modulo, e.nombre):
+        return None, f"{e.modulo}.py no define {e.nombre}: ¿le has cambiado el nombre?"
+    return getattr(modulo, e.nombre), ""
+
+
+# ---------------------------------------------------------------- los esbozos alcanzados
+
+
+def esbozo_alcanzado(exc):
+    """El NotImplementedError de `exc` o de las excepciones que la causaron, o None.
+
+    Un caso que espera otra excepción (`except Exception: raise Fallo(...)`) y recibe la del
+    esbozo la envuelve: sigue siendo un caso pendiente, no un fallo."""
+    vistas = set()
+    while exc is not None and id(exc) not in vistas:
+        if isinstance(exc, NotImplementedError):
+            return exc
+        vistas.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def de_donde(exc):
+    """(función, fichero) de donde se lanzó `exc`: el último marco de su traza."""
+    tb = exc.__traceback__
+    if tb is None:
+        return "", ""
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    codigo = tb.tb_frame.f_code
+    return codigo.co_name, Path(codigo.co_filename).name
+
+
+def linea_pendiente(e, caso, esbozo):
+    """La línea de un caso que llegó al NotImplementedError `esbozo` cuando se comprobaba `e`."""
+    funcion, fichero = de_donde(esbozo)
+    numero = ejercicio_del_aviso(esbozo)
+    if numero is None and (e.modulo is None or fichero == f"{e.modulo}.py"):
+        numero = e.id  # un NotImplementedError sin aviso en su propio código: su esbozo
+    # Una función de una celda del cuaderno viene de un fichero como «3141592653.py», que no es un
+    # módulo y cambia de una vez a otra: de esas solo se dice el nombre.
+    es_modulo = fichero.endswith(".py") and Path(fichero).stem.isidentifier()
+    donde = f"{funcion}() de {fichero}" if es_modulo else f"{funcion}()"
+    return Linea(caso, "pendiente", detalle=str(esbozo), esbozo=numero or "", donde=donde)
+
+
+# ---------------------------------------------------------------- la carpeta temporal
+
+
+@contextmanager
+def sin_dejar_temporales():
+    """Mientras dura el bloque, `tempfile` crea todo en una carpeta propia; al salir se borra.
+
+    Así una comprobación deja la carpeta temporal del sistema como la encontró, aunque sus casos
+    (o el código del alumno) creen carpetas y bases de datos allí."""
+    carpeta = tempfile.mkdtemp(prefix="curso-comprobar-")
+    anterior = tempfile.tempdir
+    tempfile.tempdir = carpeta
+    try:
+        yield Path(carpeta)
+    finally:
+        tempfile.tempdir = anterior
+        shutil.rmtree(carpeta, ignore_errors=True)
+
+
+def carpeta_temporal(prefijo="ejercicio-"):
+    """Una carpeta nueva para un caso; se borra al terminar la comprobación.
+
+    Fuera de una comprobación (un test que llama a un caso a mano) es una carpeta temporal normal:
+    borrarla es cosa de quien llama."""
+    return Path(tempfile.mkdtemp(prefix=prefijo))
+
+
+def describir(exc):
+    """Una excepción en una línea: tipo, mensaje y, si es de sintaxis, la línea."""
+    if isinstance(exc, SyntaxError):
+        return f"SyntaxError en la línea {exc.lineno}: {exc.msg}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def evaluar(id, objetivo=None, espacio=None):
+    """Corre los casos del ejercicio `id` contra `objetivo` (o el módulo del espacio), sin dejar
+    nada en la carpeta temporal del sistema."""
+    e = buscar(id)
+    with sin_dejar_temporales():
+        return _evaluar(e, objetivo, espacio)
+
+
+def _evaluar(e, objetivo, espacio):
+    id = e.id
+    resultado = Resultado(id)
+    if objetivo is None:
+        if e.modulo is None:
+            resultado.problema = (f"Pásale a comprobar tu función: comprobar(\"{id}\", {e.nombre}).")
+            return resultado
+        objetivo, resultado.problema = objetivo_del_espacio(e, espacio or rutas.espacio())
+        if resultado.problema:
+            return resultado
+    for caso in e.casos:
+        try:
+            with con_limite(LIMITE_SEGUNDOS):
+                caso.prueba(objetivo)
+        except Exception as exc:  # noqa: BLE001 - un error del alumno es un caso en rojo
+            esbozo = esbozo_alcanzado(exc)
+            if esbozo is not None:
+                resultado.lineas.append(linea_pendiente(e, caso.descripcion, esbozo))
+            elif isinstance(exc, Fallo):
+                resultado.lineas.append(Linea(caso.descripcion, "fallo", exc.esperado, exc.obtenido, exc.nota))
+            else:
+                resultado.lineas.append(Linea(caso.descripcion, "error", detalle=describir(exc)))
+        else:
+            resultado.lineas.append(Linea(caso.descripcion, "ok"))
+    return resultado
+
+
+def corto(valor, ancho=160):
+    """repr de `valor` en una línea, cortado si es largo."""
+    texto = repr(valor)
+    return texto if len(texto) <= ancho else texto[: ancho - 1] + "…"
+
+
+def informe(resultado):
+    """El texto que ve el alumno: una línea por caso, ✔ o ✘, y un veredicto."""
+    e = buscar(resultado.ejercicio)
+    lineas = [f"Ejercicio {e.id} · {e.titulo}"]
+    if resultado.problema:
+        return "\n".join(lineas + [f"  ✘ {resultado.problema}"])
+    for l in resultado.lineas:
+        if l.estado == "ok":
+            lineas.append(f"  ✔ {l.caso}")
+        elif l.estado == "pendiente":
+            lineas.append(f"  · {l.caso}: pendiente ({por_que_pendiente(e, l)})")
+        elif l.estado == "error":
+            lineas.append(f"  ✘ {l.caso}\n      lanzó {l.detalle}")
+        else:
+            lineas.append(f"  ✘ {l.caso}" + (f" ({l.detalle})" if l.detalle else ""))
+            lineas.append(f"      esperaba: {corto(l.esperado)}")
+            lineas.append(f"      llegó:    {corto(l.obtenido)}")
+    buenos = sum(l.estado == "ok" for l in resultado.lineas)
+    total = len(resultado.lineas)
+    if resultado.aprobado:
+        lineas.append(f"Ejercicio {e.id}: {buenos}/{total} ✔ Hecho.")
+    elif resultado.pendiente_propio:
+        lineas.append(f"Ejercicio {e.id}: pendiente. Escribe tu código donde dice "
+                      f"«Tu código aquí», ejecuta la celda y vuelve a comprobar.")
+    elif resultado.solo_espera:
+        quedan = ("ningún caso se puede comprobar todavía" if buenos == 0 else
+                  f"{buenos}/{total} ✔, y los otros {total - buenos} no se pueden comprobar todavía")
+        lineas.append(f"Ejercicio {e.id}: {quedan}. {a_que_espera(resultado)}")
+    else:
+        lineas.append(f"Ejercicio {e.id}: {buenos}/{total} ✔. Si te atascas: pista(\"{e.id}\").")
+        if resultado.esperando_a:
+            lineas.append(a_que_espera(resultado))
+    return "\n".join(lineas)
+
+
+def por_que_pendiente(e, linea):
+    """El paréntesis de una línea pendiente: qué esbozo alcanzó el caso, y de qué ejercicio es."""
+    if linea.esbozo == e.id:
+        return f"{linea.donde} todavía es el esbozo"
+    if linea.esbozo:
+        return f"llega a {linea.donde}, que todavía es el esbozo del ejercicio {linea.esbozo}"
+    return f"llega a {linea.donde}, que lanza NotImplementedError"
+
+
+def a_que_espera(resultado):
+    """La frase que dice qué otros ejercicios hay que terminar antes, y dónde están sus esbozos."""
+    donde = sorted({l.donde for l in resultado.lineas
+                       if l.estado == "pendiente" and l.esbozo in resultado.esperando_a})
+    ids = resultado.esperando_a
+    lo = "lo" if len(ids) == 1 else "los"
+    return (f"{siguen_pendientes(ids)} ({enumerar_textos(donde)}): termína{lo}, ejecuta su celda y "
+            f"vuelve a comprobar el {resultado.ejercicio}.")
+
+
+def celda_resuelta(id):
+    """La celda del cuaderno resuelto que contiene el ejercicio `id` (un dict de nbformat)."""
+    import nbformat
+    from curso.comprobaciones.esbozos import ejercicio_de
+    e = buscar(id)
+    for ruta in sorted(rutas.SOLUCIONES.glob(f"{e.leccion:02d}_*.ipynb")):
+        for celda in nbformat.read(ruta, as_version=4).cells:
+            marca = ejercicio_de(celda)
+            if marca == id or (isinstance(marca, dict) and id in marca.values()):
+                return celda
+    raise LookupError(f"El cuaderno resuelto de la lección {e.leccion:02d} no tiene la celda "
+                      f"del ejercicio {id}.")
+
+
+def fuente_de_referencia(e):
+    """La solución de referencia de `e`: su celda del cuaderno resuelto, entera."""
+    return f"# Solución de referencia del ejercicio {e.id} ({e.titulo})\n" + celda_resuelta(e.id).source

@@ -1,0 +1,109 @@
+"""Para el alumno (`python -m curso comprobar N`): su espacio, comprobado por lo que hace con los tests del punto de control N.
+
+`comparar N` enseña en qué se diferencia tu código del de referencia; `comprobar N` dice si
+*hace* lo mismo: corre los tests del punto de control N (`checkpoints/NN_*/tests/`) contra los
+módulos de tu espacio, no contra los del punto de control, y escribe una línea por módulo: ✔, o ✘
+con el primer test que falla y lo que esperaba («ejercicio 3.2 pendiente» si es que llega a su
+esbozo), o ⧗ con el test que se colgó.
+
+Tu código corre en otro proceso, sobre una copia de tu espacio en una carpeta temporal, con un
+tiempo máximo por test (`--limite S`): un bucle sin fin deja ese test «colgado» y los demás siguen;
+al acabar no queda en marcha nada de lo que arrancó tu código (ver `curso/comprobaciones/aparte.py` y
+`curso/clase/guardian.py`), y la carpeta temporal se borra.
+"""
+import sys
+from pathlib import Path
+
+from curso import rutas
+from curso.comprobaciones import aparte, tests_del_curso, veredicto
+
+INTERRUMPIDO = 130  # el código de salida de la costumbre tras un Ctrl-C (128 + SIGINT)
+
+
+def modulos_de(carpeta):
+    """Los módulos (sin .py) de una carpeta, en orden."""
+    return sorted(p.stem for p in Path(carpeta).glob("*.py"))
+
+
+def lecciones_de_los_modulos():
+    """{módulo: primera lección cuyo punto de control lo tiene}."""
+    leccion_de = {}
+    for numero, carpeta in sorted(rutas.puntos_de_control().items()):
+        for m in modulos_de(carpeta):
+            leccion_de.setdefault(m, numero)
+    return leccion_de
+
+
+def ficheros_del_espacio(espacio):
+    """{ruta relativa: fichero} del código del espacio (sin tests/, cachés ni copias)."""
+    return {relativa: Path(espacio) / relativa for relativa in rutas.ficheros(espacio)
+            if (Path(espacio) / relativa).is_file()}
+
+
+def agrupar_por_modulo(modulos):
+    """La función que achaca cada test a su módulo (o a su fichero si no es de ninguno)."""
+    def grupo_de(test):
+        return veredicto.modulo_de_test(tests_del_curso.fichero_de(test), modulos) or tests_del_curso.fichero_de(test)
+    return grupo_de
+
+
+def comprobar_en(espacio, carpeta_punto, limite=aparte.LIMITE_TEST, parar=None):
+    """Corre todos los tests de `carpeta_punto` contra los módulos de `espacio`, aparte; la
+    Comprobacion con una línea por módulo."""
+    carpeta_punto = Path(carpeta_punto)
+    modulos = modulos_de(carpeta_punto)
+    tests = tests_del_curso.tests_del_punto(carpeta_punto)
+    corrida = aparte.correr_aparte(ficheros_del_espacio(espacio), carpeta_punto, tests,
+                                   limite_test=limite, parar=parar, grupo_de=agrupar_por_modulo(modulos))
+    lineas = veredicto.lineas_de(modulos, set(modulos_de(espacio)), tests, corrida.resultados,
+                                 leccion_de=lecciones_de_los_modulos())
+    pasan, total = veredicto.cuentas(tests, corrida.resultados)
+    return veredicto.Comprobacion(int(carpeta_punto.name[:2]), carpeta_punto.name[3:], lineas, limite,
+                                  pasan, total, notas=corrida.notas)
+
+
+def comprobar(n, espacio=None, limite=None):
+    """`python -m curso comprobar N`: los tests del punto de control N contra tu espacio (o contra
+    `espacio`), con `limite` segundos como mucho por test (aparte.LIMITE_TEST si no se dice).
+    Escribe una línea por módulo y devuelve 0 si todo pasa, 1 si no, 2 si N no existe."""
+    from curso.alumno import puntos
+    limite = limite or aparte.LIMITE_TEST
+    try:
+        _, carpeta = puntos.punto_de_control(n, orden="comprobar")
+    except puntos.PuntoDeControlDesconocido as error:
+        print(error, file=sys.stderr)
+        return puntos.ARGUMENTO_INVALIDO
+    de_donde = f"{Path(espacio)}/" if espacio else puntos.describir_espacio()
+    espacio = Path(espacio).resolve() if espacio else rutas.espacio()
+    if not espacio.is_dir():
+        print(f"✘ No hay ningún espacio en {espacio}: escribe primero algún módulo "
+              f"(o di cuál con --espacio CARPETA).")
+        return 1
+    print(f"Corriendo los tests del punto de control {carpeta.name[:2]} contra tu código "
+          f"(cada test, como mucho {limite:g} s)…", flush=True)
+    try:
+        comprobacion = comprobar_en(espacio, carpeta, limite)
+    except KeyboardInterrupt:  # los tests ya están parados y su carpeta temporal, borrada
+        print("Interrumpido: se han parado los tests.", file=sys.stderr)
+        return INTERRUMPIDO
+    print(veredicto.informe(comprobacion, de_donde))
+    return 0 if comprobacion.en_verde else 1
+
+
+# --- python -m curso comprobar ----------------------------------------------------------------
+
+def argumentos_comprobar(analizador):
+    analizador.description = ("Corre los tests del punto de control N contra los módulos de tu "
+                              "espacio (no contra los del punto de control), en otro proceso y con "
+                              "tiempo máximo, y dice una línea por módulo: ✔, o ✘ con el primer test "
+                              "que falla. Sale con 0 si todo pasa y 1 si no.")
+    analizador.add_argument("n", metavar="N", help="el número del punto de control, p. ej. 03")
+    analizador.add_argument("--espacio", metavar="CARPETA",
+                            help="comprueba esta carpeta en vez de tu espacio (mi_agente/)")
+    analizador.add_argument("--limite", metavar="S", type=analizador.positivo(float),
+                            help="segundos como mucho por test (30 si no se dice): el que pasa de "
+                                 "ahí queda «colgado» y los demás siguen")
+
+
+def orden_comprobar(args):
+    return comprobar(args.n, espacio=args.espacio, limite=args.limite)
