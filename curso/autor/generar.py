@@ -22,8 +22,8 @@ import sys
 from curso import rutas
 from curso.comprobaciones.esbozos import AVISO, FIN, INICIO, ejercicio_de
 
-# nbformat se importa dentro de las funciones que lo usan: importarlo cuesta cerca de un segundo
-# (valida con jsonschema, que compila gramáticas al cargarse).
+# nbformat se importa dentro de las funciones que lo usan: importarlo es lento (valida con
+# jsonschema, que compila gramáticas al cargarse), y quien solo quiere las marcas no lo necesita.
 
 DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)\s*\(")
 

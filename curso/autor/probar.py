@@ -2,7 +2,7 @@
 
 Corre, cada parte en su propio proceso de pytest y con un espacio de trabajo temporal:
 
-1. los tests del curso (`tests/`), repartidos en dos procesos de coste parecido;
+1. los tests del curso (`tests/`), repartidos en `PARTES_DEL_CURSO` procesos de coste parecido;
 2. los tests de cada punto de control (`checkpoints/NN_*/tests/`), uno a uno, porque sus módulos
    se llaman igual (`bucle`, `entorno`...); una copia idéntica de un test que prueba módulos
    idénticos corre una sola vez, en el punto de control más alto (`curso/autor/repetidos.py`);

@@ -236,9 +236,9 @@ def test_probar_pasa_a_pytest_sus_argumentos_tal_cual_y_en_su_orden(monkeypatch,
 
 
 def test_comparar_restaurar_y_el_cuaderno_no_cargan_nbformat():
-    """nbformat tarda cerca de un segundo en cargarse (valida con jsonschema). Solo lo necesitan
+    """nbformat es lento de cargar (valida con jsonschema). Solo lo necesitan
     `generar` y `ejecutar`; si lo cargara lo que importan `comparar`, `restaurar`, `comprobar` o
-    cada núcleo de un cuaderno (`curso.alumno.cuaderno`), todos pagarían ese segundo en cada arranque."""
+    cada núcleo de un cuaderno (`curso.alumno.cuaderno`), todos lo pagarían en cada arranque."""
     hecho = subprocess.run(
         [sys.executable, "-c", "import sys\nimport curso.__main__, curso.alumno.puntos, curso.comprobaciones.ejercicios, curso.alumno.cuaderno, "
          "curso.clase.calificar, curso.comprobaciones.espacio\nprint(sorted(m for m in ('nbformat', 'jsonschema') if m in sys.modules))"],

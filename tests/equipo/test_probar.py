@@ -89,8 +89,8 @@ def test_los_tests_del_curso_se_reparten_sin_saltarse_ni_repetir_ninguno():
 
 def test_el_reparto_equilibra_lo_que_tarda_cada_parte():
     """Con los segundos apuntados de cada fichero, las partes quedan a menos de un fichero (el
-    más lento) de distancia. (El reparto de antes, por lo que el texto de cada fichero hace, con
-    unos tiempos de entonces daba 42 s y 76 s: 34 s de diferencia, más que el fichero más lento.)"""
+    más lento) de distancia. (El reparto de antes, por lo que el texto de cada fichero hace, dejaba
+    entre las partes más diferencia que el fichero más lento.)"""
     apuntados = probar.tiempos_apuntados()
     assert apuntados, "faltan los tiempos apuntados (ver probar.TIEMPOS)"
     repartidos = probar.repartir_tests_del_curso()
