@@ -81,7 +81,7 @@ def agentes(bd):
               "umbral", "tope")
     leidos = []
     for fila in filas:
-        agente = dict(zip(claves, fila))
+        agente = dict(zip(claves, fila, strict=True))
         for clave in ("herramientas", "escritura"):
             agente[clave] = json.loads(agente[clave])
         agente["inicio"] = [tuple(m) for m in json.loads(agente["inicio"])]

@@ -21,6 +21,7 @@ import ast
 import difflib
 import sys
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 DEFINICIONES = ("def", "class")  # las piezas que PEP 8 separa con dos líneas en blanco
 COMILLAS = '"""'
@@ -198,7 +199,7 @@ def _nombre(pieza):
 
 def _separar(resultado):
     """Dos líneas en blanco junto a cada def o class que se haya tocado (PEP 8)."""
-    for anterior, pieza in zip(resultado, resultado[1:]):
+    for anterior, pieza in pairwise(resultado):
         if not (anterior.tocada or pieza.tocada) or _suelto(pieza.hueco):
             continue
         if anterior.tipo in DEFINICIONES or pieza.tipo in DEFINICIONES:

@@ -216,7 +216,7 @@ def main(argv=None):
     with ThreadPoolExecutor(max_workers=a_la_vez) as grupo:
         hechas = list(grupo.map(lambda parte: correr(*parte, extra), lista))
     filas, pasan_total, fallan_total, con_fugas = [], 0, 0, []
-    for (nombre, _), (salida, codigo, segundos, quedan) in zip(lista, hechas):
+    for (nombre, _), (salida, codigo, segundos, quedan) in zip(lista, hechas, strict=True):
         print("\n" + salida + (informe_de_fuga(nombre, quedan) if quedan else ""), end="")
         pasan = cuenta(salida, "passed")
         fallan = cuenta(salida, "failed") + cuenta(salida, "error")

@@ -17,7 +17,6 @@ import ast
 import functools
 import hashlib
 import re
-from pathlib import Path
 
 FICHERO_PY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.py\b")
 

@@ -95,7 +95,7 @@ def editados(desde="HEAD"):
     # Con -z, git no entrecomilla las rutas con tildes: «estado\0ruta\0» por fichero.
     campos = _git("diff", "--name-status", "-z", "--no-renames", "--relative", desde, "--",
                   Path(rutas.PUNTOS).relative_to(rutas.RAIZ).as_posix()).decode().split("\0")[:-1]
-    return list(zip(campos[::2], campos[1::2]))
+    return list(zip(campos[::2], campos[1::2], strict=True))
 
 
 def plan(desde="HEAD"):

@@ -277,7 +277,7 @@ def _calificar_empezadas(fila, alumno, opciones, b, empezadas, presentes, de_cad
         ids = {tests_del_curso.test_de_ejercicio(id): id for id in l.ejercicios}
         resultados.update({t: entero.resultados.get(t) for t in ids})
 
-        def repetir(t):
+        def repetir(t, resultados=resultados, ids=ids, propios=propios, faltan=faltan):
             r = resultados[t]
             if r is not None and (r.estado == aparte.PASA or (r.estado == aparte.COLGADO and r.donde in propios)):
                 return False  # pasó, o se colgó en un módulo suyo de esta lección: se colgaría igual

@@ -27,10 +27,6 @@ LEYENDA = [
 ]
 
 
-def _columna(celda_o_n):
-    return "todo junto" if celda_o_n is None else f"{celda_o_n:02d}"
-
-
 def cabecera_csv(lecciones):
     campos = ["alumno", "espacio"]
     for n in lecciones:

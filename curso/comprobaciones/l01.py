@@ -1,5 +1,7 @@
 """Para los ejercicios de la lección 01: los bloques de una respuesta, el permiso de cada herramienta y el bucle."""
 
+from itertools import pairwise
+
 from curso.comprobaciones.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
 
 LEER = {"type": "tool_use", "id": "t1", "name": "leer", "input": {"ruta": "a.txt"}}
@@ -176,7 +178,7 @@ def _(bucle):
 def _(bucle):
     m = Guion([LEER], [EJECUTAR], [HOLA])
     bucle(m, INICIO, carpeta(), 5, usuario=lambda nombre, entrada: True)
-    for antes, despues in zip(m.vistas, m.vistas[1:]):
+    for antes, despues in pairwise(m.vistas):
         igual(despues[: len(antes)], antes, "una petición quitó o cambió mensajes de la anterior")
     igual(m.vistas[0], INICIO, "la primera petición es el inicio tal cual")
 

@@ -35,7 +35,7 @@ def lanza(nombre, funcion, *args):
     except Exception as e:  # noqa: BLE001
         if type(e).__name__ == nombre or (nombre == "ValueError" and isinstance(e, ValueError)):
             return
-        raise Fallo(nombre, f"{type(e).__name__}: {e}")
+        raise Fallo(nombre, f"{type(e).__name__}: {e}") from e
     raise Fallo(nombre, "ninguna excepción")
 
 

@@ -61,7 +61,7 @@ def lanza(excepcion, funcion, *args):
     except excepcion:
         return
     except Exception as e:  # noqa: BLE001
-        raise Fallo(excepcion.__name__, f"{type(e).__name__}: {e}")
+        raise Fallo(excepcion.__name__, f"{type(e).__name__}: {e}") from e
     raise Fallo(excepcion.__name__, "ninguna excepción")
 
 

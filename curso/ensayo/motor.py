@@ -385,7 +385,7 @@ def serializar_contenido(contenido):
 def _prefijo_comun(a, b):
     """Cuántos tokens iguales tienen `a` y `b` al principio."""
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):  # hasta el final de la más corta
         if x != y:
             break
         n += 1
@@ -470,7 +470,7 @@ def _recortar(contenido, costes, max_tokens):
     """
     quedan = max_tokens
     recortado = []
-    for bloque, coste in zip(contenido, costes):
+    for bloque, coste in zip(contenido, costes, strict=True):
         if coste <= quedan:
             recortado.append(bloque)
             quedan -= coste

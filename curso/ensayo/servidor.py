@@ -33,7 +33,6 @@ import json
 import os
 import re
 import signal
-import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer

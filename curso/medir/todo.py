@@ -155,7 +155,7 @@ def _caidas_al_azar(punto, plantilla, url, contador, carpeta, referencia, caidas
         cuantas = min(caidas - total, azar.randint(1, CAIDAS_POR_EJECUCION))
         momentos = sorted(azar.sample(range(1, len(de_la_ejecucion) + 1), cuantas))
         esperas = [azar.uniform(0, hueco_s) for _ in momentos]
-        for momento, espera in zip(momentos, esperas):
+        for momento, espera in zip(momentos, esperas, strict=True):
             hechos = simulacro.pasos_de(base)
             dados = sum(1 for _, vida, clase, _ in hechos if vida >= 1 and clase != "vida")
             if momento <= dados:  # la caída anterior llegó más tarde que este momento: se salta

@@ -12,7 +12,7 @@ import pytest
 from curso.explorables.carreras import ERROR_INESPERADO, explorar, intercalados
 from curso.rutas import cargar_modulo
 from curso.explorables.carreras.escenarios import carreras_del_buzon as escenarios
-from curso.explorables.carreras.escenarios.carreras_del_buzon import CAIDA, DOS_HIJOS, ENTREGAS, ESCENARIOS, TARDIAS, TERMINALES
+from curso.explorables.carreras.escenarios.carreras_del_buzon import CAIDA, ENTREGAS, ESCENARIOS, TERMINALES
 
 SE_PIERDE = "ninguna entrega se pierde"
 SE_DUPLICA = "ninguna entrega se duplica"
@@ -237,7 +237,7 @@ def test_la_exploracion_del_buzon_es_determinista(exploraciones, buzon):
 
 
 def test_las_cargas_del_escenario_cumplen_sus_encargos(buzon):
-    for entrega, (padre, hijo, carga) in ENTREGAS.items():
+    for entrega, (_, hijo, carga) in ENTREGAS.items():
         if hijo in escenarios.ENCARGOS:
             assert buzon.validar_entrega(escenarios.ENCARGOS[hijo], carga) is None, entrega
 

@@ -59,7 +59,7 @@ def test_en_postgres_el_cas_espera_y_rechaza_al_que_llega_tarde(en_postgres):
     """Con la correcta, cuando A y B instalan a la vez sobre la misma base, el segundo UPDATE espera
     el cerrojo de la fila del primero y, cuando este confirma, no toca nada: base obsoleta."""
     exploracion = en_postgres(RESUMENES, "correcta")
-    for registro, orden in zip(exploracion.registros, intercalados(RESUMENES.actores)):
+    for registro, orden in zip(exploracion.registros, intercalados(RESUMENES.actores), strict=True):
         a_la_vez = _antes_de_confirmar_los_dos(orden)
         segundo = "B" if [p.actor for p in orden if p.nombre == "instala"][0] == "A" else "A"
         assert _espera(registro, segundo) == a_la_vez, registro.numero
@@ -73,7 +73,7 @@ def test_lee_y_escribe_es_correcta_en_sqlite_porque_el_segundo_espera_al_empezar
     nada, en los mismos intercalados en que en PostgreSQL se cruzan (ver el test siguiente)."""
     exploracion = en_paralelo
     assert exploracion.correctos == exploracion.total == numero_de_intercalados(RESUMENES.actores)
-    for registro, orden in zip(exploracion.registros, intercalados(RESUMENES.actores)):
+    for registro, orden in zip(exploracion.registros, intercalados(RESUMENES.actores), strict=True):
         segundo = "B" if [p.actor for p in orden if p.nombre == "instala"][0] == "A" else "A"
         assert _espera(registro, segundo) == _antes_de_confirmar_los_dos(orden), registro.numero
 

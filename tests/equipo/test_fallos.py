@@ -1,7 +1,6 @@
 """El plan de fallos del servidor de ensayo (curso/ensayo/fallos.py), por HTTP de verdad."""
 import http.client
 import json
-import socket
 import subprocess
 import sys
 import urllib.error

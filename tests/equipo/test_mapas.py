@@ -6,7 +6,6 @@ comprobación ve el error que busca, con un mapa o un árbol inventados.
 """
 import ast
 import re
-from pathlib import Path
 
 from curso import rutas
 from curso.rutas import LECCIONES

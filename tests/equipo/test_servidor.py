@@ -243,7 +243,7 @@ def test_con_varios_hilos_cada_uso_suma_el_tamano_de_su_peticion(servidor):
     for h in hilos:
         h.join()
     assert errores == []
-    for p, uso in zip(peticiones, usos):
+    for p, uso in zip(peticiones, usos, strict=True):
         assert uso["input_tokens"] + uso["cache_read_input_tokens"] == servidor.ensayo.contar(p)
 
 
@@ -614,7 +614,7 @@ def test_un_puerto_de_dos_cifras_en_la_configuracion_sale_en_la_entrega(servidor
     final = conducir(servidor.url, modelo, observador(el_incidente(**{"config/db.toml": config})))
     entrega = json.loads(final["content"][0]["text"])
     pareja = ("La base de datos escucha en el puerto 80: «puerto = 80»", "config/db.toml:%d" % numero)
-    assert pareja in list(zip(entrega["hallazgos"], entrega["referencias"]))
+    assert pareja in list(zip(entrega["hallazgos"], entrega["referencias"], strict=True))
 
 
 @pytest.mark.parametrize("modelo", ["guion:hijo-logs", "guion:solo"])

@@ -236,7 +236,7 @@ def editados_sin_mirar_la_revision(desde="HEAD"):
     """Le pasa la revisión a git tal cual: si no existe, el error es el de git, en inglés."""
     campos = sincronizar._git("diff", "--name-status", "-z", "--relative", desde, "--",
                               "checkpoints").decode().split("\0")[:-1]
-    return list(zip(campos[::2], campos[1::2]))
+    return list(zip(campos[::2], campos[1::2], strict=True))
 
 
 @pytest.mark.parametrize("ingenua, cumple", [(None, True), (editados_sin_mirar_la_revision, False)],

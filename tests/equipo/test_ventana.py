@@ -88,7 +88,7 @@ def test_el_fichero_de_proyecto_es_una_pieza_aparte_al_final_del_prompt(traza, p
 
 def test_cada_turno_es_una_llamada_con_su_observacion_y_su_descripcion(traza, piezas):
     llamadas = [c for rol, c in traza["M"][2:] if rol == "asistente"]
-    for turno, bloques in zip(_turnos(piezas), llamadas):
+    for turno, bloques in zip(_turnos(piezas), llamadas, strict=True):
         del_turno = [p for p in piezas if p.turno == turno]
         assert [p.tipo for p in del_turno] == ["llamada", "observacion"]
         uso = next(bloque for bloque in bloques if bloque["type"] == "tool_use")
@@ -275,7 +275,7 @@ def test_el_veredicto_dice_cabe_exactamente_cuando_el_servidor_admite_la_peticio
     servidor de ensayo: las diez primeras, admitidas; la 11, rechazada."""
     admitidas = [traza["admitidas"][2 * n] for n in _peticiones(piezas)]
     assert admitidas == [True] * (len(admitidas) - 1) + [False]
-    for n, admitida in zip(_peticiones(piezas), admitidas):
+    for n, admitida in zip(_peticiones(piezas), admitidas, strict=True):
         assert _dice_que_cabe(v.veredicto(piezas, v.VENTANA, n)) == admitida, f"petición {n}"
 
 

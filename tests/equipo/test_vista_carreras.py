@@ -7,6 +7,7 @@ de lo que dicen las funciones que se prueban.
 import math
 import re
 from collections import Counter
+from itertools import pairwise
 from html.parser import HTMLParser
 
 import pytest
@@ -155,7 +156,7 @@ def test_el_cruce_dice_que_escenarios_pillan_a_cada_variante(exploraciones):
     assert [fila[0] for fila in filas[1:]] == list(CRUZADAS)
     for fila in filas[1:]:
         variante, pillan = fila[0], []
-        for etiqueta, celda in zip(por_escenario, fila[1:-1]):
+        for etiqueta, celda in zip(por_escenario, fila[1:-1], strict=True):
             registros = por_escenario[etiqueta][variante].registros
             buenos = sum(not r.fallos for r in registros)
             falla = buenos < len(registros)
@@ -216,7 +217,7 @@ def test_los_carriles_ponen_cada_paso_en_la_columna_de_su_actor(exploraciones):
     tabla = Tabla(cv.carriles_html(registro, otro))
     assert [texto for _, texto in tabla.cabecera] == ["#"] + list(registro.actores)
     assert len(tabla.filas) == len(registro.eventos)
-    for fila, evento, estado in zip(tabla.filas, registro.eventos, cv.estados(registro, otro)):
+    for fila, evento, estado in zip(tabla.filas, registro.eventos, cv.estados(registro, otro), strict=True):
         columna = 1 + list(registro.actores).index(evento.actor)
         assert fila[0][1] == str(evento.posicion)
         assert fila[columna] == (f"carril-{estado}", f"{evento.paso} → {evento.resultado}")
@@ -229,7 +230,7 @@ def test_en_la_carrera_ingenua_rompe_la_segunda_instalacion(exploraciones):
     ingenua = exploraciones[(RESUMENES.nombre, "ingenua")]
     correcta = exploraciones[(RESUMENES.nombre, "correcta")]
     carreras = 0
-    for registro, referencia in zip(ingenua.registros, correcta.registros):
+    for registro, referencia in zip(ingenua.registros, correcta.registros, strict=True):
         p = posiciones(registro)
         hubo_carrera = (p[("A", "lee la base")] < p[("B", "instala")]
                         and p[("B", "lee la base")] < p[("A", "instala")])
@@ -256,7 +257,7 @@ def test_tras_una_excepcion_los_pasos_de_ese_actor_no_ocurren(exploraciones):
     assert registros
     for registro in registros:
         caidos = set()
-        for evento, estado in zip(registro.eventos, cv.estados(registro)):  # sin referencia: sin rojo
+        for evento, estado in zip(registro.eventos, cv.estados(registro), strict=True):  # sin referencia: sin rojo
             if evento.error:
                 assert estado == cv.ERROR
                 caidos.add(evento.actor)
@@ -445,7 +446,7 @@ def test_los_botones_saltan_al_anterior_y_al_siguiente_que_falla(exploraciones):
     assert deslizador.value == 1 < fallan[0] and anterior.disabled and not siguiente.disabled
     siguiente.click()
     assert deslizador.value == fallan[0]
-    hueco = next(a for a, b in zip(fallan, fallan[1:]) if b > a + 1)
+    hueco = next(a for a, b in pairwise(fallan) if b > a + 1)
     deslizador.value = hueco
     siguiente.click()
     assert deslizador.value == fallan[fallan.index(hueco) + 1]
@@ -475,7 +476,7 @@ def cambios_sin_escritura(registro):
             escribe[clave] = escribe.get(clave, False) or op.clase == bitacora.ESCRIBE
             if op.clase == bitacora.CONFIRMA or (op.suelta and op.clase == bitacora.ESCRIBE):
                 confirmadas.setdefault(evento.posicion, []).append(clave)
-    return [e.posicion for antes, e in zip(registro.eventos, registro.eventos[1:])
+    return [e.posicion for antes, e in pairwise(registro.eventos)
             if e.observacion != antes.observacion
             and not any(escribe[clave] for clave in confirmadas.get(e.posicion, []))]
 

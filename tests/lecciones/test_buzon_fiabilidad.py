@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ayudas import (HIJO_QUE_HABLA, decir_a, en_castellano, lanzar_hijo, leer, matar,
+from ayudas import (HIJO_QUE_HABLA, decir_a, en_castellano, lanzar_hijo, leer,
                     matar_en_su_pausa, rematar)
 from curso.comprobaciones import hostiles
 from curso.rutas import cargar_modulo
@@ -303,7 +303,7 @@ def comprobar_base(ruta):
             trayectorias.setdefault(padre, []).append(seq)
         for padre, seqs in trayectorias.items():
             assert seqs == list(range(1, len(seqs) + 1)), f"huecos en la trayectoria de {padre}"
-        for entrega, (padre, hijo, carga, disposicion, seq) in buzon.items():
+        for entrega, (_, _, carga, disposicion, seq) in buzon.items():
             assert carga == canonico(carga_de(entrega)) or entrega.startswith("e-"), entrega
             if disposicion == "admitida":
                 assert entrega in entregas, f"{entrega} consta como admitida, pero su mensaje no está"

@@ -15,8 +15,8 @@ de sys.modules.
 import ast
 import json
 import re
-import sys
 import tempfile
+from itertools import pairwise
 
 import pytest
 from ayudas import modulos_del_punto, sin_tiempos
@@ -142,7 +142,7 @@ def test_la_peticion_de_despues_de_compactar_recalcula_lo_que_sigue_al_pedido(pu
     peticiones = ejecucion["peticiones"]
     ensayo = punto["guionizado"].ModeloGuionizado("compacta").ensayo
     herramientas = punto["entorno"].HERRAMIENTAS
-    despues = [b for a, b in zip(peticiones, peticiones[1:]) if a["resumen"]]
+    despues = [b for a, b in pairwise(peticiones) if a["resumen"]]
     assert len(despues) == 2 and peticiones[-1]["resumen"]  # después del tercer resumen, el tope
     for p in despues:
         inicio = ensayo.contar(punto["api"].peticion(p["M"][:2], herramientas, "guion:compacta"))
@@ -154,7 +154,7 @@ def test_la_peticion_de_despues_de_compactar_recalcula_lo_que_sigue_al_pedido(pu
 
 
 def test_cada_peticion_cerca_de_la_traza_real(ejecucion):
-    mias = list(zip(rotulos(ejecucion), ejecucion["peticiones"]))
+    mias = list(zip(rotulos(ejecucion), ejecucion["peticiones"], strict=True))
     for grabada in TRAZA_REAL["compactando"]["peticiones"]:
         que, real = grabada["que"], grabada["tokens_de_entrada"]
         i = next(j for j, (r, _) in enumerate(mias) if r == que)
@@ -231,7 +231,7 @@ def test_el_ultimo_resumen_dice_que_modifico_compra_py_y_no_se_modifico_nada(eje
 def test_las_dos_ejecuciones_dan_las_mismas_m(ejecuciones):
     local, http = ejecuciones["local"], ejecuciones["http"]
     assert len(local["peticiones"]) == len(http["peticiones"]) == 13
-    for a, b in zip(local["peticiones"], http["peticiones"]):
+    for a, b in zip(local["peticiones"], http["peticiones"], strict=True):
         assert sin_tiempos(a["M"]) == sin_tiempos(b["M"])
         assert a["respuesta"] == b["respuesta"] and a["usage"] == b["usage"]
     assert sin_tiempos(local["M"]) == sin_tiempos(http["M"])

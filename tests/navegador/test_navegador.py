@@ -15,9 +15,9 @@ import pytest
 
 import navegador as piezas_del_navegador
 from curso.explorables.ventana.presupuesto import POLITICAS
-from navegador import (RAIZ, abrir_navegador, abrir_y_ejecutar, captura, esperar_texto_distinto,
+from navegador import (RAIZ, abrir_y_ejecutar, captura, esperar_texto_distinto,
                        exigir_maquetacion, exigir_navegador, nueva_pagina, poner_deslizador,
-                       servidor_jupyter, texto_de, unico)
+                       texto_de, unico)
 
 CUADERNO_DE_PRUEBA = RAIZ / "tests" / "datos" / "cuaderno_de_prueba_widgets.ipynb"
 CUADERNO_VENTANA = RAIZ / "solutions" / "02_la_ventana.ipynb"

@@ -23,6 +23,7 @@ de `tests/navegador/conftest.py`.
 import os
 import re
 import time
+from itertools import pairwise
 
 from navegador import (ESPERA_WIDGET, RAIZ, EsperaAgotada, abrir_y_ejecutar, captura, esperar_texto_distinto,
                        exigir_maquetacion, poner_deslizador, texto_de, unico)
@@ -173,7 +174,7 @@ def comprobar_widget_de_carreras(pagina, servidor, cuaderno, *, variante, motor,
     # La línea del orden se lee como frases: «actor verbo…», sin «llegada llega el mensaje 5».
     orden = next(linea for linea in panel.splitlines() if linea.startswith("Orden: "))
     palabras = re.findall(r"\w+", orden)
-    repetidas = [f"{a} {b}" for a, b in zip(palabras, palabras[1:]) if len(a) >= 5 and a[:5].lower() == b[:5].lower()]
+    repetidas = [f"{a} {b}" for a, b in pairwise(palabras) if len(a) >= 5 and a[:5].lower() == b[:5].lower()]
     assert not repetidas, f"El orden repite una palabra con su actor ({', '.join(repetidas)}):\n{orden}"
     assert pagina.locator(ROJO).count() == 1, f"Tendría que haber un paso en rojo y hay {pagina.locator(ROJO).count()}."
     rojo = int(pagina.locator(ROJO).locator("xpath=ancestor::tr/td[1]").inner_text().strip())
@@ -218,7 +219,7 @@ def comprobar_widget_de_carreras(pagina, servidor, cuaderno, *, variante, motor,
         assert _pulsar(pagina, ANTERIOR, total) == primero
     else:
         assert que_fallan is not None, "Si el primero que falla es el 1, hace falta la lista de los que fallan."
-        hueco = next(a for a, b in zip(que_fallan, que_fallan[1:]) if b > a + 1)
+        hueco = next(a for a, b in pairwise(que_fallan) if b > a + 1)
         _mover(pagina, hueco, total)
         assert _pulsar(pagina, SIGUIENTE, total) == que_fallan[que_fallan.index(hueco) + 1]
         assert _pulsar(pagina, ANTERIOR, total) == hueco

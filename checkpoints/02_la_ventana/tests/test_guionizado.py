@@ -62,7 +62,7 @@ def test_el_guionizado_y_el_servidor_contestan_lo_mismo_turno_a_turno(guion):
         motivo_http, http = correr(ModeloAPI(f"guion:{guion}", url=servidor.url), tope=10)
     assert motivo_local == motivo_http
     assert len(local) == len(http) > 1
-    for turno, ((M_l, resp_l, usage_l), (M_h, resp_h, usage_h)) in enumerate(zip(local, http), 1):
+    for turno, ((M_l, resp_l, usage_l), (M_h, resp_h, usage_h)) in enumerate(zip(local, http, strict=True), 1):
         assert M_l == M_h, f"turno {turno}: M distinto"
         assert resp_l == resp_h, f"turno {turno}: respuesta distinta"
         assert usage_l == usage_h, f"turno {turno}: usage distinto"

@@ -127,7 +127,7 @@ def test_atasco_gasta_por_turno_lo_que_la_traza_real(servidor):
     grabados = [t["tokens_de_entrada"] for t in TRAZA_REAL["sin_compactar"]["turnos"]]
     modelo, *_ = correr(servidor, "atasco", len(grabados))
     assert len(modelo.entradas) == len(grabados)
-    for turno, (ensayo, real) in enumerate(zip(modelo.entradas, grabados), 1):
+    for turno, (ensayo, real) in enumerate(zip(modelo.entradas, grabados, strict=True), 1):
         assert abs(ensayo - real) <= TOLERANCIA * real, f"turno {turno}: {ensayo} frente a {real}"
 
 

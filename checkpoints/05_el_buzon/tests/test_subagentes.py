@@ -8,6 +8,7 @@ comparación «¿compensa delegar?» están en tests/test_subagentes.py.
 import hashlib
 import json
 import re
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -63,7 +64,7 @@ def huella(carpeta):
 def observaciones(M):
     """[(llamada, resultado)] de M, cada llamada con la observación que le contestó."""
     pares = []
-    for (rol, respuesta), (_, vueltas) in zip(M, M[1:]):
+    for (rol, respuesta), (_, vueltas) in pairwise(M):
         if rol == "asistente":
             por_id = {r["tool_use_id"]: r for r in vueltas if isinstance(r, dict)}
             pares += [(b, por_id[b["id"]]) for b in respuesta if b.get("type") == "tool_use"]

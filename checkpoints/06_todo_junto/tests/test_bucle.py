@@ -6,6 +6,7 @@ bucle no sabe (ni debe saber) si al otro lado hay un servidor.
 import copy
 import shutil
 import tempfile
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -77,7 +78,7 @@ def es_prefijo(corta, larga):
 
 def m_solo_crece(vistas):
     """¿Cada petición repite entera la anterior y le añade algo al final?"""
-    return all(es_prefijo(a, b) for a, b in zip(vistas, vistas[1:]))
+    return all(es_prefijo(a, b) for a, b in pairwise(vistas))
 
 
 def test_m_solo_crece(tmp_path):

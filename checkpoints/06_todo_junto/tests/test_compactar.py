@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from itertools import pairwise
 from curso.ensayo.recetario import usuario_guionizado
 from pathlib import Path
 
@@ -47,13 +48,14 @@ PUNTO = Path(__file__).resolve().parent.parent  # la carpeta del punto de contro
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
 INICIO = [("sistema", "Eres un agente de prueba."), ("usuario", "Arregla recetario.py.")]
 RESUMEN = "He leído f1.py y f2.py; f2.py tiene el error."
+RESPUESTA_DE_RESUMEN = (texto(RESUMEN),)  # lo que contesta Contado si no se le dice otra cosa
 
 
 class Contado:
     """Un modelo de prueba cuyo `usage` dice `n` tokens de entrada (`en_cache` leídos de la
     caché) y 0 de salida. Contesta siempre `respuesta` y guarda una copia de cada petición."""
 
-    def __init__(self, n, respuesta=(texto(RESUMEN),), en_cache=0):
+    def __init__(self, n, respuesta=RESPUESTA_DE_RESUMEN, en_cache=0):
         self.usage = {"input_tokens": n - en_cache, "cache_read_input_tokens": en_cache, "output_tokens": 0}
         self.respuesta, self.pedidas = list(respuesta), []
 
@@ -518,7 +520,7 @@ def test_con_compacta_ninguna_peticion_llega_al_umbral_mas_lo_que_trae_un_turno(
 
 
 def test_la_peticion_del_resumen_solo_calcula_la_instruccion(ejecucion):
-    for es, M, u in ejecucion["peticiones"]:
+    for es, _, u in ejecucion["peticiones"]:
         if es:
             assert contar(INSTRUCCION) <= u["input_tokens"] <= contar(INSTRUCCION) + 5  # + su marca de rol
             assert u["cache_read_input_tokens"] > 2000
@@ -527,7 +529,7 @@ def test_la_peticion_del_resumen_solo_calcula_la_instruccion(ejecucion):
 def test_despues_de_compactar_se_recalcula_lo_que_sigue_al_pedido(ejecucion):
     peticiones = ejecucion["peticiones"]
     ensayo = Ensayo()
-    for antes, (es, M, u) in zip(peticiones, peticiones[1:]):
+    for antes, (_, M, u) in pairwise(peticiones):
         if antes[0]:  # la petición de después de un resumen
             inicio = ensayo.contar(peticion(M[:2], HERRAMIENTAS, "guion:compacta"))
             assert u["cache_read_input_tokens"] <= inicio + contar(NOTA) + 5  # a lo sumo, el inicio y NOTA

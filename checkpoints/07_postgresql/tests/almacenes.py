@@ -19,7 +19,6 @@ import buzon
 import buzon_pg
 import historial
 import historial_pg
-import padres_pg
 import resumenes
 import resumenes_pg
 from curso.postgres.fixtures import esquema_postgres, postgres  # noqa: F401  (las fixtures de PostgreSQL)

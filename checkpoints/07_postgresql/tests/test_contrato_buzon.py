@@ -9,8 +9,11 @@ import buzon_pg
 import encargos
 import exigencias
 import padres_pg
-from almacenes import almacen, esquema_postgres, postgres  # noqa: F401  (las fixtures)
 from curso.comprobaciones import hostiles
+
+# Las fixtures de almacenes.py (almacen, y esquema_postgres y postgres, que trae de curso.postgres),
+# cargadas como plugin de pytest: importadas por su nombre, los argumentos de los tests las taparían.
+pytest_plugins = ["almacenes"]
 
 PADRE = "padre"
 ENCARGO_LOGS = {

@@ -26,7 +26,7 @@ import durable
 import resumenes
 from agente import agente
 from api import ErrorDelModelo
-from compactar import INSTRUCCION, NOTA, RECIENTES, UMBRAL, compactar, inicio_de
+from compactar import INSTRUCCION, NOTA, UMBRAL, compactar, inicio_de
 from curso.ensayo.recetario import usuario_guionizado
 from curso.rutas import RECETARIO
 from durable import CompactacionDurable, guardar, lo_que_dice, reconstruir
@@ -39,6 +39,7 @@ PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
 EJECUCION = "e1"
 INICIO = [("sistema", "Eres un agente de prueba."), ("usuario", "Arregla recetario.py.")]
 RESUMEN = "He leído f1.py y f2.py; f2.py tiene el error."
+RESPUESTA_DE_RESUMEN = (texto(RESUMEN),)  # lo que contesta Contado si no se le dice otra cosa
 TIEMPO_DE_UNITTEST = re.compile(r"(Ran \d+ tests? in )\d+\.\d+s")
 
 
@@ -341,7 +342,7 @@ def test_cada_resumen_cita_su_cobertura_y_hereda_las_afirmaciones_del_anterior(e
     notas = [p["salida"][inicio_de(p["salida"])][1] for p in en_sqlite["pasos"] if not p["tal_cual"]]
     assert len(notas) == len(versiones(en_sqlite["ruta"])) == 3
     anterior = []
-    for (_, cobertura, _, afirmaciones), nota in zip(versiones(en_sqlite["ruta"]), notas):
+    for (_, cobertura, _, afirmaciones), nota in zip(versiones(en_sqlite["ruta"]), notas, strict=True):
         nueva, *heredadas = afirmaciones
         assert nueva["fuente"] == cobertura and heredadas == anterior
         assert nota == NOTA + nueva["texto"]  # la nota es el último resumen, como con compactar
@@ -362,7 +363,7 @@ class Contado:
     `mientras` se llama mientras «escribe» la respuesta: ahí puede actuar otro proceso.
     """
 
-    def __init__(self, n, respuesta=(texto(RESUMEN),), mientras=None):
+    def __init__(self, n, respuesta=RESPUESTA_DE_RESUMEN, mientras=None):
         self.usage = {"input_tokens": n, "output_tokens": 0}
         self.respuesta, self.mientras, self.pedidas = list(respuesta), mientras, []
 

@@ -23,7 +23,7 @@ import buzon
 import buzon_pg
 import historial_pg
 import resumenes_pg
-from almacenes import Almacen, esquema_postgres, postgres  # noqa: F401  (las fixtures)
+from almacenes import Almacen
 from intercalar import ESPERA_MAXIMA_S, PausaTras, intercalar
 
 from curso.material import varias_maquinas
@@ -31,6 +31,10 @@ from curso.material.dos_conexiones import (con_ajustes, en_otro_hilo, esperar_a_
                                   esperar_al_ajuste)
 from curso.postgres.cluster import ClusterTemporal, FaltaPostgres, esquema_de_prueba
 from curso.postgres.fixtures import sin_postgres
+
+# Las fixtures de almacenes.py (esquema_postgres y postgres, que trae de curso.postgres), cargadas
+# como plugin de pytest: importadas por su nombre, los argumentos de los tests las taparían.
+pytest_plugins = ["almacenes"]
 
 PADRE = "padre"
 RESULTADO = {"hallazgo": "El servicio usa el puerto 5433", "fuente": "log:17"}
@@ -80,8 +84,8 @@ def recorrer(almacen, preparar, hacer_a, hacer_b, comprobar):
         padre = f"p{k}"
         preparar(almacen, padre)
         a, b, pausado, _ = intercalar(
-            almacen.motor, almacen.nueva(), lambda c: hacer_a(c, padre),
-            almacen.nueva(), lambda c: hacer_b(c, padre), k, observador)
+            almacen.motor, almacen.nueva(), lambda c, padre=padre: hacer_a(c, padre),
+            almacen.nueva(), lambda c, padre=padre: hacer_b(c, padre), k, observador)
         informe.append((k, comprobar(almacen, padre, a, b)))
         if not pausado:  # A ya no llegó a la sentencia k: B fue detrás, y no quedan huecos
             return informe
@@ -351,8 +355,8 @@ def test_de_dos_instalaciones_desde_la_misma_base_gana_una(pg, variante):
         preparar_resumen(pg, ejecucion)
         base, _ = pg.activo(ejecucion)
         a, b, pausado, _ = intercalar(
-            "postgres", pg.nueva(), lambda c: instalar(c, ejecucion, base, 4, candidato),
-            pg.nueva(), lambda c: instalar(c, ejecucion, base, 3, candidato), k, pg.nueva())
+            "postgres", pg.nueva(), lambda c, ejecucion=ejecucion, base=base: instalar(c, ejecucion, base, 4, candidato),
+            pg.nueva(), lambda c, ejecucion=ejecucion, base=base: instalar(c, ejecucion, base, 3, candidato), k, pg.nueva())
         informe.append((k, de_cada_base_se_instala_uno(pg, ejecucion, a, b)))
         if not pausado:
             break

@@ -26,6 +26,15 @@ from curso.explorables.carreras.paralelo import explorar_en_paralelo, explorar_e
 from curso.explorables.carreras.textos import (carriles, carriles_html, comparacion, cruce, dibujar_carriles,
                                                panel, resumen, totales, transacciones, vecino_que_falla)
 
+__all__ = [
+    "ERROR_INESPERADO", "Escenario", "Evento", "Exploracion", "Invariante", "Mundo", "Paso", "Registro", "Variante",
+    "explorar", "intercalados", "numero_de_intercalados",
+    "explorar_en_paralelo", "explorar_en_postgres", "explorar_en_sqlite",
+    "carriles", "carriles_html", "comparacion", "cruce", "dibujar_carriles", "panel", "resumen", "totales",
+    "transacciones", "vecino_que_falla",
+    "explorar_carreras",  # la da __getattr__, al pedirla
+]
+
 
 def __getattr__(nombre):
     if nombre == "explorar_carreras":

@@ -240,10 +240,6 @@ class ConexionQueAnota:
     def __getattr__(self, nombre):
         return getattr(self._real, nombre)
 
-    @property
-    def transaccion_abierta(self):
-        return self._abierta
-
     def _empezar(self):
         self._abierta = self._bitacora.nueva_transaccion()
         return self._abierta

@@ -166,11 +166,6 @@ class Exploracion:
         cuenta = Counter(r.resultado for r in self.registros)
         return dict(sorted(cuenta.items(), key=lambda par: (-par[1], par[0])))
 
-    def por_grupo(self):
-        """{(cómo acabó, invariantes rotas): cuántos intercalados}, de más a menos."""
-        cuenta = Counter((r.resultado, r.fallos) for r in self.registros)
-        return dict(sorted(cuenta.items(), key=lambda par: (-par[1], par[0])))
-
     def que_rompen(self, invariante):
         """Los registros que rompen `invariante`, en orden."""
         return [r for r in self.registros if invariante in r.fallos]

@@ -165,7 +165,7 @@ def cruce(por_escenario):
     lineas = []
     for fila in filas:
         partes = ([fila[0].ljust(anchos[0])]
-                  + [celda.rjust(ancho) for celda, ancho in zip(fila[1:-1], anchos[1:-1])]
+                  + [celda.rjust(ancho) for celda, ancho in zip(fila[1:-1], anchos[1:-1], strict=True)]
                   + [fila[-1]])
         lineas.append("   ".join(partes).rstrip())
     return "\n".join(lineas)
@@ -264,7 +264,7 @@ def dibujar_carriles(registro):
     anchos = [max(len(fila[i]) for fila in [cabecera] + filas) for i in range(len(cabecera))]
 
     def linea(celdas):
-        partes = [celdas[0].rjust(anchos[0])] + [c.ljust(a) for c, a in zip(celdas[1:], anchos[1:])]
+        partes = [celdas[0].rjust(anchos[0])] + [c.ljust(a) for c, a in zip(celdas[1:], anchos[1:], strict=True)]
         return " | ".join(partes).rstrip()
 
     separador = "-+-".join("-" * a for a in anchos)
@@ -282,7 +282,7 @@ def desvio(registro, referencia):
     """
     if referencia is None or registro.correcto or registro.orden != referencia.orden:
         return None
-    for propio, suyo in zip(registro.eventos, referencia.eventos):
+    for propio, suyo in zip(registro.eventos, referencia.eventos, strict=True):
         if (propio.resultado, propio.observacion) != (suyo.resultado, suyo.observacion):
             return propio.posicion
     return None
@@ -321,7 +321,7 @@ def carriles_html(registro, referencia=None, elegido=None):
     cabecera = "".join(f'<th style="{estilo_celda};background:#f6f6f6">{html.escape(a)}</th>'
                        for a in actores)
     filas = []
-    for evento, estado in zip(registro.eventos, estados(registro, referencia)):
+    for evento, estado in zip(registro.eventos, estados(registro, referencia), strict=True):
         celdas = [""] * len(actores)
         color, explicacion = ESTADOS[estado]
         celdas[actores.index(evento.actor)] = (

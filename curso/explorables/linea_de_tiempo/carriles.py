@@ -21,6 +21,7 @@ compactación instala el siguiente resumen de ese agente.
 """
 import json
 import sqlite3
+from collections import Counter
 
 VENTANA = 8192  # la del servidor de ensayo y la de `llama-server -c 8192`
 AÑADEN_UN_MENSAJE = ("respuesta", "observaciones", "integracion")
@@ -211,11 +212,11 @@ def resumen(datos, ventana=VENTANA):
     for agente, marcas in carriles(datos, ventana).items():
         peticiones = [m for m in marcas if m["clase"] == "peticion"]
         mayor = max((m["tokens"] for m in peticiones), default=0)
-        cuenta = lambda clase: sum(1 for m in marcas if m["clase"] == clase)  # noqa: E731
+        cuenta = Counter(m["clase"] for m in marcas)
         lineas.append(f"{agente}: peticiones: {len(peticiones)} ({sum(m['resumen'] for m in peticiones)} de "
                       f"resumen), la mayor de {mayor} tokens ({mayor / ventana:.0%} de la ventana) · "
-                      f"compactaciones: {cuenta('compactacion')} · entregas recibidas: {cuenta('recibir')}, "
-                      f"admitidas: {cuenta('admitir')}" + (" · activado" if cuenta("activacion") else ""))
+                      f"compactaciones: {cuenta['compactacion']} · entregas recibidas: {cuenta['recibir']}, "
+                      f"admitidas: {cuenta['admitir']}" + (" · activado" if cuenta["activacion"] else ""))
     vidas = max((p["vida"] for p in datos["pasos"]), default=0)
     lineas.append(f"{len(datos['pasos'])} pasos en {vidas} vida{'s' if vidas != 1 else ''} del proceso "
                   f"(reanudaciones: {vidas - 1})")

@@ -145,7 +145,7 @@ def piezas_de(M, herramientas, fichero_de_proyecto, primer_turno=1):
     if not isinstance(M, (list, tuple)) or len(M) < 2:
         raise ValueError("M debe ser una lista que empiece por el prompt de sistema y el pedido: "
                          "[(\"sistema\", ...), (\"usuario\", ...), ...]")
-    (rol, sistema), (rol_pedido, pedido) = M[0], M[1]
+    (rol, sistema), (rol_pedido, _) = M[0], M[1]
     if rol != "sistema" or not isinstance(sistema, str):
         raise ValueError("el primer mensaje de M debe ser (\"sistema\", texto), el prompt de sistema")
     if rol_pedido != "usuario":

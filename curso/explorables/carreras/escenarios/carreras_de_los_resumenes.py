@@ -21,6 +21,7 @@ que la rompe: así se ve que la comprobación puede fallar.
 import functools
 import json
 import sqlite3
+from itertools import pairwise
 from pathlib import Path
 
 from curso.explorables.carreras.explorador import Escenario, Invariante, Paso, Variante
@@ -194,7 +195,7 @@ def de_cada_base_se_instala_uno(mundo, eventos):
 
 def la_cobertura_nunca_retrocede(mundo, eventos):
     coberturas = [COBERTURA_INICIAL] + [e.observacion["cobertura"] for e in eventos]
-    return all(antes <= despues for antes, despues in zip(coberturas, coberturas[1:]))
+    return all(antes <= despues for antes, despues in pairwise(coberturas))
 
 
 def el_mensaje_5_siempre_en_la_cola(mundo, eventos):

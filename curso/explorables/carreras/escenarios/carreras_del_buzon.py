@@ -31,6 +31,7 @@ y cada una tiene al menos una variante ingenua que la rompe (marcadas «INGENUA�
 """
 import json
 import sqlite3
+from itertools import pairwise
 
 from curso.explorables.carreras.explorador import Escenario, Invariante, Paso, Variante
 from curso.rutas import PUNTOS
@@ -279,7 +280,7 @@ def el_padre_se_activa_una_vez_tras_todos(mundo, eventos):
         if fotos[0]["padres"][padre][0] in TERMINALES:
             continue
         activaciones = 0
-        for antes, despues in zip(fotos, fotos[1:]):
+        for antes, despues in pairwise(fotos):
             estado, version = despues["padres"][padre]
             if estado == "en_cola" and version > antes["padres"][padre][1]:
                 activaciones += 1
@@ -296,7 +297,7 @@ def el_padre_se_activa_una_vez_tras_todos(mundo, eventos):
 def un_padre_terminado_sigue_terminado(mundo, eventos):
     """Desde que un padre está terminado, ni su estado ni su versión cambian."""
     fotos = _fotos(mundo, eventos)
-    for antes, despues in zip(fotos, fotos[1:]):
+    for antes, despues in pairwise(fotos):
         for padre, (estado, version) in antes["padres"].items():
             if estado in TERMINALES and despues["padres"][padre] != (estado, version):
                 return False
@@ -307,7 +308,7 @@ def lo_tardio_se_guarda_aparte(mundo, eventos):
     """A un padre terminado no se le añade nada a la trayectoria; lo que llega para él queda en
     el buzón como 'tardia'."""
     fotos = _fotos(mundo, eventos)
-    for antes, despues in zip(fotos, fotos[1:]):
+    for antes, despues in pairwise(fotos):
         for padre, (estado, _) in antes["padres"].items():
             if estado in TERMINALES:
                 if [m for m in antes["mensajes"] if m[0] == padre] != [m for m in despues["mensajes"] if m[0] == padre]:
