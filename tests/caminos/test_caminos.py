@@ -61,7 +61,7 @@ def test_quien_deja_el_1_1_y_el_3_2_para_luego_y_vuelve_a_lecciones_pasadas(tmp_
     _sin_problemas(otra_02)
     assert otra_02.veces("Tu espacio va por delante de esta lección") == 1, otra_02.salidas[0][1].texto
     assert _ficheros(alumno.espacio) == antes, "volver a la lección 02 cambió el espacio"
-    distintas = [id_ for (id_, a), (_, b) in zip(primera_02.salidas[1:-1], otra_02.salidas[1:-1])
+    distintas = [id_ for (id_, a), (_, b) in zip(primera_02.salidas[1:-1], otra_02.salidas[1:-1], strict=True)
                  if a.texto != b.texto]
     assert not distintas, f"la lección 02, vuelta a recorrer, dice otra cosa en {distintas}"
 
