@@ -1,4 +1,4 @@
-"""Dónde está cada cosa del curso y qué ficheros trae cada lección, para todo el paquete y los tests.
+"""Para todo el paquete: dónde está cada cosa, qué trae cada lección y cómo cargar un módulo del arnés.
 
 La carpeta del curso (RAIZ: la que tiene checkpoints/, notebooks/, recetario/ y curso/) se busca
 la primera vez que alguien la pide, no al importar este módulo, y así:
@@ -154,7 +154,6 @@ def numero_de_leccion(nombre):
     """El número de una lección a partir del nombre de su cuaderno o carpeta ('03_compactar' → 3)."""
     m = re.match(r"(\d\d)_", Path(nombre).name)
     return int(m.group(1)) if m else None
-
 
 
 # --- Cargar un módulo del arnés desde su fichero ------------------------------------------------
