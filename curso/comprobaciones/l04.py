@@ -113,6 +113,30 @@ def _(historial):
     raise Fallo("que otra conexión no pudiera empezar a escribir", "pudo: ¿falta IMMEDIATE?")
 
 
+@caso("si el COMMIT falla, se deshace todo y la conexión sigue sirviendo")
+def _(historial):
+    # Una clave foránea diferida se mira al confirmar: el COMMIT falla y la transacción sigue
+    # abierta. Si el COMMIT está fuera del try, nadie la deshace y la conexión queda a medias.
+    bd = sqlite3.connect(fichero(), isolation_level=None)
+    bd.execute("PRAGMA foreign_keys=ON")
+    bd.execute("CREATE TABLE padre(id INTEGER PRIMARY KEY)")
+    bd.execute("CREATE TABLE t(x REFERENCES padre(id) DEFERRABLE INITIALLY DEFERRED)")
+    try:
+        with historial.transaccion(bd):
+            bd.execute("INSERT INTO t VALUES (99)")  # el padre 99 no existe
+    except sqlite3.IntegrityError:
+        pass
+    else:
+        raise Fallo("que el IntegrityError del COMMIT saliera del bloque", "nada")
+    igual(estado_de(bd), {"transacción abierta": False, "filas en t": 0},
+          "el COMMIT falló: tiene que deshacerse también entonces (¿está el COMMIT dentro del try?)")
+    with historial.transaccion(bd):
+        bd.execute("INSERT INTO padre VALUES (99)")
+        bd.execute("INSERT INTO t VALUES (99)")
+    igual(estado_de(bd), {"transacción abierta": False, "filas en t": 1},
+          "tras un COMMIT fallido, la transacción siguiente tiene que poder escribir")
+
+
 # --- 4.2 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "4.2", leccion=4, titulo="validar_candidato: afirmaciones con su fuente",
@@ -232,7 +256,7 @@ INICIO = [("sistema", "Eres un agente de prueba."), ("usuario", "Arregla a.py.")
 def _(durable):
     cola = [(1, durable.guardar(("asistente", [{"type": "text", "text": "hola"}]))),
             (2, durable.guardar(("usuario", "sigue")))]
-    M = durable.armar({"activo": None, "resumen": None, "cobertura": 0, "cola": cola}, INICIO)
+    M = durable.armar({"activo": None, "resumen": None, "cobertura": 0, "cola": cola}, list(INICIO))
     igual(M, INICIO + [("asistente", [{"type": "text", "text": "hola"}]), ("usuario", "sigue")])
 
 
@@ -240,7 +264,7 @@ def _(durable):
 def _(durable):
     resumen = [{"texto": "He leído a.py.", "fuente": 4}]
     cola = [(5, durable.guardar(("asistente", [{"type": "text", "text": "y ahora"}])))]
-    M = durable.armar({"activo": 1, "resumen": resumen, "cobertura": 4, "cola": cola}, INICIO)
+    M = durable.armar({"activo": 1, "resumen": resumen, "cobertura": 4, "cola": cola}, list(INICIO))
     igual(M, INICIO + [("usuario", durable.NOTA + durable.lo_que_dice(resumen, 4)),
                        ("asistente", [{"type": "text", "text": "y ahora"}])])
 
@@ -248,5 +272,7 @@ def _(durable):
 @caso("no modifica el inicio que le pasan")
 def _(durable):
     inicio = list(INICIO)
-    durable.armar({"activo": None, "resumen": None, "cobertura": 0, "cola": []}, inicio)
-    igual(inicio, INICIO)
+    cola = [(5, durable.guardar(("usuario", "sigue")))]
+    durable.armar({"activo": 1, "resumen": [{"texto": "He leído a.py.", "fuente": 4}], "cobertura": 4,
+                   "cola": cola}, inicio)
+    igual(inicio, INICIO, "armar añadió la nota o la cola a la lista `inicio` que recibió: empieza por una copia")

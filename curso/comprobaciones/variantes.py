@@ -255,9 +255,10 @@ SEGUNDAS["3.2"] = _segunda("3.2", "compactar", '''
 def corte(M, k):
     """Dónde empiezan los k turnos recientes: el en curso ocupa un mensaje y cada anterior, dos."""
     if k < 1:
-        raise ValueError(f"con k = {k} no queda ni el turno en curso, que no se resume nunca")
+        raise ValueError(f"k = {k}: tiene que ser al menos 1, porque el turno en curso no se resume nunca")
     if not M or M[-1][0] != "asistente":
-        raise ValueError("la última de M tiene que ser la respuesta del turno en curso")
+        raise ValueError("M tiene que acabar en la respuesta del turno en curso: compacta justo "
+                         "después de añadirla a M y antes de sus observaciones")
     posicion = len(M) - 1
     for _ in range(k - 1):
         posicion -= 2
@@ -274,4 +275,207 @@ def corte(M, k):
         raise ValueError("M tiene que acabar en la respuesta del turno en curso")
     return len(M) - 2 * k
 ''', "con 5 turnos y k = 2"),
+]
+
+SEGUNDAS["3.3"] = _segunda("3.3", "compactar", '''
+def compactar(modelo, M, umbral=UMBRAL, k=RECIENTES):
+    """M tal cual mientras quepa o no haya un turno viejo entero; si no, con sus turnos viejos resumidos."""
+    fin_del_inicio, desde_aqui = inicio_de(M), corte(M, k)
+    if tokens(modelo) > umbral and desde_aqui - fin_del_inicio >= 2:
+        contestacion = modelo([*M[:desde_aqui], ("usuario", INSTRUCCION)], HERRAMIENTAS)
+        lo_resumido = texto_de(contestacion)
+        if lo_resumido:
+            return [*M[:fin_del_inicio], ("usuario", NOTA + lo_resumido), *M[desde_aqui:]]
+    return M
+''')
+
+_COMPACTAR_CON = '''
+def compactar(modelo, M, umbral=UMBRAL, k=RECIENTES):
+    """La misma M si no hace falta compactar; si no, con el resumen."""
+    hasta_el_pedido, desde = inicio_de(M), corte(M, k)
+    if tokens(modelo) <= umbral:
+        return M
+    if desde - hasta_el_pedido < 2:
+        return M
+    peticion = M[:desde] + [("usuario", INSTRUCCION)]
+    resumen = texto_de(modelo(PETICION))
+    if not resumen:
+        return M
+    DEVOLVER
+'''
+
+
+def _compactar_con(peticion, devolver):
+    return _COMPACTAR_CON.replace("PETICION", peticion).replace("DEVOLVER", devolver)
+
+
+ERRORES["3.3"] = [
+    _error("3.3", "modificar M en su sitio", "compactar", _compactar_con(
+        "peticion, HERRAMIENTAS",
+        'M[hasta_el_pedido:desde] = [("usuario", NOTA + resumen)]\n    return M'),
+        "no modifica la M"),
+    _error("3.3", "pedir el resumen sin herramientas", "compactar", _compactar_con(
+        "peticion", 'return M[:hasta_el_pedido] + [("usuario", NOTA + resumen)] + M[desde:]'),
+        "el resumen se pide"),
+]
+
+# ---------------------------------------------------------------- 04
+
+SEGUNDAS["4.1"] = _segunda("4.1", "historial", '''
+@contextmanager
+def transaccion(bd):
+    """BEGIN IMMEDIATE; COMMIT si el bloque acaba bien y ROLLBACK si sale por donde sea."""
+    bd.execute("BEGIN IMMEDIATE")
+    confirmada = False
+    try:
+        yield bd
+        bd.execute("COMMIT")
+        confirmada = True
+    finally:
+        if not confirmada and bd.in_transaction:
+            bd.execute("ROLLBACK")
+''')
+
+ERRORES["4.1"] = [
+    _error("4.1", "COMMIT fuera del try", "historial", '''
+@contextmanager
+def transaccion(bd):
+    """Una transacción de escritura: COMMIT si el bloque termina bien, ROLLBACK si no."""
+    bd.execute("BEGIN IMMEDIATE")
+    try:
+        yield bd
+    except BaseException:
+        if bd.in_transaction:
+            bd.execute("ROLLBACK")
+        raise
+    bd.execute("COMMIT")
+''', "si el COMMIT falla"),
+    _error("4.1", "except Exception en vez de BaseException", "historial", '''
+@contextmanager
+def transaccion(bd):
+    """Una transacción de escritura: COMMIT si el bloque termina bien, ROLLBACK si no."""
+    bd.execute("BEGIN IMMEDIATE")
+    try:
+        yield bd
+        bd.execute("COMMIT")
+    except Exception:
+        if bd.in_transaction:
+            bd.execute("ROLLBACK")
+        raise
+''', "KeyboardInterrupt"),
+    _error("4.1", "BEGIN sin IMMEDIATE", "historial", '''
+@contextmanager
+def transaccion(bd):
+    """Una transacción de escritura: COMMIT si el bloque termina bien, ROLLBACK si no."""
+    bd.execute("BEGIN")
+    try:
+        yield bd
+        bd.execute("COMMIT")
+    except BaseException:
+        if bd.in_transaction:
+            bd.execute("ROLLBACK")
+        raise
+''', "BEGIN IMMEDIATE"),
+]
+
+SEGUNDAS["4.2"] = _segunda("4.2", "resumenes", '''
+def validar_candidato(bd, ejecucion, corte, candidato):
+    """ValueError si `candidato` no es una lista no vacía de {texto, fuente} con fuentes de `ejecucion` hasta `corte`."""
+    exigir_ejecucion(ejecucion)
+    exigir_entero_positivo(corte, "El corte")
+    if not isinstance(candidato, list) or len(candidato) == 0:
+        raise ValueError(f"Un candidato es una lista con alguna afirmación; esto es {muestra(candidato)}.")
+    citadas = set()
+    for posicion, afirmacion in enumerate(candidato, start=1):
+        if not (isinstance(afirmacion, dict) and afirmacion.keys() == CLAVES_DE_AFIRMACION):
+            raise ValueError(f"Cada afirmación lleva 'texto' y 'fuente', y nada más; la {posicion}.ª es "
+                             f"{muestra(afirmacion)}.")
+        exigir_texto(afirmacion["texto"], f"El texto de la afirmación {posicion}")
+        exigir_entero_positivo(afirmacion["fuente"], f"La fuente de la afirmación {posicion}")
+        citadas.add(afirmacion["fuente"])
+    fuera = [f for f in sorted(citadas) if f > corte or not en_historial(bd, ejecucion, f)]
+    if fuera:
+        raise ValueError(f"El candidato cita el mensaje {fuera[0]}, que no está entre los que cubre "
+                         f"(del 1 al {corte} de {ejecucion!r}).")
+''')
+
+ERRORES["4.2"] = [
+    _error("4.2", "sin mirar el corte", "resumenes", '''
+def validar_candidato(bd, ejecucion, corte, candidato):
+    """Lanza ValueError si `candidato` no es un resumen válido."""
+    exigir_ejecucion(ejecucion)
+    exigir_entero_positivo(corte, "El corte")
+    if not isinstance(candidato, list) or not candidato:
+        raise ValueError("El resumen debe ser una lista no vacía de afirmaciones.")
+    for numero, afirmacion in enumerate(candidato, 1):
+        if not isinstance(afirmacion, dict) or set(afirmacion) != CLAVES_DE_AFIRMACION:
+            raise ValueError(f"La afirmación {numero} no es un dict con 'texto' y 'fuente'.")
+        exigir_texto(afirmacion["texto"], f"El texto de la afirmación {numero}")
+        exigir_entero_positivo(afirmacion["fuente"], f"La fuente de la afirmación {numero}")
+        if not en_historial(bd, ejecucion, afirmacion["fuente"]):
+            raise ValueError(f"La fuente {afirmacion['fuente']} no está en el historial.")
+''', "posterior al corte"),
+]
+
+SEGUNDAS["4.3"] = _segunda("4.3", "resumenes", '''
+def mover_puntero(bd, ejecucion, base, nuevo):
+    """El puntero de `ejecucion` pasa de `base` a `nuevo` en un solo UPDATE; BaseObsoleta si ya no estaba en `base`."""
+    exigir_ejecucion(ejecucion)
+    exigir_base(base)
+    exigir_entero_positivo(nuevo, "El resumen nuevo")
+    exigir_resumen_de(bd, ejecucion, nuevo, "El resumen nuevo")
+    cambiadas = bd.execute("UPDATE ejecuciones SET resumen_activo = :nuevo "
+                           "WHERE id = :ejecucion AND resumen_activo IS :base",
+                           {"nuevo": nuevo, "ejecucion": ejecucion, "base": base}).rowcount
+    if cambiadas != 1:
+        raise BaseObsoleta(f"Otro instaló un resumen antes que tú: partías de {base!r} y el puntero ya "
+                           "no está ahí. Lee otra vez el activo.")
+''')
+
+ERRORES["4.3"] = [
+    _error("4.3", "comparar con = (NULL = NULL no es verdad)", "resumenes", '''
+def mover_puntero(bd, ejecucion, base, nuevo):
+    """Compare-and-swap."""
+    exigir_ejecucion(ejecucion)
+    exigir_base(base)
+    exigir_entero_positivo(nuevo, "El resumen nuevo")
+    exigir_resumen_de(bd, ejecucion, nuevo, "El resumen nuevo")
+    movido = bd.execute("UPDATE ejecuciones SET resumen_activo=? WHERE id=? AND resumen_activo = ?",
+                        (nuevo, ejecucion, base))
+    if movido.rowcount == 0:
+        raise BaseObsoleta("otro movió el puntero antes")
+''', "base None"),
+    _error("4.3", "no mirar el número de filas", "resumenes", '''
+def mover_puntero(bd, ejecucion, base, nuevo):
+    """Compare-and-swap."""
+    exigir_ejecucion(ejecucion)
+    exigir_base(base)
+    exigir_entero_positivo(nuevo, "El resumen nuevo")
+    exigir_resumen_de(bd, ejecucion, nuevo, "El resumen nuevo")
+    bd.execute("UPDATE ejecuciones SET resumen_activo=? WHERE id=? AND resumen_activo IS ?",
+               (nuevo, ejecucion, base))
+''', "otro lo movió antes"),
+]
+
+SEGUNDAS["4.4"] = _segunda("4.4", "durable", '''
+def armar(contexto, inicio):
+    """El inicio, la nota del resumen activo si lo hay, y después la cola recuperada."""
+    nota = []
+    if contexto["resumen"] is not None:
+        dice = lo_que_dice(contexto["resumen"], contexto["cobertura"])
+        nota = [("usuario", NOTA + dice)]
+    cola = [recuperar(guardado) for _seq, guardado in contexto["cola"]]
+    return [*inicio, *nota, *cola]
+''')
+
+ERRORES["4.4"] = [
+    _error("4.4", "añadir al inicio que le pasan", "durable", '''
+def armar(contexto, inicio):
+    """La M de un contexto."""
+    M = inicio
+    if contexto["resumen"] is not None:
+        M.append(("usuario", NOTA + lo_que_dice(contexto["resumen"], contexto["cobertura"])))
+    M.extend(recuperar(texto) for _, texto in contexto["cola"])
+    return M
+''', "no modifica el inicio"),
 ]
