@@ -479,3 +479,449 @@ def armar(contexto, inicio):
     return M
 ''', "no modifica el inicio"),
 ]
+
+# ---------------------------------------------------------------- 05
+
+SEGUNDAS["5.1"] = _segunda("5.1", "buzon", '''
+def recibir(bd, padre, hijo, entrega, carga):
+    """La entrega se guarda una vez: «recibida» la primera, «duplicada» si vuelve idéntica."""
+    exigir_identidad(entrega, "La identidad de la entrega")
+    exigir_identidad(padre, "El padre")
+    exigir_identidad(hijo, "El hijo")
+    cuerpo = json_canonico(carga, "La carga de la entrega")
+    with transaccion(bd):
+        (hay_padre,) = bd.execute("SELECT COUNT(*) FROM ejecuciones WHERE id=?", (padre,)).fetchone()
+        if not hay_padre:
+            raise ValueError(f"{padre!r} no es ninguna ejecución: el padre se crea con crear_padre().")
+        encargo = bd.execute("SELECT encargo FROM hijos_esperados WHERE padre=? AND hijo=?",
+                             (padre, hijo)).fetchone()
+        if encargo is None:
+            raise PermissionError(f"{hijo!r} no es uno de los hijos de {padre!r}: su entrega no entra.")
+        ya_estaba = bd.execute("SELECT padre, hijo, carga FROM buzon WHERE entrega=?", (entrega,)).fetchone()
+        if ya_estaba == (padre, hijo, cuerpo):
+            return DUPLICADA
+        if ya_estaba is not None:
+            raise ValueError(f"Con la identidad {entrega!r} llegó antes algo distinto: una corrección "
+                             "necesita una identidad nueva.")
+        if encargo[0] is not None:
+            validar_entrega(json.loads(encargo[0]), carga)
+        bd.execute("INSERT INTO buzon(entrega, padre, hijo, carga) VALUES (?, ?, ?, ?)",
+                   (entrega, padre, hijo, cuerpo))
+    return RECIBIDA
+''')
+
+_RECIBIR_QUE = '''
+def recibir(bd, padre, hijo, entrega, carga):
+    """Guarda en el buzón la entrega `entrega` del hijo `hijo` para `padre`."""
+    exigir_identidad(entrega, "La identidad de la entrega")
+    exigir_identidad(padre, "El padre")
+    exigir_identidad(hijo, "El hijo")
+    cuerpo = json_canonico(carga, "La carga de la entrega")
+    with transaccion(bd):
+        if not bd.execute("SELECT 1 FROM ejecuciones WHERE id=?", (padre,)).fetchone():
+            raise ValueError(f"No existe la ejecución padre {padre!r}.")
+        esperado = bd.execute("SELECT encargo FROM hijos_esperados WHERE padre=? AND hijo=?",
+                              (padre, hijo)).fetchone()
+        if esperado is None:
+            raise PermissionError(f"El padre {padre!r} no espera ninguna entrega de {hijo!r}.")
+        anterior = bd.execute("SELECT padre, hijo, carga FROM buzon WHERE entrega=?", (entrega,)).fetchone()
+        if anterior is not None:
+            REPETIDA
+        if esperado[0] is not None:
+            validar_entrega(json.loads(esperado[0]), carga)
+        bd.execute("INSERT INTO buzon(entrega, padre, hijo, carga) VALUES (?, ?, ?, ?)",
+                   (entrega, padre, hijo, cuerpo))
+    return RECIBIDA
+'''
+
+ERRORES["5.1"] = [
+    _error("5.1", "un duplicado del transporte tratado como un error", "buzon",
+           _RECIBIR_QUE.replace("REPETIDA", 'raise ValueError("ya estaba")'), "«duplicada»"),
+    _error("5.1", "la misma identidad con otros datos tomada por un duplicado", "buzon",
+           _RECIBIR_QUE.replace("REPETIDA", "return DUPLICADA"), "con otros datos"),
+]
+
+SEGUNDAS["5.2"] = _segunda("5.2", "buzon", '''
+def admitir(bd, entrega):
+    """El mensaje, la marca y la activación, juntos en una transacción; admitir otra vez repite la respuesta."""
+    exigir_identidad(entrega, "La identidad de la entrega")
+    with transaccion(bd):
+        en_el_buzon = bd.execute("SELECT padre, carga, disposicion FROM buzon WHERE entrega=?",
+                                 (entrega,)).fetchone()
+        if en_el_buzon is None:
+            raise ValueError(f"{entrega!r} no ha llegado al buzón: primero se recibe (recibir) y luego se admite.")
+        padre, carga, decidida = en_el_buzon
+        if decidida != RECIBIDA:
+            return decidida
+        (como_esta,) = bd.execute("SELECT estado FROM ejecuciones WHERE id=?", (padre,)).fetchone()
+        if como_esta in TERMINALES:
+            bd.execute("UPDATE buzon SET disposicion=? WHERE entrega=?", (TARDIA, entrega))
+            return TARDIA
+        (ultimo,) = bd.execute("SELECT MAX(seq) FROM mensajes WHERE padre=?", (padre,)).fetchone()
+        siguiente = (ultimo or 0) + 1
+        bd.execute("INSERT INTO mensajes(padre, seq, entrega, carga) VALUES (?, ?, ?, ?)",
+                   (padre, siguiente, entrega, carga))
+        bd.execute("UPDATE buzon SET disposicion=?, seq_admitida=? WHERE entrega=?", (ADMITIDA, siguiente, entrega))
+        activar_si_estan_todos(bd, padre)
+    return ADMITIDA
+''')
+
+ERRORES["5.2"] = [
+    _error("5.2", "admitir sin mirar si el padre ya terminó", "buzon", '''
+def admitir(bd, entrega):
+    """Incorpora la entrega `entrega` del buzón a la trayectoria de su padre."""
+    exigir_identidad(entrega, "La identidad de la entrega")
+    with transaccion(bd):
+        fila = bd.execute("SELECT padre, carga, disposicion FROM buzon WHERE entrega=?", (entrega,)).fetchone()
+        if fila is None:
+            raise ValueError(f"No hay ninguna entrega {entrega!r} en el buzón.")
+        padre, cuerpo, disposicion = fila
+        if disposicion != RECIBIDA:
+            return disposicion
+        (seq,) = bd.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM mensajes WHERE padre=?", (padre,)).fetchone()
+        bd.execute("INSERT INTO mensajes(padre, seq, entrega, carga) VALUES (?, ?, ?, ?)",
+                   (padre, seq, entrega, cuerpo))
+        bd.execute("UPDATE buzon SET disposicion='admitida', seq_admitida=? WHERE entrega=?", (seq, entrega))
+        activar_si_estan_todos(bd, padre)
+    return ADMITIDA
+''', "«tardía»"),
+]
+
+SEGUNDAS["5.3"] = _segunda("5.3", "buzon", '''
+def activar_si_estan_todos(bd, padre):
+    """En cola, una sola vez, cuando no queda ningún hijo esperado sin una entrega admitida."""
+    bd.execute(
+        """UPDATE ejecuciones SET estado = 'en_cola', version = version + 1
+           WHERE id = :padre AND estado = 'esperando'
+             AND NOT EXISTS (SELECT hijo FROM hijos_esperados WHERE padre = :padre
+                             EXCEPT
+                             SELECT hijo FROM buzon WHERE padre = :padre AND disposicion = 'admitida')""",
+        {"padre": padre})
+''')
+
+ERRORES["5.3"] = [
+    _error("5.3", "contar mensajes en vez de mirar cada hijo", "buzon", '''
+def activar_si_estan_todos(bd, padre):
+    """Activa al padre si ya tiene tantos mensajes como hijos."""
+    bd.execute(
+        "UPDATE ejecuciones SET estado='en_cola', version=version+1 WHERE id=? AND estado='esperando' "
+        "AND (SELECT COUNT(*) FROM mensajes WHERE padre=?) >= "
+        "    (SELECT COUNT(*) FROM hijos_esperados WHERE padre=?)", (padre, padre, padre))
+''', "dos entregas admitidas del mismo hijo"),
+]
+
+SEGUNDAS["5.4"] = _segunda("5.4", "subagentes", '''
+def por_que_no(hallazgo, referencia, proyecto):
+    """None si la línea citada contiene cada cita del hallazgo; si no, el motivo, con palabras propias."""
+    citado = CITA.findall(hallazgo)
+    if len(citado) == 0:
+        return "el hallazgo no trae ninguna cita entre « » con que comprobarlo"
+    if referencia is None:
+        return "le falta la referencia: no se sabe dónde mirar"
+    encaja = REFERENCIA.fullmatch(referencia)
+    if not encaja:
+        return f"{referencia!r} no tiene la forma ruta:línea"
+    ruta, numero = encaja["ruta"], int(encaja["linea"])
+    try:
+        del_fichero = herramientas.lineas(herramientas.contenido(proyecto, ruta))
+    except herramientas.ErrorDeHerramienta:
+        return f"{ruta} no se puede leer dentro del proyecto"
+    if not 1 <= numero <= len(del_fichero):
+        return f"{ruta} acaba en la línea {len(del_fichero)}, antes de la {numero}"
+    faltan = [trozo for trozo in citado if trozo not in del_fichero[numero - 1]]
+    if faltan:
+        return f"en {ruta}:{numero} no aparece «{faltan[0]}»"
+    return None
+
+
+def verificar(carga, proyecto):
+    """(verificados, descartados): cada hallazgo contra la referencia de su misma posición."""
+    verificados, descartados = [], []
+    referencias = list(carga.get("referencias", []))
+    for posicion, hallazgo in enumerate(carga.get("hallazgos", [])):
+        referencia = referencias[posicion] if posicion < len(referencias) else None
+        por_que = por_que_no(hallazgo, referencia, proyecto)
+        if por_que:
+            descartados.append({"hallazgo": hallazgo, "referencia": referencia, "motivo": por_que})
+        else:
+            verificados.append({"hallazgo": hallazgo, "referencia": referencia})
+    return verificados, descartados
+''')
+
+ERRORES["5.4"] = [
+    _error("5.4", "buscar la cita en todo el fichero", "subagentes", '''
+def por_que_no(hallazgo, referencia, proyecto):
+    """Mira si el fichero dice lo citado."""
+    citas = CITA.findall(hallazgo)
+    if not citas:
+        return "no cita entre « » el texto que lo respalda"
+    if referencia is None:
+        return "no tiene referencia"
+    partes = REFERENCIA.fullmatch(referencia)
+    if partes is None:
+        return f"la referencia {referencia!r} no dice la línea (ruta:línea)"
+    try:
+        texto = herramientas.contenido(proyecto, partes["ruta"])
+    except herramientas.ErrorDeHerramienta as e:
+        return str(e)
+    for cita in citas:
+        if cita not in texto:
+            return f"{partes['ruta']} no dice «{cita}»"
+    return None
+''', "no en otra del fichero"),
+]
+
+# ---------------------------------------------------------------- 06
+
+SEGUNDAS["6.1"] = _segunda("6.1", "efectos", '''
+def atender(bd, agente, llamada, entorno, usuario, borrador):
+    """Como permisos.atender, con la intención apuntada antes y el resultado después: cada efecto, una vez."""
+    if not se_ejecutaria(llamada, usuario):
+        return atender_sin_efectos(llamada, entorno, usuario)
+    apuntada = bd.execute("SELECT resultado, antes, despues, esperado FROM llamadas WHERE agente=? AND id=?",
+                          (agente, llamada["id"])).fetchone()
+    if apuntada is not None and apuntada[0] is not None:
+        return json.loads(apuntada[0])
+    if llamada["name"] == "ejecutar":
+        return ejecutar_como_mucho_una_vez(bd, agente, llamada, entorno, usuario,
+                                           ya_intentada=apuntada is not None)
+    if apuntada is None:
+        antes, despues, esperado = intencion_de_editar(bd, agente, llamada, entorno, borrador)
+    else:
+        _, antes, despues, esperado = apuntada
+    ruta = llamada["input"]["ruta"]
+    como_esta = huella(herramientas.dentro(entorno, ruta))
+    sin_hacer = esperado is None or como_esta == antes
+    if sin_hacer:
+        observacion = atender_sin_efectos(llamada, entorno, usuario)
+        bd.efecto()
+    elif como_esta == despues:
+        observacion = resultado(llamada["id"], esperado)
+    else:
+        observacion = resultado(llamada["id"], f"Alguien más cambió {ruta} después de pedir esta edición: "
+                                "no la hago. Vuelve a leerlo.", error=True)
+    apuntar_resultado(bd, agente, llamada, observacion)
+    return observacion
+''')
+
+ERRORES["6.1"] = [
+    _error("6.1", "sin apuntar el resultado", "efectos", '''
+def atender(bd, agente, llamada, entorno, usuario, borrador):
+    """Como permisos.atender, pero sin apuntar el resultado."""
+    if not se_ejecutaria(llamada, usuario):
+        return atender_sin_efectos(llamada, entorno, usuario)
+    fila = bd.execute("SELECT resultado, antes, despues, esperado FROM llamadas WHERE agente=? AND id=?",
+                      (agente, llamada["id"])).fetchone()
+    if fila is not None and fila[0] is not None:
+        return json.loads(fila[0])
+    if llamada["name"] == "ejecutar":
+        return ejecutar_como_mucho_una_vez(bd, agente, llamada, entorno, usuario, ya_intentada=fila is not None)
+    if fila is None:
+        fila = (None,) + intencion_de_editar(bd, agente, llamada, entorno, borrador)
+    _, antes, despues, esperado = fila
+    ahora = huella(herramientas.dentro(entorno, llamada["input"]["ruta"]))
+    if esperado is None or ahora == antes:
+        observacion = atender_sin_efectos(llamada, entorno, usuario)
+        bd.efecto()
+    elif ahora == despues:
+        observacion = resultado(llamada["id"], esperado)
+    else:
+        observacion = resultado(llamada["id"], "ha cambiado", error=True)
+    return observacion
+''', "queda apuntado en la tabla llamadas"),
+]
+
+SEGUNDAS["6.2"] = _segunda("6.2", "agentes", '''
+def donde_esta(bd, agente):
+    """(qué le toca, M), con M y el tope leídos de la base."""
+    M = M_de(bd, agente)
+    rol, contenido = M[-1]
+    if rol != "asistente":
+        agotado = respuestas(bd, agente) >= agente["tope"]
+        return ("terminar" if agotado else "pedir"), M
+    if llamadas_de(contenido):
+        return "atender", M
+    return "terminar", M
+''')
+
+ERRORES["6.2"] = [
+    _error("6.2", "sin tope", "agentes", '''
+def donde_esta(bd, agente):
+    """(qué le toca, M)."""
+    M = M_de(bd, agente)
+    if M[-1][0] == "asistente":
+        return ("atender" if llamadas_de(M[-1][1]) else "terminar"), M
+    return "pedir", M
+''', "con el tope agotado"),
+]
+
+_REINTENTOS = '''
+def se_reintenta(error):
+    """¿Se arregla `error` esperando? Sin respuesta, según la causa; con ella, según el estado."""
+    if not isinstance(error, ErrorDelModelo):
+        return isinstance(error, DE_LA_RED)
+    if error.estado is None:
+        return error.causa not in SIN_ARREGLO
+    if error.codigo in api.LIMITES_DE_GASTO:
+        return False
+    return error.estado >= 500 or error.estado in REINTENTABLES
+
+
+def espera(n, azar, base=BASE_S, tope=TOPE_S, pedida=None):
+    """Lo que pida el servidor, si pide algo; si no, al azar hasta min(tope, base · 2^n)."""
+    if pedida and pedida > 0:
+        return pedida
+    techo = min(tope, base * 2 ** n)
+    return azar.uniform(0, techo)
+
+
+class ModeloConReintentos:
+    """Envuelve a un modelo (con `usage`) y reintenta lo que se arregla esperando.
+
+    `al_reintentar(n, error, segundos)` (opcional) se llama antes de cada espera: para apuntarla."""
+
+    def __init__(self, modelo, intentos=INTENTOS, base=BASE_S, tope=TOPE_S, plazo=PLAZO_S,
+                 dormir=time.sleep, azar=None, reloj=time.monotonic, al_reintentar=None):
+        if type(intentos) is not int or intentos < 1:
+            raise ValueError(f"intentos tiene que ser un entero positivo, no {intentos!r}.")
+        if not isinstance(plazo, (int, float)) or not plazo > 0:
+            raise ValueError(f"plazo tiene que ser un número de segundos mayor que 0, no {plazo!r}.")
+        self.modelo, self.intentos, self.base, self.tope = modelo, intentos, base, tope
+        self.plazo, self.dormir, self.reloj = plazo, dormir, reloj
+        self.azar = azar or random.Random()
+        self.al_reintentar = al_reintentar
+        self.reintentos = []  # (n, error, segundos) de cada reintento de este modelo
+
+    @property
+    def usage(self):
+        return self.modelo.usage
+
+    def intento(self, M, herramientas, queda):
+        """Una petición al modelo, que no espera al servidor más de `queda` segundos si el
+        modelo tiene `espera` (un ModeloAPI): se le baja durante la petición."""
+        propia = getattr(self.modelo, "espera", None)
+        if propia is None:
+            return self.modelo(M, herramientas)
+        self.modelo.espera = min(propia, max(queda, 0.01))
+        try:
+            return self.modelo(M, herramientas)
+        finally:
+            self.modelo.espera = propia
+
+    def __call__(self, M, herramientas=()):
+        """La respuesta a M, con tantos intentos como haga falta y se pueda."""
+        limite = self.reloj() + self.plazo
+        hechos = 0
+        while True:
+            try:
+                return self.intento(M, herramientas, limite - self.reloj())
+            except Exception as fallo:  # noqa: BLE001 - se_reintenta decide qué se vuelve a intentar
+                if not se_reintenta(fallo):
+                    raise
+                ultimo = fallo
+            hechos += 1
+            if hechos >= self.intentos:
+                raise SeRinde(ultimo, "ya no quedan intentos") from ultimo
+            segundos = espera(hechos - 1, self.azar, self.base, self.tope, pedida(ultimo))
+            if segundos > UNA_ESPERA_S:
+                raise SeRinde(ultimo, "el servidor pide una espera demasiado larga") from ultimo
+            if self.reloj() + segundos >= limite:
+                raise SeRinde(ultimo, "la espera no cabe en lo que queda de tiempo") from ultimo
+            self.reintentos.append((hechos - 1, ultimo, segundos))
+            if self.al_reintentar is not None:
+                self.al_reintentar(hechos - 1, ultimo, segundos)
+            self.dormir(segundos)
+'''
+
+SEGUNDAS["6.3"] = _segunda("6.3", "reintentos", _REINTENTOS)
+
+ERRORES["6.3"] = [
+    _error("6.3", "reintentar también los 4xx", "reintentos", '''
+def se_reintenta(error):
+    """¿Se arregla `error` esperando?"""
+    if isinstance(error, ErrorDelModelo):
+        if error.estado is None:
+            return error.causa not in SIN_ARREGLO
+        return True
+    return isinstance(error, DE_LA_RED)
+''', "no se reintenta ningún otro 4xx"),
+]
+
+# ---------------------------------------------------------------- 07
+
+SEGUNDAS["7.1"] = _segunda("7.1", "resumenes_pg", '''
+def mover_puntero(bd, ejecucion, base, nuevo):
+    """El puntero pasa a `nuevo` solo si sigue en `base`, en una sentencia; si no, BaseObsoleta con el activo."""
+    exigir_guardable(ejecucion)
+    exigir_base(base)
+    exigir_entero_positivo(nuevo, "El resumen nuevo")
+    exigir_resumen_de(ComoSqlite(bd), ejecucion, nuevo, "El resumen nuevo")
+    fila = bd.execute(
+        "WITH cambio AS (UPDATE ejecuciones SET resumen_activo = %(nuevo)s "
+        "WHERE id = %(ejecucion)s AND resumen_activo IS NOT DISTINCT FROM %(base)s RETURNING id) "
+        "SELECT EXISTS (SELECT 1 FROM cambio), "
+        "(SELECT resumen_activo FROM ejecuciones WHERE id = %(ejecucion)s)",
+        {"nuevo": nuevo, "ejecucion": ejecucion, "base": base}).fetchone()
+    movido, activo_antes = fila
+    if not movido:
+        raise BaseObsoleta(f"Llegas tarde: partías de {base!r}, y el activo es ahora {activo_antes}. "
+                           "Vuelve a empezar desde él.")
+''')
+
+ERRORES["7.1"] = [
+    _error("7.1", "leer el puntero y después escribirlo", "resumenes_pg", '''
+def mover_puntero(bd, ejecucion, base, nuevo):
+    """Compare-and-swap en Python."""
+    (ahora,) = bd.execute("SELECT resumen_activo FROM ejecuciones WHERE id=%s", (ejecucion,)).fetchone()
+    if ahora != base:
+        raise BaseObsoleta(f"otro movió el puntero antes: el activo ya es el resumen {ahora}")
+    bd.execute("UPDATE ejecuciones SET resumen_activo=%s WHERE id=%s", (nuevo, ejecucion))
+''', "a la vez"),
+]
+
+SEGUNDAS["7.2"] = _segunda("7.2", "buzon_pg", '''
+def recibir(bd, padre, hijo, entrega, carga):
+    """Como en buzon.py, con ON CONFLICT: dos entregas iguales a la vez, una «recibida» y otra «duplicada»."""
+    exigir_nombre(entrega, "La identidad de la entrega")
+    exigir_nombre(padre, "El padre")
+    exigir_nombre(hijo, "El hijo")
+    cuerpo = json_canonico(carga, "La carga de la entrega")
+    with transaccion(bd):
+        if bd.execute("SELECT 1 FROM ejecuciones WHERE id=%s", (padre,)).fetchone() is None:
+            raise ValueError(f"No existe la ejecución padre {padre!r}: crea el padre con crear_padre().")
+        esperado = bd.execute("SELECT encargo FROM hijos_esperados WHERE padre=%s AND hijo=%s",
+                              (padre, hijo)).fetchone()
+        if esperado is None:
+            raise PermissionError(f"El padre {padre!r} no espera ninguna entrega de {hijo!r}: solo "
+                                  "aceptamos resultados de los hijos que el padre creó.")
+        if esperado[0] is not None:
+            validar_entrega(json.loads(esperado[0]), carga)
+        nueva = bd.execute("INSERT INTO buzon(entrega, padre, hijo, carga) VALUES (%s, %s, %s, %s) "
+                           "ON CONFLICT DO NOTHING RETURNING entrega", (entrega, padre, hijo, cuerpo)).fetchone()
+        if nueva is not None:
+            return RECIBIDA
+        guardada = bd.execute("SELECT padre, hijo, carga FROM buzon WHERE entrega=%s", (entrega,)).fetchone()
+        if tuple(guardada) == (padre, hijo, cuerpo):
+            return DUPLICADA
+        raise ValueError(f"La entrega {entrega!r} ya se recibió con otros datos: una corrección es una "
+                         "entrega nueva, con otra identidad; no reescribas la que ya llegó.")
+''')
+
+ERRORES["7.2"] = [
+    _error("7.2", "mirar primero e insertar sin ON CONFLICT", "buzon_pg", '''
+def recibir(bd, padre, hijo, entrega, carga):
+    """El recibir de buzon.py, traducido."""
+    cuerpo = json_canonico(carga, "La carga")
+    with transaccion(bd):
+        if bd.execute("SELECT 1 FROM hijos_esperados WHERE padre=%s AND hijo=%s", (padre, hijo)).fetchone() is None:
+            raise PermissionError("ese padre no espera a ese hijo")
+        anterior = bd.execute("SELECT padre, hijo, carga FROM buzon WHERE entrega=%s", (entrega,)).fetchone()
+        if anterior is not None:
+            if anterior == (padre, hijo, cuerpo):
+                return DUPLICADA
+            raise ValueError("la misma identidad con otros datos")
+        bd.execute("INSERT INTO buzon(entrega, padre, hijo, carga) VALUES (%s, %s, %s, %s)",
+                   (entrega, padre, hijo, cuerpo))
+    return RECIBIDA
+''', "justo antes de tu INSERT"),
+]
