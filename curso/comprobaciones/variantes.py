@@ -856,15 +856,14 @@ def mover_puntero(bd, ejecucion, base, nuevo):
     exigir_base(base)
     exigir_entero_positivo(nuevo, "El resumen nuevo")
     exigir_resumen_de(ComoSqlite(bd), ejecucion, nuevo, "El resumen nuevo")
-    fila = bd.execute(
-        "WITH cambio AS (UPDATE ejecuciones SET resumen_activo = %(nuevo)s "
-        "WHERE id = %(ejecucion)s AND resumen_activo IS NOT DISTINCT FROM %(base)s RETURNING id) "
-        "SELECT EXISTS (SELECT 1 FROM cambio), "
-        "(SELECT resumen_activo FROM ejecuciones WHERE id = %(ejecucion)s)",
+    cambiada = bd.execute(
+        "UPDATE ejecuciones SET resumen_activo = %(nuevo)s "
+        "WHERE id = %(ejecucion)s AND resumen_activo IS NOT DISTINCT FROM %(base)s RETURNING id",
         {"nuevo": nuevo, "ejecucion": ejecucion, "base": base}).fetchone()
-    movido, activo_antes = fila
-    if not movido:
-        raise BaseObsoleta(f"Llegas tarde: partías de {base!r}, y el activo es ahora {activo_antes}. "
+    if cambiada is None:
+        (el_de_ahora,) = bd.execute("SELECT resumen_activo FROM ejecuciones WHERE id = %s",
+                                    (ejecucion,)).fetchone()
+        raise BaseObsoleta(f"Llegas tarde: partías de {base!r}, y el activo es ahora {el_de_ahora}. "
                            "Vuelve a empezar desde él.")
 ''')
 
