@@ -1,4 +1,5 @@
 """Para los ejercicios de la lección 04: la transacción, el candidato, el compare-and-swap y la M que se reconstruye."""
+import re
 import sqlite3
 
 from curso import rutas
@@ -220,10 +221,20 @@ def _(resumenes):
     igual(activo(bd), {"resumen activo": uno})
 
 
-@caso("si otro lo movió antes, BaseObsoleta, y el puntero no cambia")
+@caso("si otro lo movió antes, BaseObsoleta, con un mensaje que dice cuál es el activo, y el puntero no cambia")
 def _(resumenes):
     _, bd, uno, dos = con_dos_resumenes()
-    lanza("BaseObsoleta", resumenes.mover_puntero, bd, "e", uno, uno)
+    try:
+        resumenes.mover_puntero(bd, "e", uno, uno)
+    except Exception as e:  # noqa: BLE001 - lo que sea, se compara con lo esperado
+        error = e
+    else:
+        raise Fallo("BaseObsoleta", "ninguna excepción")
+    if type(error).__name__ != "BaseObsoleta":
+        raise Fallo("BaseObsoleta", f"{type(error).__name__}: {error}") from error
+    if not re.search(rf"\b{dos}\b", str(error)):
+        raise Fallo(f"un mensaje que nombre el activo de ahora, el resumen {dos}", f"«{error}»",
+                    "quien lo lea tiene que saber desde qué resumen volver a empezar")
     igual(activo(bd), {"resumen activo": dos})
 
 

@@ -16,8 +16,11 @@ había, con `curso.alumno.componer`). Las de la lección 02 y el 3.1 son funcion
 (`modulo` None): su `texto` es la celda tal cual y `funcion` la define.
 """
 from dataclasses import dataclass
+from pathlib import Path
 
+from curso import rutas
 from curso.alumno import componer
+from curso.comprobaciones import ejercicios
 
 
 @dataclass(frozen=True)
@@ -54,12 +57,8 @@ def funcion(variante, nombre):
 
 def todas():
     """Todas las variantes, segundas soluciones y errores, en el orden de los ejercicios."""
-    return [v for id in sorted(SEGUNDAS.keys() | ERRORES.keys(), key=_clave)
+    return [v for id in sorted(SEGUNDAS.keys() | ERRORES.keys(), key=ejercicios.clave)
             for v in ([SEGUNDAS[id]] if id in SEGUNDAS else []) + ERRORES.get(id, [])]
-
-
-def _clave(id):
-    return tuple(int(p) for p in id.split("."))
 
 
 def _segunda(id, modulo, texto):
@@ -428,8 +427,9 @@ def mover_puntero(bd, ejecucion, base, nuevo):
                            "WHERE id = :ejecucion AND resumen_activo IS :base",
                            {"nuevo": nuevo, "ejecucion": ejecucion, "base": base}).rowcount
     if cambiadas != 1:
+        (ahora,) = bd.execute("SELECT resumen_activo FROM ejecuciones WHERE id = ?", (ejecucion,)).fetchone()
         raise BaseObsoleta(f"Otro instaló un resumen antes que tú: partías de {base!r} y el puntero ya "
-                           "no está ahí. Lee otra vez el activo.")
+                           f"está en {ahora}. Vuelve a leer el activo.")
 ''')
 
 ERRORES["4.3"] = [
@@ -455,6 +455,18 @@ def mover_puntero(bd, ejecucion, base, nuevo):
     bd.execute("UPDATE ejecuciones SET resumen_activo=? WHERE id=? AND resumen_activo IS ?",
                (nuevo, ejecucion, base))
 ''', "otro lo movió antes"),
+    _error("4.3", "un mensaje de BaseObsoleta que no dice cuál es el activo", "resumenes", '''
+def mover_puntero(bd, ejecucion, base, nuevo):
+    """Compare-and-swap."""
+    exigir_ejecucion(ejecucion)
+    exigir_base(base)
+    exigir_entero_positivo(nuevo, "El resumen nuevo")
+    exigir_resumen_de(bd, ejecucion, nuevo, "El resumen nuevo")
+    movido = bd.execute("UPDATE ejecuciones SET resumen_activo=? WHERE id=? AND resumen_activo IS ?",
+                        (nuevo, ejecucion, base))
+    if movido.rowcount == 0:
+        raise BaseObsoleta("otro movió el puntero antes")
+''', "con un mensaje que dice cuál es el activo"),
 ]
 
 SEGUNDAS["4.4"] = _segunda("4.4", "durable", '''
@@ -592,11 +604,11 @@ def activar_si_estan_todos(bd, padre):
     """En cola, una sola vez, cuando no queda ningún hijo esperado sin una entrega admitida."""
     bd.execute(
         """UPDATE ejecuciones SET estado = 'en_cola', version = version + 1
-           WHERE id = :padre AND estado = 'esperando'
-             AND NOT EXISTS (SELECT hijo FROM hijos_esperados WHERE padre = :padre
+           WHERE id = ? AND estado = 'esperando'
+             AND NOT EXISTS (SELECT hijo FROM hijos_esperados WHERE padre = ?
                              EXCEPT
-                             SELECT hijo FROM buzon WHERE padre = :padre AND disposicion = 'admitida')""",
-        {"padre": padre})
+                             SELECT hijo FROM buzon WHERE padre = ? AND disposicion = 'admitida')""",
+        (padre, padre, padre))
 ''')
 
 ERRORES["5.3"] = [
@@ -924,3 +936,37 @@ def recibir(bd, padre, hijo, entrega, carga):
     return RECIBIDA
 ''', "justo antes de tu INSERT"),
 ]
+
+
+# ---------------------------------------------------------------- un espacio con variantes
+
+
+def sigue_igual(variante, n):
+    """¿Tiene el punto de control `n` las mismas piezas que cambia `variante` que el de su lección?
+
+    Si una lección posterior reescribe la función (la 03 le da a `bucle` su paso de compactar), el
+    alumno la escribe otra vez en esa celda, y la variante de antes ya no es lo que tiene."""
+    puntos = rutas.puntos_de_control()
+    claves = [p.clave for p in componer.piezas(variante.texto, "La variante")[0]]
+
+    def piezas_en(numero):
+        fichero = puntos[numero] / f"{variante.modulo}.py"
+        if not fichero.exists():
+            return None
+        texto = {p.clave: p.texto for p in componer.piezas(fichero.read_text(encoding="utf-8"), fichero.name)[0]}
+        return [texto.get(c) for c in claves]
+    return piezas_en(n) is not None and piezas_en(n) == piezas_en(ejercicios.buscar(variante.ejercicio).leccion)
+
+
+def poner(espacio, n, lista):
+    """Escribe en `espacio` (una carpeta con los módulos del punto de control `n`) cada variante de
+    `lista` de un módulo del espacio cuya lección no pasa de `n` y que `sigue_igual` en `n`.
+    Devuelve las que puso."""
+    puestas = []
+    for v in lista:
+        if v.modulo is None or ejercicios.buscar(v.ejercicio).leccion > n or not sigue_igual(v, n):
+            continue
+        fichero = Path(espacio) / f"{v.modulo}.py"
+        fichero.write_text(aplicar(v, fichero.read_text(encoding="utf-8")), encoding="utf-8")
+        puestas.append(v)
+    return puestas

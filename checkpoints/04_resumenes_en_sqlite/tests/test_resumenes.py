@@ -1,5 +1,6 @@
 """El contrato de `resumenes.py` (lección 04): un test por invariante, sobre ficheros reales."""
 import json
+import re
 import sqlite3
 
 import pytest
@@ -36,6 +37,12 @@ def bd(ruta):
     bd.close()
 
 
+def nombra(numero, mensaje):
+    """¿Dice `mensaje` el número `numero`, como palabra? Los ejercicios 4.3 y 7.1 piden que el
+    mensaje de BaseObsoleta diga cuál es el activo; con qué palabras, es cosa de cada uno."""
+    return re.search(rf"\b{numero}\b", mensaje) is not None
+
+
 def volcado(bd):
     return "\n".join(bd.iterdump())
 
@@ -63,8 +70,8 @@ def test_instalar_con_base_obsoleta_no_cambia_nada(bd):
     with pytest.raises(BaseObsoleta) as error:
         instalar(bd, EJECUCION, base, 3, [SOLO_LECTURA])
     assert volcado(bd) == antes
-    # El mensaje nombra la base de la que partió y la que está activa ahora.
-    assert f"resumen {base}" in str(error.value) and f"resumen {ganador}" in str(error.value)
+    # El mensaje dice cuál es el activo ahora, para volver a empezar desde él.
+    assert nombra(ganador, str(error.value)), str(error.value)
     assert not isinstance(error.value, ValueError)
 
 
@@ -110,7 +117,7 @@ def test_el_contexto_tras_reabrir_es_el_mismo(bd, ruta):
 def test_validar_candidato_acepta_o_rechaza_sin_escribir_nada(bd):
     antes = volcado(bd)
     assert validar_candidato(bd, EJECUCION, 3, [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}]) is None
-    with pytest.raises(ValueError, match="La fuente 4"):
+    with pytest.raises(ValueError):  # con qué palabras lo dice, es cosa del 4.2
         validar_candidato(bd, EJECUCION, 3, [SOLO_LECTURA, {"texto": "puerto", "fuente": 4}])
     assert volcado(bd) == antes and not bd.in_transaction
 
@@ -121,8 +128,9 @@ def test_mover_puntero_solo_lo_mueve_desde_su_base(bd):
         nuevo = bd.execute("INSERT INTO resumenes(ejecucion, cobertura, cuerpo, anterior) VALUES (?, 3, ?, ?)",
                            (EJECUCION, json.dumps([SOLO_LECTURA]), base)).lastrowid
     for leida in (None, nuevo):  # ninguna de las dos es la activa
-        with pytest.raises(BaseObsoleta, match=f"el activo ya es el resumen {base}"):
+        with pytest.raises(BaseObsoleta) as error:
             mover_puntero(bd, EJECUCION, leida, nuevo)
+        assert nombra(base, str(error.value)), str(error.value)
         assert activo(bd, EJECUCION) == (base, 2)
     mover_puntero(bd, EJECUCION, base, nuevo)
     assert activo(bd, EJECUCION) == (nuevo, 3)
@@ -143,7 +151,7 @@ def test_una_fuente_posterior_al_corte_o_de_otra_ejecucion_es_rechazada(bd):
     base, _ = activo(bd, EJECUCION)
     antes = volcado(bd)
     for fuente in (4, 6):  # 4 existe pero está tras el corte 3; 6 solo existe en r-2
-        with pytest.raises(ValueError, match=f"La fuente {fuente}"):
+        with pytest.raises(ValueError):
             instalar(bd, EJECUCION, base, 3, [{"texto": "algo", "fuente": fuente}])
     assert volcado(bd) == antes
 
@@ -160,12 +168,14 @@ def test_fuente_booleana_rechazada(bd):
     assert volcado(bd) == antes
 
 
+# motivo None: el rechazo lo escribe el 4.2 con sus palabras; los demás, exigir_texto y
+# exigir_entero_positivo (validacion.py), que el ejercicio da hechas.
 @pytest.mark.parametrize("candidato, motivo", [
-    ({"texto": "x", "fuente": 1}, "lista de afirmaciones"),
-    ([], "vacío"),
-    (["Solo lectura"], "exactamente las claves"),
-    ([{"texto": "x"}], "exactamente las claves"),
-    ([{"texto": "x", "fuente": 1, "extra": 0}], "exactamente las claves"),
+    ({"texto": "x", "fuente": 1}, None),
+    ([], None),
+    (["Solo lectura"], None),
+    ([{"texto": "x"}], None),
+    ([{"texto": "x", "fuente": 1, "extra": 0}], None),
     ([{"texto": "   ", "fuente": 1}], "vacío"),
     ([{"texto": 7, "fuente": 1}], "debe ser un texto"),
     ([{"texto": "x", "fuente": "1"}], "entero positivo"),
@@ -272,7 +282,7 @@ def test_un_entero_enorme_o_un_valor_muy_anidado_se_rechazan_con_su_mensaje(bd):
         ((EJECUCION, base, 3, [{"texto": "x", "fuente": -enorme}]), r"La fuente de la afirmación 1 .*cifras"),
         ((anidado, base, 3, [SOLO_LECTURA]), r"La ejecución debe ser un texto no vacío, no \[\[\["),
         ((EJECUCION, base, 3, [{"texto": anidado, "fuente": 1}]), "El texto de la afirmación 1 debe ser un texto"),
-        ((EJECUCION, base, 3, anidado), "El resumen debe ser una lista de afirmaciones|La afirmación 1"),
+        ((EJECUCION, base, 3, anidado), None),  # lo dice el 4.2, con sus palabras
     ):
         with pytest.raises(ValueError, match=motivo) as error:
             instalar(bd, *argumentos)

@@ -109,7 +109,7 @@ def test_si_otro_cambio_el_fichero_entre_la_caida_y_la_reanudacion_no_se_toca(mu
     efectos.atender_sin_efectos = atender_sin_efectos
     (copia / "notas.txt").write_text("uno\ndos\ntres\n", encoding="utf-8")
     observacion = efectos.atender(bd, "a", EDITAR, copia, puede_editar, borrador)
-    assert observacion["is_error"] and "ha cambiado" in observacion["content"]
+    assert observacion["is_error"] and observacion["content"].strip()  # con qué palabras, es cosa del 6.1
     assert (copia / "notas.txt").read_text() == "uno\ndos\ntres\n"
 
 

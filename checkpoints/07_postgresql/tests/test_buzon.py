@@ -109,14 +109,14 @@ def test_la_misma_identidad_con_otros_datos_es_un_error(bd):
     antes = volcado(bd)
     for padre, hijo, carga in ((PADRE, "logs", {"hallazgo": "Otra conclusión"}),
                                (PADRE, "config", RESULTADO)):
-        with pytest.raises(ValueError, match="ya se recibió con otros datos"):
+        with pytest.raises(ValueError):  # el mensaje lo escribe el 5.1, con sus palabras
             recibir(bd, padre, hijo, "e-1", carga)
     assert volcado(bd) == antes
 
 
 def test_un_hijo_no_esperado_es_permission_error(bd):
     antes = volcado(bd)
-    with pytest.raises(PermissionError, match="no espera ninguna entrega de 'intruso'"):
+    with pytest.raises(PermissionError):
         recibir(bd, PADRE, "intruso", "e-1", RESULTADO)
     assert volcado(bd) == antes
 
@@ -129,7 +129,7 @@ def test_un_hijo_no_esperado_es_permission_error(bd):
     (PADRE, "logs", hostiles.SUSTITUTO_EN_IDENTIDAD, RESULTADO, "UTF-8"),
     (None, "logs", "e-1", RESULTADO, "El padre debe ser un texto"),
     (PADRE, b"logs", "e-1", RESULTADO, "El hijo debe ser un texto"),
-    ("nadie", "logs", "e-1", RESULTADO, "No existe la ejecución padre 'nadie'"),
+    ("nadie", "logs", "e-1", RESULTADO, None),  # lo dice el 5.1, con sus palabras
     (PADRE, "logs", "e-1", ["no", "es", "un", "dict"], "debe ser un dict"),
     (PADRE, "logs", "e-1", "{}", "debe ser un dict"),
     (PADRE, "logs", "e-1", {"x": hostiles.NAN}, "NaN"),
@@ -264,7 +264,7 @@ def test_la_entrega_tardia_se_guarda(bd):
 
 def test_admitir_una_entrega_desconocida_es_value_error(bd):
     antes = volcado(bd)
-    for entrega, mensaje in (("nadie", "No hay ninguna entrega 'nadie'"), ("", "texto no vacío"),
+    for entrega, mensaje in (("nadie", None), ("", "texto no vacío"),  # «nadie»: lo dice el 5.2
                              (None, "texto no vacío"), (3, "texto no vacío")):
         with pytest.raises(ValueError, match=mensaje):
             admitir(bd, entrega)

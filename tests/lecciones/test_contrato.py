@@ -1,0 +1,67 @@
+"""Lo que el cuaderno da por bueno, lo da por bueno todo lo que viene después: las segundas soluciones de variantes.py, juntas, contra los tests de cada punto de control.
+
+Un espacio por lección N: los módulos del punto de control N con todas las segundas soluciones de
+las lecciones hasta N puestas como las pondría el alumno (`variantes.poner`). Contra él, los tests
+del punto de control N y, como en `calificar`, las comprobaciones de sus ejercicios, en otro
+proceso (`aparte.correr_aparte`, lo mismo que usan `comprobar N` y `calificar`). Cada prueba
+distinta corre una sola vez: `repetidos.tests_que_corren` sobre los espacios compuestos deja solo
+la copia más alta de las que coinciden en el test y en todo lo que importa.
+
+La ingenua (correr solo la comprobación del cuaderno) no ve lo que este test vio al escribirse:
+tests de los puntos de control que querían palabras que el ejercicio no pide («el activo ya es el
+resumen 1», «ya se recibió con otros datos», «solo tiene», «3 intentos»...).
+"""
+import shutil
+
+import pytest
+
+from curso import rutas
+from curso.autor import repetidos
+from curso.comprobaciones import aparte, ejercicios, tests_del_curso, variantes
+from curso.postgres.cluster import VARIABLE_DE_CONEXION
+
+ejercicios.cargar_registro()
+
+
+def espacios_compuestos(carpeta):
+    """{N: carpeta} con los módulos del punto de control N, las segundas soluciones puestas y sus
+    tests/ (para que repetidos compare lo que de verdad corre)."""
+    compuestos = {}
+    for n, punto in sorted(rutas.puntos_de_control().items()):
+        espacio = carpeta / punto.name
+        shutil.copytree(punto, espacio, ignore=shutil.ignore_patterns("__pycache__"))
+        variantes.poner(espacio, n, variantes.SEGUNDAS.values())
+        compuestos[n] = espacio
+    return compuestos
+
+
+def ejercicios_de(n):
+    return ejercicios.ordenados(id for id, e in ejercicios.REGISTRO.items() if e.leccion == n and e.modulo)
+
+
+def test_poner_deja_fuera_lo_que_una_leccion_posterior_reescribe(tmp_path):
+    """La 03 reescribe `bucle`: la segunda solución del 1.3 va en los puntos 01 y 02, no después."""
+    bucle = variantes.SEGUNDAS["1.3"]
+    assert variantes.sigue_igual(bucle, 2) and not variantes.sigue_igual(bucle, 3)
+    espacio = tmp_path / "e"
+    shutil.copytree(rutas.puntos_de_control()[3], espacio, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    puestas = variantes.poner(espacio, 3, variantes.SEGUNDAS.values())
+    assert {v.ejercicio for v in puestas} == {"0.1", "1.1", "1.2", "3.2", "3.3"}
+
+
+@pytest.mark.lento
+def test_las_segundas_soluciones_pasan_cada_punto_de_control_y_sus_comprobaciones(tmp_path, postgres, monkeypatch):
+    monkeypatch.setenv(VARIABLE_DE_CONEXION, postgres)
+    compuestos = espacios_compuestos(tmp_path)
+    corren, _ = repetidos.tests_que_corren(compuestos)
+    rojos = []
+    for n, espacio in compuestos.items():
+        ficheros = {t.name for t in corren.get(n, [])}
+        seleccion = [t for t in tests_del_curso.tests_del_punto(espacio) if tests_del_curso.fichero_de(t) in ficheros]
+        if not seleccion and not ejercicios_de(n):
+            continue
+        del_espacio = {p.name: p for p in espacio.glob("*.py")}
+        corrida = aparte.correr_aparte(del_espacio, rutas.puntos_de_control()[n], seleccion, ejercicios_de(n))
+        rojos += [f"{espacio.name} {test}: {r.estado} {r.motivo}" for test, r in sorted(corrida.resultados.items())
+                  if r.estado != aparte.PASA]
+    assert not rojos, "\n".join(rojos)
