@@ -85,7 +85,8 @@ class Analizador(argparse.ArgumentParser):
         self._positionals.title = "argumentos"
         self._optionals.title = "opciones"
         if add_help:
-            self.add_argument("-h", "--ayuda", "--help", action="help", default=argparse.SUPPRESS,
+            # --ayuda primero: la línea «uso:» enseña la primera, y la pista de los errores dice --ayuda.
+            self.add_argument("--ayuda", "-h", "--help", action="help", default=argparse.SUPPRESS,
                               help="muestra esta ayuda y sale")
 
     def _traducir_ayuda(self, texto):
@@ -108,7 +109,7 @@ class Analizador(argparse.ArgumentParser):
         """Lo que no sea una opción de esta orden no es un error: llega tal cual, en su orden,
         en `args.<destino>` (así pasa `probar` sus argumentos a pytest)."""
         self.allow_abbrev = False  # que «--a» sea de pytest y no se tome por «--ayuda»
-        self.usage = f"%(prog)s [-h] [{metavar} ...]"
+        self.usage = f"%(prog)s [--ayuda] [{metavar} ...]"
         self.add_argument_group("argumentos", f"{metavar} ...  {ayuda}")
         self.set_defaults(_resto=destino, **{destino: []})
 

@@ -12,7 +12,9 @@ no cuadra, lanza `Fallo(lo que se esperaba, lo que llegó)`.
 
 Un caso que llega al esbozo de un ejercicio (su NotImplementedError) queda «pendiente», y la línea
 dice de qué ejercicio es ese esbozo: puede ser el de otro (el 1.3 llama a `permitido`, que sigue
-siendo el esbozo del 1.2), y entonces lo pendiente es ese otro.
+siendo el esbozo del 1.2), y entonces lo pendiente es ese otro. Y si el otro está escrito pero
+mal (el 3.3 llama al `corte` del 3.2), un caso del ejercicio puede fallar por culpa de aquel: el
+ejercicio dice qué otros usa (`usa`), y cuando falla, el informe nombra los que tampoco pasan.
 
 Lo que una comprobación crea en la carpeta temporal del sistema se borra al terminar: `evaluar`
 apunta `tempfile` a una carpeta suya mientras corre los casos, y `carpeta_temporal()` da a un caso
@@ -65,6 +67,7 @@ class Ejercicio:
     casos: list
     pistas: list
     modulo: str = None  # el módulo del espacio del alumno, o None si la función es del cuaderno
+    usa: tuple = ()  # los ejercicios cuyo código recorren sus casos (el 3.3 llama al corte del 3.2)
 
 
 @dataclass
@@ -87,6 +90,7 @@ class Resultado:
     ejercicio: str
     lineas: list = field(default_factory=list)
     problema: str = ""  # si no se pudo ni empezar: el fichero no existe, no importa...
+    culpables: list = field(default_factory=list)  # de los que usa, los que no pasan su comprobación
 
     @property
     def aprobado(self):
@@ -147,9 +151,9 @@ def siguen_pendientes(ids):
 REGISTRO = {}
 
 
-def ejercicio(id, leccion, titulo, nombre, pistas, modulo=None):
+def ejercicio(id, leccion, titulo, nombre, pistas, modulo=None, usa=()):
     """Registra un ejercicio; devuelve un decorador para añadirle casos en orden."""
-    e = Ejercicio(id, leccion, titulo, nombre, [], list(pistas), modulo)
+    e = Ejercicio(id, leccion, titulo, nombre, [], list(pistas), modulo, tuple(usa))
     REGISTRO[id] = e
 
     def caso(descripcion):
@@ -169,8 +173,16 @@ def cargar_registro():
 
 
 def buscar(id):
-    """El ejercicio `id`, o un KeyError con la lista de los que hay."""
+    """El ejercicio `id`, o un KeyError con la lista de los que hay.
+
+    Un número sin comillas (`comprobar(3.1)`) vale si se escribe igual que un ejercicio: 3.1 es
+    «3.1». No todos se pueden escribir así (1.10 sería 1.1): si no es ninguno, se pide con comillas."""
     registro = cargar_registro()
+    if isinstance(id, (int, float)) and not isinstance(id, bool):
+        if str(id) in registro:
+            return registro[str(id)]
+        raise KeyError(f"No hay ningún ejercicio {id!r}: escribe su número entre comillas, como texto, "
+                       f"p. ej. comprobar(\"3.1\"). Los que hay: {', '.join(ordenados(registro))}.")
     if id not in registro:
         lista = ", ".join(ordenados(registro))
         raise KeyError(f"No hay ningún ejercicio «{id}». Los que hay: {lista}.")
@@ -308,7 +320,10 @@ def evaluar(id, objetivo=None, espacio=None):
     nada en la carpeta temporal del sistema."""
     e = buscar(id)
     with sin_dejar_temporales():
-        return _evaluar(e, objetivo, espacio)
+        resultado = _evaluar(e, objetivo, espacio)
+        if objetivo is None and not resultado.problema and not resultado.aprobado:
+            resultado.culpables = [otro for otro in e.usa if not _evaluar(buscar(otro), None, espacio).aprobado]
+        return resultado
 
 
 def _evaluar(e, objetivo, espacio):
@@ -344,6 +359,22 @@ def corto(valor, ancho=160):
     return texto if len(texto) <= ancho else texto[: ancho - 1] + "…"
 
 
+def cortos(esperado, obtenido, ancho=160):
+    """(esperado, obtenido) como `corto`, pero si alguno es largo, los dos cortados por el mismo
+    sitio alrededor de la primera diferencia: cortados por el principio, dos valores que empiezan
+    igual parecerían el mismo."""
+    a, b = repr(esperado), repr(obtenido)
+    if len(a) <= ancho and len(b) <= ancho:
+        return a, b
+    primera = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    desde = max(0, primera - ancho // 4)
+
+    def ventana(texto):
+        trozo = texto[desde: desde + ancho - 2]
+        return ("…" if desde else "") + trozo + ("…" if desde + len(trozo) < len(texto) else "")
+    return ventana(a), ventana(b)
+
+
 def informe(resultado):
     """El texto que ve el alumno: una línea por caso, ✔ o ✘, y un veredicto."""
     e = buscar(resultado.ejercicio)
@@ -359,8 +390,9 @@ def informe(resultado):
             lineas.append(f"  ✘ {l.caso}\n      lanzó {l.detalle}")
         else:
             lineas.append(f"  ✘ {l.caso}" + (f" ({l.detalle})" if l.detalle else ""))
-            lineas.append(f"      esperaba: {corto(l.esperado)}")
-            lineas.append(f"      llegó:    {corto(l.obtenido)}")
+            esperaba, llego = cortos(l.esperado, l.obtenido)
+            lineas.append(f"      esperaba: {esperaba}")
+            lineas.append(f"      llegó:    {llego}")
     buenos = sum(l.estado == "ok" for l in resultado.lineas)
     total = len(resultado.lineas)
     if resultado.aprobado:
@@ -376,6 +408,8 @@ def informe(resultado):
         lineas.append(f"Ejercicio {e.id}: {buenos}/{total} ✔. Si te atascas: pista(\"{e.id}\").")
         if resultado.esperando_a:
             lineas.append(a_que_espera(resultado))
+        if resultado.culpables:
+            lineas.append(de_quien_es_la_culpa(e, resultado.culpables))
     return "\n".join(lineas)
 
 
@@ -386,6 +420,16 @@ def por_que_pendiente(e, linea):
     if linea.esbozo:
         return f"llega a {linea.donde}, que todavía es el esbozo del ejercicio {linea.esbozo}"
     return f"llega a {linea.donde}, que lanza NotImplementedError"
+
+
+def de_quien_es_la_culpa(e, culpables):
+    """La frase que dice que otros ejercicios que usa `e` tampoco pasan: quizá el fallo es suyo."""
+    uno = len(culpables) == 1
+    comprobar = " y ".join(f'comprobar("{c}")' for c in culpables)
+    return (f"Ojo: {'el ejercicio' if uno else 'los ejercicios'} {enumerar(culpables)}, que los casos "
+            f"del {e.id} usan, {'no pasa su' if uno else 'no pasan sus'} comprobación"
+            f"{'' if uno else 'es'} ({comprobar}): arrégla{'lo' if uno else 'los'} primero; puede que "
+            f"el fallo del {e.id} venga de ahí.")
 
 
 def a_que_espera(resultado):

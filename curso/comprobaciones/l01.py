@@ -111,7 +111,7 @@ def _(permitido):
 # --- 1.3 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "1.3", leccion=1, titulo="bucle: el cuerpo del bucle del agente",
-    nombre="bucle", modulo="bucle",
+    nombre="bucle", modulo="bucle", usa=["1.1", "1.2"],
     pistas=[
         "Cada vuelta: pide al modelo con modelo(M, HERRAMIENTAS), añade su respuesta a M como "
         "(\"asistente\", respuesta) y mira qué llamadas trae con llamadas_de.",

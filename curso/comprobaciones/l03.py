@@ -70,6 +70,23 @@ def turno_de(mensaje):
     return int(mensaje[1][0]["id"][1:])
 
 
+def donde_cae(M, c):
+    """(rol, turno) del mensaje M[c] de una M de `con_turnos`, dicho también cuando el corte está
+    mal: en unas observaciones, en el inicio o fuera de M (el caso cuenta el error del alumno, no
+    se rompe con él)."""
+    if type(c) is not int:
+        return f"{c!r}, que no es una posición de M"
+    if not 0 <= c < len(M):
+        return f"la posición {c}, fuera de M (tiene {len(M)} mensajes, del 0 al {len(M) - 1})"
+    rol, contenido = M[c]
+    if c < 2:
+        return (rol, "el inicio: " + ("el prompt de sistema" if c == 0 else "el pedido"))
+    bloque = contenido[0]
+    if bloque.get("type") == "tool_use":
+        return (rol, turno_de(M[c]))
+    return (rol, f"las observaciones del turno {int(bloque['tool_use_id'][1:])}")
+
+
 # --- 3.2 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "3.2", leccion=3, titulo="corte: dónde empiezan los k turnos recientes",
@@ -88,7 +105,7 @@ caso = ejercicio(
 def _(compactar):
     M = con_turnos(5)
     c = compactar.corte(M, 2)
-    igual((M[c][0], turno_de(M[c])), ("asistente", 4), "(rol, turno) del mensaje donde cae el corte")
+    igual(donde_cae(M, c), ("asistente", 4), "(rol, turno) del mensaje donde cae el corte")
 
 
 @caso("con k = 1, el corte es la respuesta del turno en curso")
@@ -101,13 +118,13 @@ def _(compactar):
 def _(compactar):
     M = con_turnos(6)
     c = compactar.corte(M, 3)
-    igual((M[c][0], turno_de(M[c])), ("asistente", 4), "(rol, turno) del mensaje donde cae el corte")
+    igual(donde_cae(M, c), ("asistente", 4), "(rol, turno) del mensaje donde cae el corte")
 
 
 # --- 3.3 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "3.3", leccion=3, titulo="compactar: el contrato entero",
-    nombre=None, modulo="compactar",
+    nombre=None, modulo="compactar", usa=["3.2"],
     pistas=[
         "Empieza por los casos en que no se hace nada: si tokens(modelo) no pasa del umbral, o "
         "si entre el inicio (inicio_de) y el corte (corte) no hay ni un turno entero, devuelve "

@@ -116,7 +116,7 @@ def _(buzon):
 # --- 5.2 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "5.2", leccion=5, titulo="admitir: el mensaje, la marca y la activación, en una transacción",
-    nombre=None, modulo="buzon",
+    nombre=None, modulo="buzon", usa=["5.3"],
     pistas=[
         "Dentro de `with transaccion(bd):` lee la entrega y el estado de su padre. Si no está, "
         "ValueError. Si ya no está «recibida», devuelve su disposición: admitir dos veces no cambia nada.",

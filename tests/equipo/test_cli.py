@@ -71,6 +71,15 @@ def test_la_ayuda_esta_en_espanol(espacio, ayuda):
         assert ingles not in r.stdout
 
 
+def test_la_linea_de_uso_ensena_la_misma_opcion_de_ayuda_que_la_pista_de_los_errores(espacio):
+    """La pista de un error dice «--ayuda»; la línea «uso:» tiene que decir lo mismo, no «-h»."""
+    r = curso("arreglar", espacio=espacio)
+    assert "python -m curso --ayuda" in r.stderr
+    usos = [l for l in (r.stderr + curso("--ayuda", espacio=espacio).stdout
+                        + curso("probar", "--ayuda", espacio=espacio).stdout).splitlines() if l.startswith("uso:")]
+    assert len(usos) == 3 and all("[--ayuda]" in l and "[-h]" not in l for l in usos), usos
+
+
 def test_una_orden_desconocida_sale_con_2(espacio):
     r = curso("arreglar", espacio=espacio)
     assert r.returncode == ERROR_DE_USO

@@ -211,3 +211,90 @@ def test_el_esbozo_de_una_funcion_del_cuaderno_no_ensena_el_fichero_de_la_celda(
     texto = ejercicios.informe(ejercicios.evaluar("2.1", espacio_de_nombres["tamano"]))
     assert "2718281828" not in texto
     assert "pendiente (tamano() todavía es el esbozo)" in texto
+
+
+# --- Un número sin comillas, un corte equivocado, valores largos y la culpa de otro ejercicio -------
+
+def test_un_numero_sin_comillas_vale_si_es_un_ejercicio_y_si_no_pide_comillas(capsys):
+    """Antes, comprobar(3.1) decía «No hay ningún ejercicio «3.1». Los que hay: … 3.1 …»."""
+    from curso.comprobaciones import variantes
+    assert ejercicios.buscar(3.1) is ejercicios.buscar("3.1")
+    with pytest.raises(KeyError, match=r"entre comillas.*comprobar\(\"3.1\"\)"):
+        ejercicios.buscar(3)
+    umbral = variantes.funcion(variantes.SEGUNDAS["3.1"], "umbral")
+    cuaderno.comprobar(3.1, umbral)
+    assert "Ejercicio 3.1: 3/3 ✔ Hecho." in capsys.readouterr().out
+
+
+def espacio_03_con(tmp_path, *cambios):
+    """Un espacio con el punto de control 03 y las variantes `cambios` (de variantes.py) puestas."""
+    from curso.comprobaciones import variantes
+    espacio = tmp_path / "espacio"
+    shutil.copytree(rutas.puntos_de_control()[3], espacio, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    for v in cambios:
+        fichero = espacio / f"{v.modulo}.py"
+        fichero.write_text(variantes.aplicar(v, fichero.read_text(encoding="utf-8")), encoding="utf-8")
+    return espacio
+
+
+CORTES_EQUIVOCADOS = {
+    "en unas observaciones": "len(M) - 2 * k",
+    "fuera de M": "len(M)",
+    "negativo": "-1",
+    "que no es un número": "None",
+}
+
+
+@pytest.mark.parametrize("como", sorted(CORTES_EQUIVOCADOS))
+def test_un_corte_equivocado_lo_cuenta_el_caso_sin_romperse(como, tmp_path):
+    """Antes, un corte en unas observaciones daba «lanzó KeyError: 'id'», del código del caso."""
+    from curso.comprobaciones import l03, variantes
+    malo = variantes.Variante("3.2", como, "compactar",
+                              f"def corte(M, k):\n    return {CORTES_EQUIVOCADOS[como]}\n")
+    espacio = espacio_03_con(tmp_path, malo)
+    try:
+        resultado = ejercicios.evaluar("3.2", espacio=espacio)
+    finally:
+        ejercicios.olvidar_modulos(espacio)
+    informe = ejercicios.informe(resultado)
+    assert not resultado.aprobado and {l.estado for l in resultado.lineas} == {"fallo"}, informe
+    assert "lanzó" not in informe and "Error" not in informe, informe
+    # La ingenua, (M[c][0], turno_de(M[c])): se rompe con el error del alumno, o con -1 (que
+    # Python acepta) habla de la respuesta del turno 5 como si el corte fuera una posición buena.
+    M = l03.con_turnos(5)
+    c = eval(CORTES_EQUIVOCADOS[como], {"len": len, "M": M, "k": 2})
+    try:
+        ingenua = (M[c][0], l03.turno_de(M[c]))
+    except (KeyError, IndexError, TypeError) as error:
+        ingenua = error
+    assert isinstance(ingenua, Exception) or (c == -1 and ingenua == ("asistente", 5)), ingenua
+    assert l03.donde_cae(M, c) != ingenua
+
+
+def test_dos_valores_largos_que_empiezan_igual_se_cortan_donde_difieren():
+    esperado = [("usuario", "x" * 300), ("asistente", "a")]
+    obtenido = [("usuario", "x" * 300), ("asistente", "b")]
+    a, b = ejercicios.cortos(esperado, obtenido)
+    assert a != b and "'a'" in a and "'b'" in b and a.startswith("…")
+    assert len(a) <= 160 and len(b) <= 160
+    assert ejercicios.corto(esperado) == ejercicios.corto(obtenido)  # la ingenua: parecen iguales
+    assert ejercicios.cortos(1, 2) == ("1", "2")
+
+
+def test_el_3_3_con_un_3_2_equivocado_dice_que_la_culpa_puede_ser_del_3_2(tmp_path):
+    from curso.comprobaciones import variantes
+    espacio = espacio_03_con(tmp_path, variantes.ERRORES["3.2"][0])
+    try:
+        resultado = ejercicios.evaluar("3.3", espacio=espacio)
+    finally:
+        ejercicios.olvidar_modulos(espacio)
+    informe = ejercicios.informe(resultado)
+    assert not resultado.aprobado and resultado.culpables == ["3.2"], informe
+    assert 'el ejercicio 3.2, que los casos del 3.3 usan, no pasa su comprobación (comprobar("3.2"))' in informe
+    # Con el 3.2 bien y el 3.3 mal, la culpa es del 3.3 y no se nombra a nadie más.
+    espacio_bien = espacio_03_con(tmp_path / "otro", variantes.ERRORES["3.3"][0])
+    try:
+        otro = ejercicios.evaluar("3.3", espacio=espacio_bien)
+    finally:
+        ejercicios.olvidar_modulos(espacio_bien)
+    assert not otro.aprobado and otro.culpables == [] and "Ojo" not in ejercicios.informe(otro)
