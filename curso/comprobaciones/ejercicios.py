@@ -22,6 +22,7 @@ una carpeta dentro de ella.
 """
 import importlib
 import pkgutil
+import re
 import shutil
 import signal
 import sys
@@ -33,6 +34,8 @@ from pathlib import Path
 
 from curso import rutas
 from curso.comprobaciones.esbozos import ejercicio_del_aviso
+
+LECCION = re.compile(r"l\d\d")  # los módulos que registran los ejercicios de una lección
 
 # Una comprobación tarda menos de un segundo; si pasa de aquí, el código del alumno no termina.
 LIMITE_SEGUNDOS = 10
@@ -168,7 +171,8 @@ def cargar_registro():
     """Importa cada `curso/comprobaciones/lNN.py`, que registran sus ejercicios al importarse."""
     import curso.comprobaciones as paquete
     for info in pkgutil.iter_modules(paquete.__path__):
-        importlib.import_module(f"{paquete.__name__}.{info.name}")
+        if LECCION.fullmatch(info.name):  # l00 … l07; variantes.py y los demás no registran nada
+            importlib.import_module(f"{paquete.__name__}.{info.name}")
     return REGISTRO
 
 

@@ -69,6 +69,23 @@ def _error(id, nombre, modulo, texto, caso):
     return Variante(id, nombre, modulo, texto.lstrip("\n"), caso)
 
 
+def _cambiando(id, nombre, modulo, cambios, caso):
+    """Un error escrito como la referencia con unos trozos cambiados: la celda lleva enteras las
+    piezas (funciones, clases, constantes) del módulo del punto de control de la lección que
+    contienen cada trozo viejo, ya cambiadas. Cada trozo tiene que estar en una sola pieza, una vez."""
+    fichero = rutas.puntos_de_control()[ejercicios.buscar(id).leccion] / f"{modulo}.py"
+    textos = {p.clave: "\n".join(p.texto) for p in componer.piezas(fichero.read_text(encoding="utf-8"), fichero.name)[0]
+              if p.tipo in ("def", "class", "asignacion")}
+    cambiadas = {}
+    for viejo, nuevo in cambios:
+        donde = [clave for clave, texto in {**textos, **cambiadas}.items() if viejo in texto]
+        if len(donde) != 1 or {**textos, **cambiadas}[donde[0]].count(viejo) != 1:
+            raise ValueError(f"El error {nombre!r} del {id}: el trozo {viejo!r} tiene que estar una sola vez "
+                             f"en {fichero.name}, y está en {donde or 'ninguna pieza'}.")
+        cambiadas[donde[0]] = cambiadas.get(donde[0], textos[donde[0]]).replace(viejo, nuevo)
+    return _error(id, nombre, modulo, "\n\n\n".join(cambiadas.values()) + "\n", caso)
+
+
 # ---------------------------------------------------------------- 00
 
 SEGUNDAS = {}
@@ -858,6 +875,59 @@ def se_reintenta(error):
     return isinstance(error, DE_LA_RED)
 ''', "no se reintenta ningún otro 4xx"),
 ]
+
+# Los de tests/lecciones/test_comprobaciones_l06.py, escritos como trozos de la referencia cambiados.
+ERRORES["6.2"] += [_cambiando("6.2", nombre, "agentes", cambios, caso) for nombre, cambios, caso in [
+    ("M del historial entero", [("    M = M_de(bd, agente)\n    if M[-1][0]",
+                                 "    M = agente['inicio'] + historial_crudo(bd, agente['id'])\n    if M[-1][0]")],
+     "no el historial entero"),
+    ("vuelve a pedir con llamadas pendientes", [('    if M[-1][0] == "asistente":\n        return ("atender"',
+                                                 '    if False:\n        return ("atender"')],
+     "toca atenderlas, no volver a pedir"),
+    ("tope contado en M", [('return ("terminar" if respuestas(bd, agente) >= agente["tope"] else "pedir"), M',
+                            'return ("terminar" if sum(r == "asistente" for r, _ in M) >= agente["tope"] '
+                            'else "pedir"), M')],
+     "el tope cuenta las respuestas de todo el historial"),
+]]
+
+ERRORES["6.1"] += [_cambiando("6.1", nombre, "efectos", cambios, caso) for nombre, cambios, caso in [
+    ("sin intención", [("    if not se_ejecutaria(llamada, usuario):\n        return atender_sin_efectos",
+                        "    if True:\n        return atender_sin_efectos")],
+     "al reanudar no edita otra vez"),
+    ("intención = hecha", [("    if esperado is None or ahora == antes:", "    if esperado is None:"),
+                           ("    elif ahora == despues:", "    elif True:")],
+     "al reanudar edita, una vez"),
+    ("pisa cambios ajenos", [("    if esperado is None or ahora == antes:", "    if esperado is None or ahora != despues:")],
+     "no se toca y se dice"),
+    ("repite la orden tras una caída", [("ya_intentada=fila is not None)", "ya_intentada=False)")],
+     "al reanudar no la repite"),
+]]
+
+_ESPERA_63 = "azar.uniform(0, min(tope, base * 2 ** n))"
+ERRORES["6.3"] += [_cambiando("6.3", nombre, "reintentos", cambios, caso) for nombre, cambios, caso in [
+    ("sin 408 ni 409", [("REINTENTABLES = {408, 409, 429}", "REINTENTABLES = {429}")], "se reintentan 408"),
+    ("reintenta el límite de gasto", [("        if error.codigo in api.LIMITES_DE_GASTO:\n            return False\n", "")],
+     "límite de gasto"),
+    ("reintenta lo que no tuvo respuesta, sea lo que sea",
+     [("            return error.causa not in SIN_ARREGLO", "            return True")], "URL que no es http"),
+    ("sin tope", [(_ESPERA_63, "azar.uniform(0, base * 2 ** n)")], "se dobla"),
+    ("el tope después del azar", [(_ESPERA_63, "min(tope, azar.uniform(0, base * 2 ** n))")],
+     "va sobre la espera ya topada"),
+    ("sin azar", [(_ESPERA_63, "min(tope, base * 2 ** n)")], "lleva azar"),
+    ("obedece lo que pide aunque no sea más de 0", [("if pedida is not None and pedida > 0:", "if pedida is not None:")],
+     "pide esperar más de 0 s"),
+    ("sin al_reintentar", [("                if self.al_reintentar is not None:\n"
+                            "                    self.al_reintentar(n, error, segundos)\n", "")],
+     "se apunta antes de dormir"),
+    ("un intento de más", [("for n in range(self.intentos):", "for n in range(self.intentos + 1):"),
+                           ("n == self.intentos - 1", "n == self.intentos")], "tras `intentos` intentos"),
+    ("sin tope de una espera", [("if segundos > UNA_ESPERA_S:", "if False:")], "más de UNA_ESPERA_S"),
+    ("sin plazo", [("if self.reloj() + segundos >= fin:", "if False:")], "después del plazo"),
+    ("cada intento con el plazo entero",
+     [("return self.intento(M, herramientas, fin - self.reloj())", "return self.intento(M, herramientas, self.plazo)")],
+     "lo que queda del plazo"),
+]]
+
 
 # ---------------------------------------------------------------- 07
 
