@@ -325,8 +325,10 @@ def evaluar(id, objetivo=None, espacio=None):
     e = buscar(id)
     with sin_dejar_temporales():
         resultado = _evaluar(e, objetivo, espacio)
-        if objetivo is None and not resultado.problema and not resultado.aprobado:
-            resultado.culpables = [otro for otro in e.usa if not _evaluar(buscar(otro), None, espacio).aprobado]
+        if objetivo is None and any(l.estado in ("fallo", "error") for l in resultado.lineas):
+            # Los que usa y fallan; un esbozo sin hacer no: de esos ya habla `a_que_espera`.
+            otros = {otro: _evaluar(buscar(otro), None, espacio) for otro in e.usa}
+            resultado.culpables = [otro for otro, r in otros.items() if not r.aprobado and not r.pendiente_propio]
         return resultado
 
 
