@@ -65,3 +65,33 @@ def test_las_segundas_soluciones_pasan_cada_punto_de_control_y_sus_comprobacione
         rojos += [f"{espacio.name} {test}: {r.estado} {r.motivo}" for test, r in sorted(corrida.resultados.items())
                   if r.estado != aparte.PASA]
     assert not rojos, "\n".join(rojos)
+
+
+# Los tests que pedían nuestras palabras (hallazgo 2 de la issue 25): con las segundas soluciones,
+# que dicen lo mismo con otras, fallaban aunque el cuaderno daba «✔ Hecho».
+PEDIAN_NUESTRAS_PALABRAS = {
+    4: ["test_resumenes.py::test_mover_puntero_solo_lo_mueve_desde_su_base",
+        "test_resumenes.py::test_instalar_con_base_obsoleta_no_cambia_nada",
+        "test_resumenes.py::test_validar_candidato_acepta_o_rechaza_sin_escribir_nada",
+        "test_resumenes.py::test_un_candidato_mal_formado_no_cambia_nada"],
+    5: ["test_buzon.py::test_la_misma_identidad_con_otros_datos_es_un_error",
+        "test_buzon.py::test_un_hijo_no_esperado_es_permission_error",
+        "test_buzon.py::test_admitir_una_entrega_desconocida_es_value_error",
+        "test_subagentes.py::test_un_hallazgo_sin_evidencia_que_lo_respalde_se_descarta"],
+    6: ["test_reintentos.py::test_se_rinde_tras_los_intentos_con_el_ultimo_error",
+        "test_reintentos.py::test_mas_de_un_minuto_de_una_vez_no_se_espera",
+        "test_reintentos.py::test_no_empieza_una_espera_que_acabaria_despues_del_plazo",
+        "test_efectos.py::test_si_otro_cambio_el_fichero_entre_la_caida_y_la_reanudacion_no_se_toca"],
+}
+
+
+@pytest.mark.parametrize("n", sorted(PEDIAN_NUESTRAS_PALABRAS))
+def test_los_tests_que_pedian_nuestras_palabras_aceptan_las_de_la_segunda_solucion(n, tmp_path):
+    espacio = tmp_path / "espacio"
+    shutil.copytree(rutas.puntos_de_control()[n], espacio, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    puestas = {v.ejercicio for v in variantes.poner(espacio, n, variantes.SEGUNDAS.values())}
+    assert puestas >= {id for id, e in ejercicios.REGISTRO.items() if e.leccion == n and e.modulo}
+    corrida = aparte.correr_aparte({p.name: p for p in espacio.glob("*.py")}, rutas.puntos_de_control()[n],
+                                   PEDIAN_NUESTRAS_PALABRAS[n])
+    rojos = {test: r.motivo for test, r in corrida.resultados.items() if r.estado != aparte.PASA}
+    assert set(corrida.resultados) == set(PEDIAN_NUESTRAS_PALABRAS[n]) and not rojos, rojos
