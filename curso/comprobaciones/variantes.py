@@ -700,6 +700,30 @@ def por_que_no(hallazgo, referencia, proyecto):
 ''', "no en otra del fichero"),
 ]
 
+# Los de tests/lecciones/test_comprobaciones_buzon.py, como trozos de la referencia cambiados.
+ERRORES["5.1"] += [_cambiando("5.1", nombre, "buzon", cambios, caso) for nombre, cambios, caso in [
+    ("aceptar la entrega de un hijo que el padre no espera", [("        if esperado is None:\n", "        if False:\n")],
+     "no espera"),
+    ("recibir que además admite", [("    return RECIBIDA", "    admitir(bd, entrega)\n    return RECIBIDA")],
+     "recibir no admite"),
+]]
+
+ERRORES["5.2"] += [_cambiando("5.2", nombre, "buzon", cambios, caso) for nombre, cambios, caso in [
+    ("admitir otra vez una entrega ya admitida", [("        if disposicion != RECIBIDA:\n", "        if False:\n")],
+     "dos veces"),
+    ("admitir sin activar al padre", [("        activar_si_estan_todos(bd, padre)\n", "")], "del último hijo"),
+    ("el mensaje y la marca en dos transacciones", [(
+        "        bd.execute(\n            \"UPDATE buzon SET disposicion='admitida'",
+        "    with transaccion(bd):\n        bd.execute(\n            \"UPDATE buzon SET disposicion='admitida'")],
+     "cae entre sus dos escrituras"),
+]]
+
+ERRORES["5.3"] += [_cambiando("5.3", nombre, "buzon", cambios, caso) for nombre, cambios, caso in [
+    ("contar una entrega recibida como si estuviera admitida",
+     [("\n                         AND b.disposicion = 'admitida'", "")], "recibida y sin admitir"),
+    ("activar sin mirar que el padre siga esperando", [(" AND estado = 'esperando'", "")], "terminado"),
+]]
+
 # ---------------------------------------------------------------- 06
 
 SEGUNDAS["6.1"] = _segunda("6.1", "efectos", '''
@@ -1006,6 +1030,29 @@ def recibir(bd, padre, hijo, entrega, carga):
     return RECIBIDA
 ''', "justo antes de tu INSERT"),
 ]
+
+
+# Los de tests/lecciones/test_comprobaciones_l07.py, como trozos de la referencia cambiados.
+ERRORES["7.1"] += [_cambiando("7.1", nombre, "resumenes_pg", cambios, caso) for nombre, cambios, caso in [
+    ("comparar con = (NULL = NULL no es verdad)", [("IS NOT DISTINCT FROM %s", "= %s")], "base None"),
+    ("el IS de SQLite, que PostgreSQL no entiende con un parámetro", [("IS NOT DISTINCT FROM %s", "IS %s")],
+     "sigue en la base"),
+    ("no mirar el número de filas", [("    if movido.rowcount == 0:\n", "    if False:\n")], "otro lo movió antes"),
+    ("un mensaje de BaseObsoleta que no dice cuál es el activo",
+     [("{nombre_del_resumen(ahora)}: vuelve", "otro: vuelve")], "otro lo movió antes"),
+    ("un UPDATE sin condición sobre la base",
+     [(" AND resumen_activo IS NOT DISTINCT FROM %s", ""), ("(nuevo, ejecucion, base))", "(nuevo, ejecucion))")],
+     "otro lo movió antes"),
+]]
+
+ERRORES["7.2"] += [_cambiando("7.2", nombre, "buzon_pg", cambios, caso) for nombre, cambios, caso in [
+    ("un INSERT sin ON CONFLICT y sin mirar: el duplicado es un error de clave",
+     [('"ON CONFLICT (entrega) DO NOTHING", (entrega', '"", (entrega')], "un reintento"),
+    ("ON CONFLICT DO NOTHING sin mirar cuántas filas insertó: siempre «recibida»",
+     [("        if guardada.rowcount == 1:\n", "        if True:\n")], "un reintento"),
+    ("cero filas tomado siempre por un duplicado, sin comparar los datos",
+     [("        if anterior == (padre, hijo, cuerpo):\n", "        if True:\n")], "con otros datos"),
+]]
 
 
 # ---------------------------------------------------------------- un espacio con variantes
