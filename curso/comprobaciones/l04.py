@@ -184,6 +184,8 @@ def _(resumenes):
     _, bd = con_historial(n=4)
     lanza("ValueError", resumenes.validar_candidato, bd, "e", 3, [{"texto": "x", "fuente": 4}])
     lanza("ValueError", resumenes.validar_candidato, bd, "e", 4, [{"texto": "x", "fuente": 6}])
+    # 6 no pasa de este corte, pero «e» solo tiene 4 mensajes: el 6 es de «otra».
+    lanza("ValueError", resumenes.validar_candidato, bd, "e", 6, [{"texto": "x", "fuente": 6}])
 
 
 # --- 4.3 -------------------------------------------------------------------------------------

@@ -433,6 +433,17 @@ def validar_candidato(bd, ejecucion, corte, candidato):
 ''', "posterior al corte"),
 ]
 
+ERRORES["4.2"] += [_cambiando("4.2", nombre, "resumenes", cambios, caso) for nombre, cambios, caso in [
+    ("una fuente True pasa por el mensaje 1",
+     [('        exigir_entero_positivo(afirmacion["fuente"], f"La fuente de la afirmación {numero}")\n', "")],
+     "True no es 1"),
+    ("claves de más", [("set(afirmacion) != CLAVES_DE_AFIRMACION", "not CLAVES_DE_AFIRMACION <= set(afirmacion)")],
+     "sin claves de más"),
+    ("una fuente de otra ejecución", [("if fuente > corte or not en_historial(bd, ejecucion, fuente):",
+                                       "if fuente > corte:")], "solo existe en otra ejecución"),
+    ("una lista vacía", [("    if not candidato:\n", "    if False:\n")], "lista no vacía"),
+]]
+
 SEGUNDAS["4.3"] = _segunda("4.3", "resumenes", '''
 def mover_puntero(bd, ejecucion, base, nuevo):
     """El puntero de `ejecucion` pasa de `base` a `nuevo` en un solo UPDATE; BaseObsoleta si ya no estaba en `base`."""
@@ -722,6 +733,27 @@ ERRORES["5.3"] += [_cambiando("5.3", nombre, "buzon", cambios, caso) for nombre,
     ("contar una entrega recibida como si estuviera admitida",
      [("\n                         AND b.disposicion = 'admitida'", "")], "recibida y sin admitir"),
     ("activar sin mirar que el padre siga esperando", [(" AND estado = 'esperando'", "")], "terminado"),
+]]
+
+# Los de tests/lecciones/test_comprobaciones_subagentes.py, como trozos de la referencia cambiados.
+ERRORES["5.4"] += [_cambiando("5.4", nombre, "subagentes", cambios, caso) for nombre, cambios, caso in [
+    ("dar por bueno un hallazgo sin cita",
+     [('        return "no cita entre « » el texto que lo respalda"', "        return None")], "sin cita"),
+    ("dar por bueno un hallazgo sin referencia", [('        return "no tiene referencia"', "        return None")],
+     "sin referencia, se descarta"),
+    ("mirar solo la primera cita", [("    for cita in citas:\n", "    for cita in citas[:1]:\n")], "cuentan las dos"),
+    ("no mirar si el fichero tiene esa línea",
+     [("    if numero > len(lineas):\n        return f\"{partes['ruta']} solo tiene {len(lineas)} líneas\"\n", "")],
+     "que el fichero no tiene"),
+    ("verificar cada hallazgo con la primera referencia",
+     [("        referencia = referencias[i] if i < len(referencias) else None\n", "        referencia = referencias[0]\n")],
+     "su mismo orden"),
+    ("verificar sin mirar cuántas referencias hay",
+     [("        referencia = referencias[i] if i < len(referencias) else None\n", "        referencia = referencias[i]\n")],
+     "sin su referencia"),
+    ("votar: lo que se repite se da por bueno",
+     [("        if motivo is None:", "        if motivo is None or carga['hallazgos'].count(hallazgo) > 1:")],
+     "sin votar"),
 ]]
 
 # ---------------------------------------------------------------- 06
