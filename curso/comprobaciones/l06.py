@@ -131,6 +131,15 @@ def _(donde_esta):
           "con tope 2 y dos respuestas en el historial, aunque el resumen deje una sola en M")
 
 
+# Lo pilla un mutante de las pruebas de mutación (`medir mutantes 6.2`): `== agente["tope"]`.
+@caso("con más respuestas que el tope (un tope que se bajó al reanudar): toca terminar igual, no pedir")
+def _(donde_esta):
+    R, D, bd, agente, _ = mundo(tope=1)
+    dos = ("asistente", [llamada("t2", "leer", ruta="notas.txt")])
+    anotar(R, D, bd, LEE, LEIDO, dos, ("usuario", [observacion("t2", TEXTO)]))
+    igual(donde_esta(bd, agente)[0], "terminar", "con tope 1 y ya dos respuestas: el tope está agotado")
+
+
 # --- 6.1 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "6.1", leccion=6, titulo="atender: una edición como mucho una vez, con intención y resultado",
@@ -481,3 +490,28 @@ def _(r):
     r.ModeloConReintentos(modelo, plazo=100, dormir=reloj.dormir, reloj=reloj, azar=AlMaximo())(M_63)
     igual(modelo.vistas, [100, 100 - 5 - 1, 100 - 5 - 1 - 5 - 2],
           "la espera del modelo en cada intento, con plazo=100 y peticiones de 5 s")
+
+
+# Los tres siguientes los pillan mutantes de las pruebas de mutación (`medir mutantes 6.3`): cada
+# frontera que dicen las pistas, en su sitio (`>` y no `>=` con UNA_ESPERA_S, `>=` y no `>` con el
+# plazo) y los estados de uno en uno, no solo los de ejemplo.
+@caso("todos los estados de 400 a 599: se reintentan 408, 409, 429 y los 5xx, ningún otro")
+def _(r):
+    reintentados = [e for e in range(400, 600) if r.se_reintenta(error(r, e))]
+    igual(reintentados, [408, 409, 429, *range(500, 600)], "los estados que se reintentan")
+
+
+@caso("si el servidor pide justo UNA_ESPERA_S (60 s), se espera y se reintenta: solo se rinde si pide más")
+def _(r):
+    modelo = Falla(error(r, 429, cabeceras={"retry-after": "60"}))
+    con, reloj = con_reloj(r, modelo)
+    igual((rendirse(r, con), modelo.llamadas, reloj.esperas), ("contesta", 2, [60]),
+          "(lo que lanza, llamadas, esperas)")
+
+
+@caso("tampoco empieza una espera que acabaría justo al final del plazo: no quedaría tiempo para el intento")
+def _(r):
+    modelo = Falla(*[error(r, 503) for _ in range(9)])
+    con, reloj = con_reloj(r, modelo, plazo=7, azar=AlMaximo())
+    igual((rendirse(r, con), modelo.llamadas, reloj.esperas), ("SeRinde", 3, [1, 2]),
+          "(lo que lanza, llamadas, esperas) con plazo=7: tras 1 y 2 s, esperar 4 acabaría en el 7")

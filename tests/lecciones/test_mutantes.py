@@ -1,0 +1,123 @@
+"""Las pruebas de mutación, sin correrlas enteras: cada caso añadido por un mutante vivo lo mata, y cada mutante de la lista de equivalentes es de verdad un mutante que su comprobación deja pasar.
+
+La medida entera (`python -m curso medir mutantes`) es lenta y va en `medir`, no aquí. Aquí, por
+cada mutante que sobrevivía y ahora mata un caso nuevo de `comprobaciones/lNN.py`, el mutante
+escrito como un cambio de texto de la referencia: con él la comprobación falla, y por ese caso; sin
+él, pasa. Y por cada entrada de `mutantes_equivalentes.py`: que `mutantes()` la genera hoy (no es
+un nombre viejo de una línea que ya no existe) y que su comprobación la da por buena.
+"""
+import difflib
+import functools
+import tempfile
+
+import pytest
+from ayudas import cambiar
+
+from curso.comprobaciones import ejercicios
+from curso.comprobaciones.mutantes_equivalentes import EQUIVALENTES
+from curso.medir import mutantes
+from curso.postgres.cluster import VARIABLE_DE_CONEXION
+
+ejercicios.cargar_registro()
+
+# (ejercicio, la línea de la referencia, la del mutante, un trozo del nombre del caso que lo mata)
+MATADOS = [
+    ("6.2", 'return ("terminar" if respuestas(bd, agente) >= agente["tope"] else "pedir"), M',
+     'return ("terminar" if respuestas(bd, agente) == agente["tope"] else "pedir"), M', "más respuestas que el tope"),
+    ("6.3", "return error.estado in REINTENTABLES or error.estado >= 500",
+     "return error.estado in REINTENTABLES or error.estado >= 499", "todos los estados de 400 a 599"),
+    ("6.3", "if segundos > UNA_ESPERA_S:", "if segundos >= UNA_ESPERA_S:", "justo UNA_ESPERA_S"),
+    ("6.3", "if self.reloj() + segundos >= fin:", "if self.reloj() + segundos > fin:", "justo al final del plazo"),
+]
+
+
+@functools.cache
+def hechos(id):
+    """Los mutantes que hace la medida del ejercicio `id` (generarlos cuesta: una vez por sesión)."""
+    return mutantes.mutantes(mutantes.region(id))
+
+
+def comprobar_con(id, texto, tmp_path):
+    """(estado, detalle) de la comprobación de `id` con `texto` en lugar de la referencia, como en el cuaderno."""
+    reg = mutantes.region(id)
+    espacio = mutantes.espacio_para(reg, tmp_path)
+    try:
+        return mutantes.evaluar_aqui(reg, texto, espacio, ejercicios.LIMITE_SEGUNDOS)
+    finally:
+        ejercicios.olvidar_modulos(espacio)
+
+
+@pytest.fixture
+def servidor_si_hace_falta(request, monkeypatch, tmp_path):
+    """Para un ejercicio de la lección 07: el PostgreSQL de la sesión en CURSO_POSTGRES (como la primera
+    celda del cuaderno), y los temporales de sus casos en la carpeta del test."""
+    def preparar(id):
+        if ejercicios.buscar(id).leccion == 7:
+            monkeypatch.setenv(VARIABLE_DE_CONEXION, request.getfixturevalue("postgres"))
+            carpeta = tmp_path / "temporales"
+            carpeta.mkdir(exist_ok=True)
+            monkeypatch.setattr(tempfile, "tempdir", str(carpeta))
+    return preparar
+
+
+def mutar_linea(texto, antes, despues):
+    """`texto` con la línea `antes` (sin sangría, una sola vez en el texto) cambiada por `despues`."""
+    (linea,) = [l for l in texto.split("\n") if l.strip() == antes]
+    return cambiar(texto, (linea, linea.replace(antes, despues)))
+
+
+@pytest.mark.parametrize("id, antes, despues, trozo", MATADOS, ids=[f"{m[0]} {m[2]}" for m in MATADOS])
+def test_cada_caso_nuevo_mata_su_mutante(id, antes, despues, trozo, tmp_path, servidor_si_hace_falta):
+    servidor_si_hace_falta(id)
+    referencia = mutantes.region(id).texto
+    assert comprobar_con(id, referencia, tmp_path / "referencia")[0] == "vivo"
+    estado, detalle = comprobar_con(id, mutar_linea(referencia, antes, despues), tmp_path / "mutante")
+    assert estado == "muerto", f"el mutante pasa la comprobación de {id}"
+    (caso,) = [c.descripcion for c in ejercicios.buscar(id).casos if trozo in c.descripcion]
+    assert caso in detalle, f"lo mata otro caso, no «{caso}»: {detalle}"
+
+
+def test_los_mutantes_de_matados_son_de_los_que_hace_la_medida():
+    """Cada mutante de MATADOS es uno de los que genera `mutantes()` de la referencia de hoy: el caso
+    se añadió por un mutante real, y la medida lo cuenta."""
+    for id, antes, despues, _ in MATADOS:
+        claves = {m.clave for m in hechos(id)}
+        assert (id, antes, despues) in claves, f"{id}: la medida no hace el mutante {antes!r} → {despues!r}"
+
+
+@pytest.mark.parametrize("equivalente", EQUIVALENTES, ids=[f"{e.ejercicio} {e.despues}" for e in EQUIVALENTES])
+def test_cada_equivalente_es_un_mutante_real_que_su_comprobacion_deja_pasar(equivalente, tmp_path,
+                                                                           servidor_si_hace_falta):
+    servidor_si_hace_falta(equivalente.ejercicio)
+    assert equivalente.porque.strip(), "un equivalente sin su porqué"
+    clave = (equivalente.ejercicio, equivalente.antes, equivalente.despues)
+    iguales = [m for m in hechos(equivalente.ejercicio) if m.clave == clave]
+    assert iguales, f"ningún mutante de {equivalente.ejercicio} cambia {equivalente.antes!r} por {equivalente.despues!r}"
+    for n, m in enumerate(iguales):
+        assert comprobar_con(m.id, m.texto, tmp_path / str(n)) == ("vivo", ""), m.clave
+
+
+def test_la_lista_de_equivalentes_no_repite_ninguno():
+    claves = [(e.ejercicio, e.antes, e.despues) for e in EQUIVALENTES]
+    assert len(claves) == len(set(claves))
+
+
+def test_un_mutante_que_cambia_lo_que_hace_no_se_da_por_equivalente(tmp_path):
+    """La prueba del test de arriba puede fallar: un mutante que cambia lo que hace (el del caso de
+    6.3 con 499) no pasa la comprobación, así que ponerlo en la lista haría fallar ese test."""
+    id, antes, despues, _ = MATADOS[1]
+    referencia = mutantes.region(id).texto
+    assert comprobar_con(id, mutar_linea(referencia, antes, despues), tmp_path)[0] == "muerto"
+
+
+def test_solo_se_muta_la_region_del_ejercicio():
+    """De una celda con varios ejercicios (5.1, 5.2 y 5.3 en buzon), cada uno muta solo las líneas de
+    su región: ningún mutante de 5.3 cambia una línea del 5.1, y ninguno toca fuera de las regiones."""
+    regiones = {id: mutantes.region(id) for id in ("5.1", "5.2", "5.3")}
+    assert all(not (regiones[a].lineas & regiones[b].lineas) for a in regiones for b in regiones if a < b)
+    for reg in regiones.values():
+        original = reg.texto.split("\n")
+        for m in hechos(reg.id):
+            partes = difflib.SequenceMatcher(None, original, m.texto.split("\n")).get_opcodes()
+            cambiadas = {n + 1 for etiqueta, i1, i2, _, _ in partes if etiqueta != "equal" for n in range(i1, i2)}
+            assert cambiadas and cambiadas <= reg.lineas, (m.id, m.operador, m.antes)
