@@ -113,6 +113,40 @@ def _(buzon):
            "padre": {"estado": "esperando", "versión": 0}, "trayectoria": []})
 
 
+# Los tres siguientes los pillan mutantes de las pruebas de mutación (`medir mutantes 5.1`): comparar
+# la entrega anterior con >= (según cómo se ordenen los datos, pasa por duplicada), no mirar que el
+# padre exista, y no aplicar el encargo del hijo a lo que entrega.
+@caso("con otros datos es un ValueError sea cual sea la carga: también las que se ordenan antes o después")
+def _(buzon):
+    _, bd, _ = base()
+    buzon.recibir(bd, "p", "logs", "e1", HALLAZGO)
+    antes = volcado(bd)
+    for otra in ({"a": 1}, {"zzz": 1}, {"hallazgo": ""}, {"hallazgo": "zzz"}):
+        lanza(ValueError, buzon.recibir, bd, "p", "logs", "e1", otra)
+    igual(volcado(bd) == antes, True, "la base de datos cambió tras un rechazo")
+
+
+@caso("un padre que no existe es un ValueError (no un PermissionError), y no cambia nada")
+def _(buzon):
+    _, bd, _ = base()
+    antes = volcado(bd)
+    lanza(ValueError, buzon.recibir, bd, "nadie", "logs", "e1", HALLAZGO)
+    igual(volcado(bd) == antes, True, "la base de datos cambió tras un rechazo")
+
+
+@caso("con un encargo, lo que entrega el hijo tiene que cumplirlo (validar_entrega): si no, ValueError")
+def _(buzon):
+    from curso.material.incidente import encargos_del_incidente
+    ref = referencia()
+    bd = ref.abrir_buzon(carpeta_temporal("ejercicio-5-") / "buzon.db")
+    encargos = cargar_modulo(rutas.puntos_de_control()[5] / "encargos.py", "_encargos_de_referencia")
+    ref.crear_padre(bd, "p", encargos_del_incidente(encargos))
+    antes = volcado(bd)
+    sin_evidencia = {"hallazgos": ["La API no llega a la base."], "referencias": [], "incertidumbres": []}
+    lanza(ValueError, buzon.recibir, bd, "p", "logs", "e1", sin_evidencia)
+    igual(volcado(bd) == antes, True, "la base de datos cambió tras un rechazo")
+
+
 # --- 5.2 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "5.2", leccion=5, titulo="admitir: el mensaje, la marca y la activación, en una transacción",
@@ -396,6 +430,21 @@ def _(subagentes):
     verificados, descartados = verificar(subagentes, [CIERTO, OTRO_CIERTO], ["config/db.toml:7", "config/db.toml:6"])
     igual({"verificados": len(verificados), "descartados": len(descartados)},
           {"verificados": 0, "descartados": 2})
+
+
+# Los dos siguientes los pillan mutantes de las pruebas de mutación (`medir mutantes 5.4`): `>=` en
+# vez de `>` con el número de líneas, e `i != len(referencias)` en vez de `<`.
+@caso("la última línea del fichero sí existe: una cita que está en ella se da por buena")
+def _(subagentes):
+    igual(subagentes.por_que_no("Guarda las copias una semana: «conservar_dias = 7»", "config/db.toml:17",
+                                INCIDENTE), None, "config/db.toml:17, su última línea")
+
+
+@caso("verificar: con menos referencias que hallazgos, los que sobran quedan sin referencia")
+def _(subagentes):
+    verificados, descartados = verificar(subagentes, [CIERTO, OTRO_CIERTO, CIERTO], ["config/db.toml:6"])
+    igual(([f["referencia"] for f in verificados], [f["referencia"] for f in descartados]),
+          (["config/db.toml:6"], [None, None]), "(referencias de los verificados, de los descartados)")
 
 
 @caso("verificar: un hallazgo sin su referencia se descarta con su motivo, sin romper nada")

@@ -228,6 +228,22 @@ def _(atender):
     igual((contenido(copia), obs.get("is_error")), (ajeno, True), "(notas.txt, is_error de la observación)")
 
 
+# Lo pillan dos mutantes de las pruebas de mutación (`medir mutantes 6.1`): comparar las huellas
+# con <= o >= en vez de ==. Un cambio ajeno es cualquier otro contenido, y su huella puede ir antes
+# o después de las apuntadas: varios, para que no dependa de la suerte de uno.
+@caso("cualquier cambio ajeno cuenta, no solo uno: ocho contenidos distintos, ninguno se toca")
+def _(atender):
+    vistos = []
+    for n in range(8):
+        bd, copia, borrador, _ = preparada(atender)
+        sin_resultado(bd)
+        ajeno = TEXTO + f"línea {n} de otro\n"
+        (copia / "notas.txt").write_text(ajeno, encoding="utf-8")
+        obs = atender(bd, "h", EDITAR, copia, puede_editar, borrador)
+        vistos.append((contenido(copia) == ajeno, obs.get("is_error")))
+    igual(vistos, [(True, True)] * 8, "(notas.txt sin tocar, is_error) con cada uno de los ocho cambios ajenos")
+
+
 @caso("con el resultado ya apuntado, devuelve ese y no toca el fichero")
 def _(atender):
     bd, copia, borrador, obs = preparada(atender)
