@@ -116,7 +116,7 @@ def _(buzon):
 # Los tres siguientes los pillan mutantes de las pruebas de mutación (`medir mutantes 5.1`): comparar
 # la entrega anterior con >= (según cómo se ordenen los datos, pasa por duplicada), no mirar que el
 # padre exista, y no aplicar el encargo del hijo a lo que entrega.
-@caso("con otros datos es un ValueError sea cual sea la carga: también las que se ordenan antes o después")
+@caso("la misma identidad y otra carga, sea cual sea (también las que se ordenan antes o después): ValueError")
 def _(buzon):
     _, bd, _ = base()
     buzon.recibir(bd, "p", "logs", "e1", HALLAZGO)
@@ -440,7 +440,7 @@ def _(subagentes):
                                 INCIDENTE), None, "config/db.toml:17, su última línea")
 
 
-@caso("verificar: con menos referencias que hallazgos, los que sobran quedan sin referencia")
+@caso("verificar: con menos referencias que hallazgos, los que sobran van con None")
 def _(subagentes):
     verificados, descartados = verificar(subagentes, [CIERTO, OTRO_CIERTO, CIERTO], ["config/db.toml:6"])
     igual(([f["referencia"] for f in verificados], [f["referencia"] for f in descartados]),

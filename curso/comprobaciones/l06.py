@@ -511,7 +511,7 @@ def _(r):
 # Los tres siguientes los pillan mutantes de las pruebas de mutación (`medir mutantes 6.3`): cada
 # frontera que dicen las pistas, en su sitio (`>` y no `>=` con UNA_ESPERA_S, `>=` y no `>` con el
 # plazo) y los estados de uno en uno, no solo los de ejemplo.
-@caso("todos los estados de 400 a 599: se reintentan 408, 409, 429 y los 5xx, ningún otro")
+@caso("todos los estados de 400 a 599, uno a uno: se reintentan los de REINTENTABLES y los 5xx, y nada más")
 def _(r):
     reintentados = [e for e in range(400, 600) if r.se_reintenta(error(r, e))]
     igual(reintentados, [408, 409, 429, *range(500, 600)], "los estados que se reintentan")
