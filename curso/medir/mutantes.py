@@ -396,6 +396,10 @@ def main(argumentos=()):
     """`python -m curso medir mutantes [N.M ...]`: la tabla de las pruebas de mutación. Devuelve las cuentas."""
     opciones = analizador().parse_args(list(argumentos))
     ids = opciones.ejercicios or todos_los_ejercicios()
+    desconocidos = [i for i in ids if i not in todos_los_ejercicios()]
+    if desconocidos:
+        print(f"No hay ningún ejercicio {', '.join(desconocidos)}. Los que hay: {', '.join(todos_los_ejercicios())}.")
+        return 2
     sys.dont_write_bytecode = True  # un .pyc de otro mutante del mismo tamaño y segundo se tomaría por este
     cuentas = []
     with ExitStack() as pila:

@@ -151,3 +151,27 @@ def test_solo_se_muta_la_region_del_ejercicio():
             partes = difflib.SequenceMatcher(None, original, m.texto.split("\n")).get_opcodes()
             cambiadas = {n + 1 for etiqueta, i1, i2, _, _ in partes if etiqueta != "equal" for n in range(i1, i2)}
             assert cambiadas and cambiadas <= reg.lineas, (m.id, m.operador, m.antes)
+
+
+def test_un_mutante_que_no_termina_cuenta_por_tiempo(tmp_path):
+    """Un mutante que no acaba lo corta el tiempo de un caso (SIGALRM, dentro del hijo) o, si se cuelga
+    donde ese no llega (al importar el módulo), el padre, que mata el grupo del hijo: las dos veces
+    cuenta «por tiempo», no «muerto», y la medida sigue en segundos, no en los 600 del mutante."""
+    reg = mutantes.region("0.1")
+    espacio = mutantes.espacio_para(reg, tmp_path)
+    en_un_caso = cambiar(reg.texto, ("    for linea in reversed(salida.splitlines()):",
+                                     "    while True:\n        pass\n    for linea in reversed(salida.splitlines()):"))
+    al_importar = "import time\ntime.sleep(600)\n" + reg.texto
+    for texto in (en_un_caso, al_importar):
+        estado, detalle, segundos = mutantes.evaluar_en_un_hijo(reg, texto, espacio, 4)
+        assert estado == "tiempo", detalle
+        assert segundos < 30
+
+
+def test_la_referencia_de_cada_ejercicio_sin_mutar_pasa_en_un_hijo(tmp_path):
+    """El punto de partida de la medida: sin mutar, el hijo da «vivo» (si no, toda la medida de ese
+    ejercicio sería ruido). Con un ejercicio del espacio y uno del cuaderno."""
+    for id in ("0.1", "2.2"):
+        reg = mutantes.region(id)
+        estado, detalle, _ = mutantes.evaluar_en_un_hijo(reg, reg.texto, mutantes.espacio_para(reg, tmp_path / id), 60)
+        assert estado == "vivo", detalle
