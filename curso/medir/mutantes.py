@@ -14,6 +14,10 @@ un espacio que es una copia de ese punto de control y se comprueba como en el cu
 `ejercicios.evaluar("N.M", espacio=...)`. Un ejercicio de funciones del cuaderno (2.1, 2.2, 3.1)
 recibe la función que define la celda mutada.
 
+Los operadores: los de cosmic-ray que hacen un error de alumno (comparaciones, operadores, `and`/`or`,
+`True`/`False`, números, bucles sin vueltas, excepts que no cogen nada) y dos propios, con su porqué
+en su docstring: quitar una sentencia y cambiar el SQL de un texto.
+
 Por qué cosmic-ray y no mutmut, y por qué su runner no: mutmut 3 reescribe un paquete importable
 con «trampolines» y lo corre con pytest; aquí no hay ni paquete ni pytest, sino un fichero que la
 comprobación carga de un espacio. cosmic-ray separa sus operadores (sobre el árbol de parso, uno
@@ -27,13 +31,14 @@ Cada mutante corre en un proceso hijo, en su propio grupo: si pasa de su tiempo,
 entero (también los procesos que lanzase la comprobación). La lección 07 usa un PostgreSQL de usar
 y tirar (o el de CURSO_POSTGRES) para todos sus mutantes.
 
-Uso: python -m curso medir mutantes [N.M ...] [--muestra K] [--semilla S] [--vivos]
+Uso: python -m curso medir mutantes [N.M ...] [--muestra K] [--semilla S] [--vivos] [--operadores TROZO]
 """
 import builtins
 import difflib
 import os
 import pickle
 import random
+import re
 import select
 import shutil
 import signal
@@ -64,7 +69,7 @@ OPERADORES = (
 
 
 def quitar_sentencia():
-    """El único operador propio: una sentencia simple cambiada por `pass` (olvidar un paso: el COMMIT,
+    """El primer operador propio: una sentencia simple cambiada por `pass` (olvidar un paso: el COMMIT,
     apuntar el resultado, comprobar el número de filas). cosmic-ray no tiene ninguno que quite una
     sentencia, y es el error más corriente. Es un `Operator` de cosmic-ray: lo aplica su mismo
     `mutate_code`."""
@@ -95,7 +100,52 @@ def quitar_sentencia():
     return QuitarSentencia
 
 
-PROPIOS = {"curso/QuitarSentencia": quitar_sentencia}
+# Lo que cambia `CambioEnSQL` en el texto de una sentencia SQL: los errores que un alumno comete en
+# el SQL, que cosmic-ray no ve (no muta ningún texto; mutmut solo los envuelve en «XX», lo que rompe
+# la sintaxis y no enseña nada).
+ES_SQL = re.compile(r"\b(SELECT|UPDATE|INSERT|DELETE|BEGIN|WHERE|ON CONFLICT)\b")
+CAMBIOS_SQL = (
+    (r"IS NOT DISTINCT FROM", "="),                     # el NULL = NULL de PostgreSQL
+    (r"\bIS (\?|%s)", r"= \1"),                        # el de SQLite
+    (r"\bNOT EXISTS\b", "EXISTS"),
+    (r"\bAND\b", "OR"),
+    (r"\s+AND\s+[\w.]+\b\s*(?:=|\bIS NOT DISTINCT FROM\b|\bIS\b)\s*(?:%s|\?|'[^']*'|[\w.]+\b)", ""),  # una condición menos
+    (r"\s*ON CONFLICT\b.*?DO NOTHING", ""),
+    (r"\bBEGIN IMMEDIATE\b", "BEGIN"),
+    (r"\s+FOR UPDATE\b", ""),
+    (r"\s*\+\s*1\b", ""),                               # version + 1
+)
+
+
+def cambio_en_sql():
+    """El segundo operador propio: un cambio de CAMBIOS_SQL dentro de un texto que es SQL. Un
+    `Operator` de cosmic-ray sobre las hojas `string` de parso, como los suyos."""
+    from cosmic_ray.operators.operator import Example, Operator
+
+    class CambioEnSQL(Operator):
+        def mutation_positions(self, node):
+            for _ in self._cambios(node):
+                yield (node.start_pos, node.end_pos)
+
+        def mutate(self, node, index):
+            inicio, fin, nuevo = self._cambios(node)[index]
+            node.value = node.value[:inicio] + nuevo + node.value[fin:]
+            return node
+
+        @staticmethod
+        def _cambios(node):
+            if node.type != "string" or not ES_SQL.search(node.value):
+                return []
+            return [(m.start(), m.end(), m.expand(nuevo)) for patron, nuevo in CAMBIOS_SQL
+                    for m in re.finditer(patron, node.value)]
+
+        @classmethod
+        def examples(cls):
+            return (Example('q = "SELECT 1 WHERE a IS NOT DISTINCT FROM %s"\n', 'q = "SELECT 1 WHERE a = %s"\n'),)
+    return CambioEnSQL
+
+
+PROPIOS = {"curso/QuitarSentencia": quitar_sentencia, "curso/CambioEnSQL": cambio_en_sql}
 OPERADORES = OPERADORES + list(PROPIOS)
 
 
@@ -195,14 +245,14 @@ def _cambio(original, mutado):
     return "\n".join(antes), "\n".join(despues)
 
 
-def mutantes(reg):
-    """Los mutantes de la región `reg`: uno por operador y posición dentro de sus líneas."""
+def mutantes(reg, operadores=OPERADORES):
+    """Los mutantes de la región `reg`: uno por operador (de `operadores`) y posición dentro de sus líneas."""
     from cosmic_ray.ast import ast_nodes, get_ast
     from cosmic_ray.mutating import mutate_code
 
     hechos = []
     original = reg.texto.split("\n")
-    for nombre in OPERADORES:
+    for nombre in operadores:
         vez = 0
         for nodo in ast_nodes(get_ast(reg.texto)):
             for (linea, _), _fin in operador(nombre).mutation_positions(nodo):
@@ -324,11 +374,11 @@ class Cuenta:
         return (self.muertos + self.tiempo) / cuentan if cuentan else 1.0
 
 
-def medir_ejercicio(id, muestra=None, semilla=0, decir=print):
+def medir_ejercicio(id, muestra=None, semilla=0, decir=print, operadores=OPERADORES):
     """La `Cuenta` de las pruebas de mutación del ejercicio `id` (todos sus mutantes, o `muestra` al azar)."""
     from curso.comprobaciones.mutantes_equivalentes import es_equivalente
     reg = region(id)
-    todos = mutantes(reg)
+    todos = mutantes(reg, operadores)
     if muestra is not None and muestra < len(todos):
         todos = random.Random(f"{semilla}-{id}").sample(todos, muestra)
     cuenta = Cuenta(id, hechos=len(todos))
@@ -389,6 +439,8 @@ def analizador():
                    help="solo K mutantes al azar de cada ejercicio (la medida entera es lenta)")
     a.add_argument("--semilla", default="0", help="la semilla de la muestra (la misma semilla, la misma muestra)")
     a.add_argument("--vivos", action="store_true", help="al final, cada mutante vivo con su cambio")
+    a.add_argument("--operadores", default="", metavar="TROZO",
+                   help="solo los operadores cuyo nombre contiene TROZO (p. ej. CambioEnSQL)")
     return a
 
 
@@ -409,7 +461,8 @@ def main(argumentos=()):
                 from curso.postgres.cluster import servidor_de_pruebas
                 os.environ["CURSO_POSTGRES"] = pila.enter_context(servidor_de_pruebas())
                 pila.callback(os.environ.pop, "CURSO_POSTGRES", None)
-            cuentas.append(medir_ejercicio(id, opciones.muestra, opciones.semilla))
+            operadores = [o for o in OPERADORES if opciones.operadores in o]
+            cuentas.append(medir_ejercicio(id, opciones.muestra, opciones.semilla, operadores=operadores))
             sys.stdout.flush()
     print()
     if opciones.muestra is not None:

@@ -175,3 +175,22 @@ def test_la_referencia_de_cada_ejercicio_sin_mutar_pasa_en_un_hijo(tmp_path):
         reg = mutantes.region(id)
         estado, detalle, _ = mutantes.evaluar_en_un_hijo(reg, reg.texto, mutantes.espacio_para(reg, tmp_path / id), 60)
         assert estado == "vivo", detalle
+
+
+@pytest.mark.parametrize("nombre", sorted(mutantes.PROPIOS))
+def test_los_operadores_propios_hacen_lo_que_dicen_sus_ejemplos(nombre):
+    from cosmic_ray.mutating import mutate_code
+    for ejemplo in mutantes.operador(nombre).examples():
+        assert mutate_code(ejemplo.pre_mutation_code, mutantes.operador(nombre), ejemplo.occurrence) \
+            == ejemplo.post_mutation_code
+
+
+def test_el_cambio_en_sql_solo_toca_textos_de_sql():
+    """Un texto que no es SQL (un mensaje que dice «IS» y «AND») no se muta; el mismo en una sentencia, sí."""
+    from cosmic_ray.ast import ast_nodes, get_ast
+    operador = mutantes.operador("curso/CambioEnSQL")
+
+    def posiciones(codigo):
+        return sum(len(list(operador.mutation_positions(n))) for n in ast_nodes(get_ast(codigo)))
+    assert posiciones('aviso = "IS NOT DISTINCT FROM AND IS ?"\n') == 0
+    assert posiciones('q = "SELECT 1 WHERE a IS NOT DISTINCT FROM %s AND b IS ?"\n') > 0
