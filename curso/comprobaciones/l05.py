@@ -104,6 +104,17 @@ def _(buzon):
     igual(volcado(bd) == antes, True, "la base de datos cambió tras un rechazo")
 
 
+# Lo pilla un mutante del SQL (`medir mutantes 5.1 --operadores CambioEnSQL`): buscar el hijo
+# esperado sin mirar de qué padre (`WHERE hijo=?`).
+@caso("un hijo que espera otro padre tampoco vale: PermissionError, y no cambia nada")
+def _(buzon):
+    ref, bd, _ = base()
+    ref.crear_padre(bd, "q", ["intruso"])
+    antes = volcado(bd)
+    lanza(PermissionError, buzon.recibir, bd, "p", "intruso", "e9", {"hallazgo": "x"})
+    igual(volcado(bd) == antes, True, "la base de datos cambió tras un rechazo")
+
+
 @caso("recibir no admite: la entrega queda «recibida» y el padre, esperando")
 def _(buzon):
     _, bd, _ = base(hijos=("logs",))
@@ -309,6 +320,20 @@ def _(buzon):
     buzon.activar_si_estan_todos(bd, "p")  # otra vez: ya no está esperando
     igual(padre(bd), {"estado": "en_cola", "versión": 1},
           "el padre, tras admitir a los dos y activar otra vez")
+
+
+# Lo pilla un mutante del SQL (`medir mutantes 5.3 --operadores CambioEnSQL`): el UPDATE sin
+# `id = ?`, que activa a todos los padres que ya tienen sus entregas, no solo a `padre`.
+@caso("activar a un padre no activa a otro: el UPDATE es solo para `padre`")
+def _(buzon):
+    ref, bd, _ = base()
+    ref.crear_padre(bd, "q", ["solo"])
+    ref.activar_si_estan_todos = lambda bd, padre: None  # q queda con su entrega admitida y sin activar
+    ref.recibir(bd, "q", "solo", "eq", HALLAZGO)
+    ref.admitir(bd, "eq")
+    buzon.activar_si_estan_todos(bd, "p")
+    igual(tuple(bd.execute("SELECT estado, version FROM ejecuciones WHERE id='q'").fetchone()), ("esperando", 0),
+          "(estado, versión) de «q» tras activar a «p»")
 
 
 @caso("un padre terminado no se activa")

@@ -244,6 +244,27 @@ def _(atender):
     igual(vistos, [(True, True)] * 8, "(notas.txt sin tocar, is_error) con cada uno de los ocho cambios ajenos")
 
 
+# Lo pillan mutantes del SQL (`medir mutantes 6.1 --operadores CambioEnSQL`): buscar la fila de la
+# llamada sin su id (`WHERE agente=?`, o con OR) o sin su agente (`WHERE id=?`). Los ids de las
+# llamadas los pone el modelo: dos agentes pueden usar el mismo («t1»), y un agente tiene muchas.
+@caso("la fila de una llamada es la de ese agente y ese id: ni la de otra llamada suya, ni la de otro agente con el mismo id")
+def _(atender):
+    R, _, bd, _, copia = mundo()
+    referencia("historial").crear_ejecucion(bd, "g")
+    R.crear_agente(bd, "g", "hijo", 2, "guion:eco", INICIO, ["leer", "editar"], "copia", 1000, 4)
+    suya = copia.parent / "copia_de_g"
+    suya.mkdir()
+    (suya / "notas.txt").write_text(TEXTO, encoding="utf-8")
+    borrador = copia.parent / ".borrador"
+    atender(bd, "g", EDITAR, suya, puede_editar, borrador)  # g ya hizo su t1
+    atender(bd, "h", EDITAR, copia, puede_editar, borrador)  # el t1 de h es otra llamada
+    igual(contenido(copia), EDITADO, "notas.txt de h tras su t1, con el t1 de g ya hecho")
+    otra = llamada("t2", "editar", ruta="notas.txt", antiguo="dos\n", nuevo="dos\ntres\n")
+    obs = atender(bd, "h", otra, copia, puede_editar, borrador)
+    igual((contenido(copia), obs.get("tool_use_id")), (EDITADO + "tres\n", "t2"),
+          "(notas.txt, tool_use_id de la observación) tras el t2 de h, con su t1 ya hecho")
+
+
 @caso("con el resultado ya apuntado, devuelve ese y no toca el fichero")
 def _(atender):
     bd, copia, borrador, obs = preparada(atender)

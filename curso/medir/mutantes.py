@@ -104,12 +104,18 @@ def quitar_sentencia():
 # el SQL, que cosmic-ray no ve (no muta ningún texto; mutmut solo los envuelve en «XX», lo que rompe
 # la sintaxis y no enseña nada).
 ES_SQL = re.compile(r"\b(SELECT|UPDATE|INSERT|DELETE|BEGIN|WHERE|ON CONFLICT)\b")
+SIEMPRE = r" AND (CAST(\1 AS TEXT) IS NULL OR TRUE)"  # verdad con cualquier valor del parámetro, en SQLite y en PostgreSQL
 CAMBIOS_SQL = (
     (r"IS NOT DISTINCT FROM", "="),                     # el NULL = NULL de PostgreSQL
     (r"\bIS (\?|%s)", r"= \1"),                        # el de SQLite
     (r"\bNOT EXISTS\b", "EXISTS"),
     (r"\bAND\b", "OR"),
-    (r"\s+AND\s+[\w.]+\b\s*(?:=|\bIS NOT DISTINCT FROM\b|\bIS\b)\s*(?:%s|\?|'[^']*'|[\w.]+\b)", ""),  # una condición menos
+    # Una condición menos. Si compara con un parámetro, queda uno que siempre es verdad y lo usa: así la
+    # sentencia sigue teniendo tantos parámetros como valores le llegan, como la de un alumno que la
+    # olvidó (y no falla por eso, sino por lo que hace).
+    (r"\s+AND\s+[\w.]+\b\s*(?:=|\bIS NOT DISTINCT FROM\b|\bIS\b)\s*(?!NOT\b)('[^']*'|[\w.]+\b)(?!\s*\()", ""),
+    (r"\s+AND\s+[\w.]+\b\s*(?:=|\bIS NOT DISTINCT FROM\b|\bIS\b)\s*(%s|\?)", SIEMPRE),
+    (r"\bWHERE\s+[\w.]+\b\s*=\s*(%s|\?)\s+AND\b", r"WHERE (CAST(\1 AS TEXT) IS NULL OR TRUE) AND"),
     (r"\s*ON CONFLICT\b.*?DO NOTHING", ""),
     (r"\bBEGIN IMMEDIATE\b", "BEGIN"),
     (r"\s+FOR UPDATE\b", ""),

@@ -58,6 +58,24 @@ MATADOS = [
     ("6.1", "if esperado is None or ahora == antes:  # no se ha hecho (o falla sin cambiar nada): se hace",
      "if esperado is None or ahora >= antes:  # no se ha hecho (o falla sin cambiar nada): se hace",
      "ocho contenidos"),
+    # Los del SQL (curso/CambioEnSQL).
+    ("6.1", 'fila = bd.execute("SELECT resultado, antes, despues, esperado FROM llamadas WHERE agente=? AND id=?",',
+     'fila = bd.execute("SELECT resultado, antes, despues, esperado FROM llamadas WHERE agente=? OR id=?",',
+     "la fila de una llamada"),
+    ("6.1", 'fila = bd.execute("SELECT resultado, antes, despues, esperado FROM llamadas WHERE agente=? AND id=?",',
+     'fila = bd.execute("SELECT resultado, antes, despues, esperado FROM llamadas WHERE agente=? '
+     'AND (CAST(? AS TEXT) IS NULL OR TRUE)",', "la fila de una llamada"),
+    ("6.1", 'fila = bd.execute("SELECT resultado, antes, despues, esperado FROM llamadas WHERE agente=? AND id=?",',
+     'fila = bd.execute("SELECT resultado, antes, despues, esperado FROM llamadas WHERE (CAST(? AS TEXT) IS NULL '
+     'OR TRUE) AND id=?",', "la fila de una llamada"),
+    ("5.1", '"SELECT encargo FROM hijos_esperados WHERE padre=? AND hijo=?", (padre, hijo)',
+     '"SELECT encargo FROM hijos_esperados WHERE (CAST(? AS TEXT) IS NULL OR TRUE) AND hijo=?", (padre, hijo)',
+     "que espera otro padre"),
+    ("5.3", "WHERE id = ? AND estado = 'esperando'", "WHERE (CAST(? AS TEXT) IS NULL OR TRUE) AND estado = 'esperando'",
+     "no activa a otro"),
+    ("7.1", '"UPDATE ejecuciones SET resumen_activo=%s WHERE id=%s AND resumen_activo IS NOT DISTINCT FROM %s",',
+     '"UPDATE ejecuciones SET resumen_activo=%s WHERE (CAST(%s AS TEXT) IS NULL OR TRUE) AND resumen_activo '
+     'IS NOT DISTINCT FROM %s",', "solo se mueve el puntero de esa"),
 ]
 
 
