@@ -107,7 +107,7 @@ ERRORES = [
                           (padre, hijo)).fetchone():
             raise PermissionError("ese padre no espera a ese hijo")
 """, "")),
-     ["no espera"]),
+     ["no espera", "que espera otro padre"]),
     ("5.1", "recibir que además admite",
      cambiar(RECIBIR, ("    return RECIBIDA", "    admitir(bd, entrega)\n    return RECIBIDA")),
      ["recibir no admite"]),
