@@ -234,9 +234,9 @@ def _(atender):
 @caso("cualquier cambio ajeno cuenta, no solo uno: ocho contenidos distintos, ninguno se toca")
 def _(atender):
     vistos = []
+    bd, copia, borrador, _ = preparada(atender)
     for n in range(8):
-        bd, copia, borrador, _ = preparada(atender)
-        sin_resultado(bd)
+        sin_resultado(bd)  # cada vez, la misma caída: la intención sin su resultado
         ajeno = TEXTO + f"línea {n} de otro\n"
         (copia / "notas.txt").write_text(ajeno, encoding="utf-8")
         obs = atender(bd, "h", EDITAR, copia, puede_editar, borrador)

@@ -114,11 +114,16 @@ def mutar_linea(texto, antes, despues):
     return cambiar(texto, (linea, linea.replace(antes, despues)))
 
 
+REFERENCIAS_QUE_PASAN = set()
+
+
 @pytest.mark.parametrize("id, antes, despues, trozo", MATADOS, ids=[f"{m[0]} {m[2]}" for m in MATADOS])
 def test_cada_caso_nuevo_mata_su_mutante(id, antes, despues, trozo, tmp_path, servidor_si_hace_falta):
     servidor_si_hace_falta(id)
     referencia = mutantes.region(id).texto
-    assert comprobar_con(id, referencia, tmp_path / "referencia")[0] == "vivo"
+    if id not in REFERENCIAS_QUE_PASAN:  # sin el mutante pasa (una vez por ejercicio: cuesta)
+        assert comprobar_con(id, referencia, tmp_path / "referencia") == ("vivo", "")
+        REFERENCIAS_QUE_PASAN.add(id)
     estado, detalle = comprobar_con(id, mutar_linea(referencia, antes, despues), tmp_path / "mutante")
     assert estado == "muerto", f"el mutante pasa la comprobación de {id}"
     (caso,) = [c.descripcion for c in ejercicios.buscar(id).casos if trozo in c.descripcion]
