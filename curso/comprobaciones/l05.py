@@ -76,6 +76,9 @@ caso = ejercicio(
         "padre, hijo y carga, es un duplicado: return DUPLICADA. Si está con otros datos, ValueError.",
         "Si no estaba, INSERT INTO buzon(entrega, padre, hijo, carga) con la carga canónica "
         "(`cuerpo`) y return RECIBIDA. La disposición empieza en 'recibida' por defecto.",
+        "Lo que dice su docstring y a veces se olvida: un padre que no existe es un ValueError (no un "
+        "PermissionError), y si el hijo tiene encargo (la columna encargo de hijos_esperados, de ESE "
+        "padre), lo que entrega tiene que cumplirlo: validar_entrega(json.loads(encargo), carga).",
     ],
 )
 
