@@ -451,7 +451,8 @@ def analizador():
 
 
 def main(argumentos=()):
-    """`python -m curso medir mutantes [N.M ...]`: la tabla de las pruebas de mutación. Devuelve las cuentas."""
+    """`python -m curso medir mutantes [N.M ...]`: la tabla de las pruebas de mutación. Devuelve las cuentas
+    (con `cumple_objetivo`: ningún mutante vivo, y la salida es 0) o 2 si algún ejercicio no existe."""
     opciones = analizador().parse_args(list(argumentos))
     ids = opciones.ejercicios or todos_los_ejercicios()
     desconocidos = [i for i in ids if i not in todos_los_ejercicios()]
@@ -478,4 +479,6 @@ def main(argumentos=()):
         for c in cuentas:
             for m in c.vivos:
                 print(f"\n{m.id} · {m.operador} (vez {m.vez})\n- {m.antes}\n+ {m.despues}")
-    return {"cuentas": cuentas, "vivos": sum(len(c.vivos) for c in cuentas)}
+    vivos = sum(len(c.vivos) for c in cuentas)
+    # El objetivo: ningún mutante vivo sin explicar, y ninguna referencia que no pase (sale con 1 si no).
+    return {"cuentas": cuentas, "vivos": vivos, "cumple_objetivo": vivos == 0 and not any(c.problema for c in cuentas)}
