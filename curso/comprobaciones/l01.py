@@ -51,6 +51,22 @@ def _(entorno):
     igual(entorno.texto_de(respuesta), "Hola. Hasta luego.")
 
 
+# Lo pillan dos mutantes de las pruebas de mutación (`medir mutantes 1.1`): comparar el tipo con
+# <= o >= en vez de ==. Y un error corriente: tomar por llamada todo lo que no es texto.
+OTROS_BLOQUES = [{"type": "thinking", "thinking": "Pienso.", "signature": "x"},
+                 {"type": "redacted_thinking", "data": "x"},
+                 {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "q"}},
+                 {"type": "web_search_tool_result", "tool_use_id": "s1", "content": []}]
+
+
+@caso("la API manda también otros bloques (thinking, server_tool_use...): ni son texto ni llamadas")
+def _(entorno):
+    respuesta = [HOLA, *OTROS_BLOQUES, LEER]
+    igual((entorno.llamadas_de(respuesta), entorno.texto_de(respuesta)), ([LEER], "Hola."),
+          "(llamadas_de, texto_de) de una respuesta con bloques thinking, redacted_thinking, "
+          "server_tool_use y web_search_tool_result")
+
+
 # --- 1.2 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "1.2", leccion=1, titulo="permitido: leer no pregunta; editar y ejecutar, sí",

@@ -108,3 +108,12 @@ def _(cabe):
     igual(cabe({"input_tokens": 1000, "output_tokens": 100}, 100, ventana=2000, max_tokens=512),
           True, "¿cabe? 1000 + 100 + 100 + 512 = 1712 ≤ 2000, con un usage que no trae "
           "cache_read_input_tokens")
+
+
+# Lo pillan dos mutantes de las pruebas de mutación (`medir mutantes 2.2`): un `.get(..., 1)` o
+# `.get(..., -1)` por defecto, que el caso de arriba, lejos del límite, no ve.
+@caso("un usage sin cache_read_input_tokens, justo en el límite: la clave que falta cuenta como 0, ni uno más ni uno menos")
+def _(cabe):
+    usage = {"input_tokens": 1000, "output_tokens": 0}  # sin salida ni max_tokens: solo cuenta la entrada
+    igual((cabe(usage, 100, ventana=1100, max_tokens=0), cabe(usage, 101, ventana=1100, max_tokens=0)),
+          (True, False), "(¿cabe con 1000 + 100 = 1100 en una ventana de 1100?, ¿y con una observación de un token más?)")

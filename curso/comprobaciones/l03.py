@@ -42,6 +42,22 @@ def _(umbral):
                 "1024 + 3072 = 4096 no dejan ningún token de una ventana de 4096")
 
 
+# Los pillan dos mutantes de las pruebas de mutación (`medir mutantes 3.1`): `resto == 0`, que deja
+# pasar un umbral negativo, y `resto <= 1`, que rechaza un umbral de un token.
+@caso("si las reservas pasan de la ventana, también ValueError; si dejan un solo token, ese es el umbral")
+def _(umbral):
+    try:
+        devuelto = umbral(4000, 1024, 3072)
+    except ValueError:
+        devuelto = "ValueError"
+    igual(devuelto, "ValueError", "1024 + 3072 = 4096 pasan de una ventana de 4000")
+    try:
+        devuelto = umbral(4097, 1024, 3072)
+    except ValueError as e:
+        devuelto = f"ValueError: {e}"
+    igual(devuelto, 1, "1024 + 3072 = 4096 dejan 1 token de una ventana de 4097")
+
+
 # --- Una M de prueba, tal como le llega a compactar desde el bucle -------------------------------
 
 def pide_leer(turno):
@@ -236,3 +252,33 @@ def _(compactar):
                     f"una M cambiada ({len(M)} mensajes)",
                     "modificaste M en su sitio" + (" y la devolviste" if nuevo is M else "")
                     + ": construye una lista nueva con trozos de M y deja la que recibes como estaba")
+
+
+# Los tres siguientes los pillan mutantes de las pruebas de mutación (`medir mutantes 3.3`): la
+# comparación con el umbral (`==` por `<=`) y la cuenta de los turnos viejos (`<= 2`, `< 3`, `< 1`
+# en vez de `< 2`).
+@caso("muy por debajo del umbral (la mitad), tampoco se compacta")
+def _(compactar):
+    M, modelo = con_turnos(5), Contado(compactar.UMBRAL // 2, RESUMEN)
+    if compactar.compactar(modelo, M) is not M:
+        raise Fallo("la misma lista M", "otra lista", f"tokens = {compactar.UMBRAL // 2}, la mitad del umbral")
+    igual(len(modelo.pedidas), 0, "peticiones de resumen por debajo del umbral")
+
+
+@caso("con un solo turno viejo entero ya se compacta: se resume ese turno")
+def _(compactar):
+    antes, nuevo, modelo = compactada(compactar, 3, 2)
+    igual(len(modelo.pedidas), 1, "peticiones de resumen con 3 turnos y k = 2 (el turno 1 es viejo)")
+    igual(len(nuevo), len(antes) - 1, "mensajes en la M nueva: el turno 1 (2 mensajes) cambiado por el resumen (1)")
+
+
+@caso("tras compactar, con solo la nota entre el pedido y los recientes, no se resume otra vez")
+def _(compactar):
+    M = con_turnos(2)
+    M = M[:2] + [("usuario", compactar.NOTA + RESUMEN[0]["text"])] + M[2:]
+    modelo = Contado(compactar.UMBRAL + 1, RESUMEN)
+    if compactar.compactar(modelo, M, k=2) is not M:
+        raise Fallo("la misma lista M", "otra lista",
+                    "entre el pedido y los 2 turnos recientes solo está la nota del resumen anterior: "
+                    "no hay ningún turno entero que resumir")
+    igual(len(modelo.pedidas), 0, "peticiones de resumen de una nota sola")

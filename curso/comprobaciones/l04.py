@@ -188,6 +188,14 @@ def _(resumenes):
     lanza("ValueError", resumenes.validar_candidato, bd, "e", 6, [{"texto": "x", "fuente": 6}])
 
 
+# Lo pilla un mutante de las pruebas de mutación (`medir mutantes 4.2`): sin mirar que sea una
+# lista, una tupla de afirmaciones buenas (o cualquier iterable) pasaría por resumen.
+@caso("un resumen es una lista: una tupla con las mismas afirmaciones buenas no vale")
+def _(resumenes):
+    _, bd = con_historial()
+    lanza("ValueError", resumenes.validar_candidato, bd, "e", 3, tuple(BUENO))
+
+
 # --- 4.3 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "4.3", leccion=4, titulo="mover_puntero: compare-and-swap",

@@ -76,6 +76,9 @@ caso = ejercicio(
         "padre, hijo y carga, es un duplicado: return DUPLICADA. Si está con otros datos, ValueError.",
         "Si no estaba, INSERT INTO buzon(entrega, padre, hijo, carga) con la carga canónica "
         "(`cuerpo`) y return RECIBIDA. La disposición empieza en 'recibida' por defecto.",
+        "Lo que dice su docstring y a veces se olvida: un padre que no existe es un ValueError (no un "
+        "PermissionError), y si el hijo tiene encargo (la columna encargo de hijos_esperados, de ESE "
+        "padre), lo que entrega tiene que cumplirlo: validar_entrega(json.loads(encargo), carga).",
     ],
 )
 
@@ -104,6 +107,17 @@ def _(buzon):
     igual(volcado(bd) == antes, True, "la base de datos cambió tras un rechazo")
 
 
+# Lo pilla un mutante del SQL (`medir mutantes 5.1 --operadores CambioEnSQL`): buscar el hijo
+# esperado sin mirar de qué padre (`WHERE hijo=?`).
+@caso("un hijo que espera otro padre tampoco vale: PermissionError, y no cambia nada")
+def _(buzon):
+    ref, bd, _ = base()
+    ref.crear_padre(bd, "q", ["intruso"])
+    antes = volcado(bd)
+    lanza(PermissionError, buzon.recibir, bd, "p", "intruso", "e9", {"hallazgo": "x"})
+    igual(volcado(bd) == antes, True, "la base de datos cambió tras un rechazo")
+
+
 @caso("recibir no admite: la entrega queda «recibida» y el padre, esperando")
 def _(buzon):
     _, bd, _ = base(hijos=("logs",))
@@ -111,6 +125,40 @@ def _(buzon):
     igual({"entrega e1": entrega_en_el_buzon(bd, "e1"), "padre": padre(bd), "trayectoria": trayectoria(bd)},
           {"entrega e1": {"disposición": "recibida", "seq_admitida": None},
            "padre": {"estado": "esperando", "versión": 0}, "trayectoria": []})
+
+
+# Los tres siguientes los pillan mutantes de las pruebas de mutación (`medir mutantes 5.1`): comparar
+# la entrega anterior con >= (según cómo se ordenen los datos, pasa por duplicada), no mirar que el
+# padre exista, y no aplicar el encargo del hijo a lo que entrega.
+@caso("la misma identidad y otra carga, sea cual sea (también las que se ordenan antes o después): ValueError")
+def _(buzon):
+    _, bd, _ = base()
+    buzon.recibir(bd, "p", "logs", "e1", HALLAZGO)
+    antes = volcado(bd)
+    for otra in ({"a": 1}, {"zzz": 1}, {"hallazgo": ""}, {"hallazgo": "zzz"}):
+        lanza(ValueError, buzon.recibir, bd, "p", "logs", "e1", otra)
+    igual(volcado(bd) == antes, True, "la base de datos cambió tras un rechazo")
+
+
+@caso("un padre que no existe es un ValueError (no un PermissionError), y no cambia nada")
+def _(buzon):
+    _, bd, _ = base()
+    antes = volcado(bd)
+    lanza(ValueError, buzon.recibir, bd, "nadie", "logs", "e1", HALLAZGO)
+    igual(volcado(bd) == antes, True, "la base de datos cambió tras un rechazo")
+
+
+@caso("con un encargo, lo que entrega el hijo tiene que cumplirlo (validar_entrega): si no, ValueError")
+def _(buzon):
+    from curso.material.incidente import encargos_del_incidente
+    ref = referencia()
+    bd = ref.abrir_buzon(carpeta_temporal("ejercicio-5-") / "buzon.db")
+    encargos = cargar_modulo(rutas.puntos_de_control()[5] / "encargos.py", "_encargos_de_referencia")
+    ref.crear_padre(bd, "p", encargos_del_incidente(encargos))
+    antes = volcado(bd)
+    sin_evidencia = {"hallazgos": ["La API no llega a la base."], "referencias": [], "incertidumbres": []}
+    lanza(ValueError, buzon.recibir, bd, "p", "logs", "e1", sin_evidencia)
+    igual(volcado(bd) == antes, True, "la base de datos cambió tras un rechazo")
 
 
 # --- 5.2 -------------------------------------------------------------------------------------
@@ -277,6 +325,20 @@ def _(buzon):
           "el padre, tras admitir a los dos y activar otra vez")
 
 
+# Lo pilla un mutante del SQL (`medir mutantes 5.3 --operadores CambioEnSQL`): el UPDATE sin
+# `id = ?`, que activa a todos los padres que ya tienen sus entregas, no solo a `padre`.
+@caso("activar a un padre no activa a otro: el UPDATE es solo para `padre`")
+def _(buzon):
+    ref, bd, _ = base()
+    ref.crear_padre(bd, "q", ["solo"])
+    ref.activar_si_estan_todos = lambda bd, padre: None  # q queda con su entrega admitida y sin activar
+    ref.recibir(bd, "q", "solo", "eq", HALLAZGO)
+    ref.admitir(bd, "eq")
+    buzon.activar_si_estan_todos(bd, "p")
+    igual(tuple(bd.execute("SELECT estado, version FROM ejecuciones WHERE id='q'").fetchone()), ("esperando", 0),
+          "(estado, versión) de «q» tras activar a «p»")
+
+
 @caso("un padre terminado no se activa")
 def _(buzon):
     ref, bd = con_activar_del_alumno(buzon)
@@ -396,6 +458,21 @@ def _(subagentes):
     verificados, descartados = verificar(subagentes, [CIERTO, OTRO_CIERTO], ["config/db.toml:7", "config/db.toml:6"])
     igual({"verificados": len(verificados), "descartados": len(descartados)},
           {"verificados": 0, "descartados": 2})
+
+
+# Los dos siguientes los pillan mutantes de las pruebas de mutación (`medir mutantes 5.4`): `>=` en
+# vez de `>` con el número de líneas, e `i != len(referencias)` en vez de `<`.
+@caso("la última línea del fichero sí existe: una cita que está en ella se da por buena")
+def _(subagentes):
+    igual(subagentes.por_que_no("Guarda las copias una semana: «conservar_dias = 7»", "config/db.toml:17",
+                                INCIDENTE), None, "config/db.toml:17, su última línea")
+
+
+@caso("verificar: con menos referencias que hallazgos, los que sobran van con None")
+def _(subagentes):
+    verificados, descartados = verificar(subagentes, [CIERTO, OTRO_CIERTO, CIERTO], ["config/db.toml:6"])
+    igual(([f["referencia"] for f in verificados], [f["referencia"] for f in descartados]),
+          (["config/db.toml:6"], [None, None]), "(referencias de los verificados, de los descartados)")
 
 
 @caso("verificar: un hallazgo sin su referencia se descarta con su motivo, sin romper nada")

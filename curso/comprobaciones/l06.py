@@ -131,6 +131,15 @@ def _(donde_esta):
           "con tope 2 y dos respuestas en el historial, aunque el resumen deje una sola en M")
 
 
+# Lo pilla un mutante de las pruebas de mutación (`medir mutantes 6.2`): `== agente["tope"]`.
+@caso("con más respuestas que el tope (un tope que se bajó al reanudar): toca terminar igual, no pedir")
+def _(donde_esta):
+    R, D, bd, agente, _ = mundo(tope=1)
+    dos = ("asistente", [llamada("t2", "leer", ruta="notas.txt")])
+    anotar(R, D, bd, LEE, LEIDO, dos, ("usuario", [observacion("t2", TEXTO)]))
+    igual(donde_esta(bd, agente)[0], "terminar", "con tope 1 y ya dos respuestas: el tope está agotado")
+
+
 # --- 6.1 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "6.1", leccion=6, titulo="atender: una edición como mucho una vez, con intención y resultado",
@@ -217,6 +226,43 @@ def _(atender):
     (copia / "notas.txt").write_text(ajeno, encoding="utf-8")
     obs = atender(bd, "h", EDITAR, copia, puede_editar, borrador)
     igual((contenido(copia), obs.get("is_error")), (ajeno, True), "(notas.txt, is_error de la observación)")
+
+
+# Lo pillan dos mutantes de las pruebas de mutación (`medir mutantes 6.1`): comparar las huellas
+# con <= o >= en vez de ==. Un cambio ajeno es cualquier otro contenido, y su huella puede ir antes
+# o después de las apuntadas: varios, para que no dependa de la suerte de uno.
+@caso("cualquier cambio ajeno cuenta, no solo uno: ocho contenidos distintos, ninguno se toca")
+def _(atender):
+    vistos = []
+    bd, copia, borrador, _ = preparada(atender)
+    for n in range(8):
+        sin_resultado(bd)  # cada vez, la misma caída: la intención sin su resultado
+        ajeno = TEXTO + f"línea {n} de otro\n"
+        (copia / "notas.txt").write_text(ajeno, encoding="utf-8")
+        obs = atender(bd, "h", EDITAR, copia, puede_editar, borrador)
+        vistos.append((contenido(copia) == ajeno, obs.get("is_error")))
+    igual(vistos, [(True, True)] * 8, "(notas.txt sin tocar, is_error) con cada uno de los ocho cambios ajenos")
+
+
+# Lo pillan mutantes del SQL (`medir mutantes 6.1 --operadores CambioEnSQL`): buscar la fila de la
+# llamada sin su id (`WHERE agente=?`, o con OR) o sin su agente (`WHERE id=?`). Los ids de las
+# llamadas los pone el modelo: dos agentes pueden usar el mismo («t1»), y un agente tiene muchas.
+@caso("la fila de una llamada es la de ese agente y ese id: ni la de otra llamada suya, ni la de otro agente con el mismo id")
+def _(atender):
+    R, _, bd, _, copia = mundo()
+    referencia("historial").crear_ejecucion(bd, "g")
+    R.crear_agente(bd, "g", "hijo", 2, "guion:eco", INICIO, ["leer", "editar"], "copia", 1000, 4)
+    suya = copia.parent / "copia_de_g"
+    suya.mkdir()
+    (suya / "notas.txt").write_text(TEXTO, encoding="utf-8")
+    borrador = copia.parent / ".borrador"
+    atender(bd, "g", EDITAR, suya, puede_editar, borrador)  # g ya hizo su t1
+    atender(bd, "h", EDITAR, copia, puede_editar, borrador)  # el t1 de h es otra llamada
+    igual(contenido(copia), EDITADO, "notas.txt de h tras su t1, con el t1 de g ya hecho")
+    otra = llamada("t2", "editar", ruta="notas.txt", antiguo="dos\n", nuevo="dos\ntres\n")
+    obs = atender(bd, "h", otra, copia, puede_editar, borrador)
+    igual((contenido(copia), obs.get("tool_use_id")), (EDITADO + "tres\n", "t2"),
+          "(notas.txt, tool_use_id de la observación) tras el t2 de h, con su t1 ya hecho")
 
 
 @caso("con el resultado ya apuntado, devuelve ese y no toca el fichero")
@@ -481,3 +527,28 @@ def _(r):
     r.ModeloConReintentos(modelo, plazo=100, dormir=reloj.dormir, reloj=reloj, azar=AlMaximo())(M_63)
     igual(modelo.vistas, [100, 100 - 5 - 1, 100 - 5 - 1 - 5 - 2],
           "la espera del modelo en cada intento, con plazo=100 y peticiones de 5 s")
+
+
+# Los tres siguientes los pillan mutantes de las pruebas de mutación (`medir mutantes 6.3`): cada
+# frontera que dicen las pistas, en su sitio (`>` y no `>=` con UNA_ESPERA_S, `>=` y no `>` con el
+# plazo) y los estados de uno en uno, no solo los de ejemplo.
+@caso("todos los estados de 400 a 599, uno a uno: se reintentan los de REINTENTABLES y los 5xx, y nada más")
+def _(r):
+    reintentados = [e for e in range(400, 600) if r.se_reintenta(error(r, e))]
+    igual(reintentados, [408, 409, 429, *range(500, 600)], "los estados que se reintentan")
+
+
+@caso("si el servidor pide justo UNA_ESPERA_S (60 s), se espera y se reintenta: solo se rinde si pide más")
+def _(r):
+    modelo = Falla(error(r, 429, cabeceras={"retry-after": "60"}))
+    con, reloj = con_reloj(r, modelo)
+    igual((rendirse(r, con), modelo.llamadas, reloj.esperas), ("contesta", 2, [60]),
+          "(lo que lanza, llamadas, esperas)")
+
+
+@caso("tampoco empieza una espera que acabaría justo al final del plazo: no quedaría tiempo para el intento")
+def _(r):
+    modelo = Falla(*[error(r, 503) for _ in range(9)])
+    con, reloj = con_reloj(r, modelo, plazo=7, azar=AlMaximo())
+    igual((rendirse(r, con), modelo.llamadas, reloj.esperas), ("SeRinde", 3, [1, 2]),
+          "(lo que lanza, llamadas, esperas) con plazo=7: tras 1 y 2 s, esperar 4 acabaría en el 7")

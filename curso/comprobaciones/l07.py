@@ -228,6 +228,20 @@ def _(resumenes_pg):
                         f"(el tuyo es {mio}, el suyo {suyo})")
 
 
+# Lo pilla un mutante del SQL (`medir mutantes 7.1 --operadores CambioEnSQL`): un UPDATE sin
+# `id=%s`, que mueve el puntero de todas las ejecuciones que tenían la misma base.
+@caso("solo se mueve el puntero de esa ejecución: otra con la misma base (aún sin resumen) no cambia")
+def _(resumenes_pg):
+    with base_de_prueba() as abrir:
+        _, bd, _ = con_resumenes(abrir, 0)
+        referencia("historial_pg").crear_ejecucion(bd, "f")
+        nuevo = version_sin_activar(bd, 2)
+        _, error = intento(resumenes_pg.mover_puntero, bd, "e", None, nuevo)
+        (de_f,) = bd.execute("SELECT resumen_activo FROM ejecuciones WHERE id='f'").fetchone()
+        igual((nombre_de(error), activo_de(bd)["resumen activo"], de_f), (nombre_de(None), nuevo, None),
+              "(lo que lanzó, el activo de «e», el de «f»)")
+
+
 # --- 7.2 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "7.2", leccion=7, titulo="recibir en PostgreSQL: una entrega repetida es «duplicada», también a la vez",

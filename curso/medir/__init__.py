@@ -32,6 +32,9 @@ MEDICIONES = {
                                    "CHECKPOINT en marcha durante la recarga: SHOW frente a la sonda (lección 07)"),
     "calificar": Medicion("clase_de_treinta", "calificar una clase de 30 (correctos, a medias y con los errores "
                                        "típicos): el tiempo y la CPU por alumno-lección, y al repetirlo"),
+    "mutantes": Medicion("mutantes", "pruebas de mutación de la solución de cada ejercicio contra su comprobación "
+                                     "del cuaderno: muertos, vivos, equivalentes y la puntuación (lento; "
+                                     "`medir mutantes 6.2 --muestra 20`)"),
 }
 
 
@@ -45,13 +48,15 @@ def codigo_de_salida(resultado):
     return 0
 
 
-def main(que):
-    """`python -m curso medir QUE`: hace la medida `que` y devuelve el código de salida."""
+def main(que, opciones=()):
+    """`python -m curso medir QUE [OPCIONES]`: hace la medida `que` y devuelve el código de salida.
+    Las opciones, si las hay, van tal cual al `main` de la medida (solo las aceptan algunas)."""
     medicion = MEDICIONES.get(que)
     if medicion is None:
         print(f"No sé medir «{que}»: elige entre {', '.join(MEDICIONES)}.")
         return 2
-    return codigo_de_salida(importlib.import_module(f"curso.medir.{medicion.modulo}").main())
+    modulo = importlib.import_module(f"curso.medir.{medicion.modulo}")
+    return codigo_de_salida(modulo.main(list(opciones)) if opciones else modulo.main())
 
 
 # --- python -m curso medir --------------------------------------------------------------------
@@ -63,7 +68,9 @@ def argumentos_medir(analizador):
                               + "\n".join(f"  {nombre:10} {m.descripcion}" for nombre, m in MEDICIONES.items()))
     analizador.add_argument("que", metavar="QUE", choices=list(MEDICIONES),
                             help=f"qué medir: {', '.join(MEDICIONES)}")
+    analizador.add_argument("opciones", nargs=argparse.REMAINDER, metavar="...",
+                            help="lo que sigue es de la medida (p. ej. `mutantes 6.2 --muestra 20`)")
 
 
 def orden_medir(args):
-    return main(args.que)
+    return main(args.que, args.opciones)

@@ -20,6 +20,8 @@ RECIBIR = '''
 def recibir(bd, padre, hijo, entrega, carga):
     cuerpo = json.dumps(carga, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     with transaccion(bd):
+        if not bd.execute("SELECT 1 FROM ejecuciones WHERE id=?", (padre,)).fetchone():
+            raise ValueError("ese padre no existe")
         if not bd.execute("SELECT 1 FROM hijos_esperados WHERE padre=? AND hijo=?",
                           (padre, hijo)).fetchone():
             raise PermissionError("ese padre no espera a ese hijo")
@@ -28,6 +30,9 @@ def recibir(bd, padre, hijo, entrega, carga):
             if fila == (padre, hijo, cuerpo):
                 return DUPLICADA
             raise ValueError("la misma identidad con otros datos")
+        encargo = bd.execute("SELECT encargo FROM hijos_esperados WHERE padre=? AND hijo=?", (padre, hijo)).fetchone()
+        if encargo and encargo[0] is not None:  # lo que entrega tiene que cumplir su encargo
+            validar_entrega(json.loads(encargo[0]), carga)
         bd.execute("INSERT INTO buzon(entrega, padre, hijo, carga) VALUES (?, ?, ?, ?)",
                    (entrega, padre, hijo, cuerpo))
     return RECIBIDA
@@ -96,13 +101,13 @@ ERRORES = [
      cambiar(RECIBIR, ("""            if fila == (padre, hijo, cuerpo):
                 return DUPLICADA
             raise ValueError("la misma identidad con otros datos")""", "            return DUPLICADA")),
-     ["con otros datos"]),
+     ["con otros datos", "sea cual sea"]),
     ("5.1", "aceptar la entrega de un hijo que el padre no espera",
      cambiar(RECIBIR, ("""        if not bd.execute("SELECT 1 FROM hijos_esperados WHERE padre=? AND hijo=?",
                           (padre, hijo)).fetchone():
             raise PermissionError("ese padre no espera a ese hijo")
 """, "")),
-     ["no espera"]),
+     ["no espera", "que espera otro padre"]),
     ("5.1", "recibir que además admite",
      cambiar(RECIBIR, ("    return RECIBIDA", "    admitir(bd, entrega)\n    return RECIBIDA")),
      ["recibir no admite"]),

@@ -159,11 +159,11 @@ RENDIRSE = [('raise SeRinde(error, f"{self.intentos}', 'raise error or (f"{self.
             ('raise SeRinde(error, f"esperar {', 'raise error or (f"esperar {')]
 # (error, [(lo que se cambia, por qué)], trozos de los nombres de los casos que lo tienen que pillar)
 ERRORES_63 = [
-    ("sin 408 ni 409", [("REINTENTABLES = {408, 409, 429}", "REINTENTABLES = {429}")], ["se reintentan 408"]),
+    ("sin 408 ni 409", [("REINTENTABLES = {408, 409, 429}", "REINTENTABLES = {429}")], ["se reintentan 408", "todos los estados de 400 a 599"]),
     ("ningún 429 con código", [("        if error.codigo in api.LIMITES_DE_GASTO:", "        if error.codigo:")],
      ["se reintentan 408"]),
     ("reintenta cualquier respuesta", [("return error.estado in REINTENTABLES or error.estado >= 500", "return True")],
-     ["ningún otro 4xx", "un 400 sale"]),
+     ["ningún otro 4xx", "un 400 sale", "todos los estados de 400 a 599"]),
     ("reintenta lo que no es de la red", [("    return isinstance(error, DE_LA_RED)", "    return True")],
      ["ningún otro 4xx"]),
     ("reintenta el límite de gasto", [("        if error.codigo in api.LIMITES_DE_GASTO:\n            return False\n", "")],
@@ -175,12 +175,12 @@ ERRORES_63 = [
      ["va sobre la espera ya topada"]),
     ("sin azar", [(ESPERA_63, "min(tope, base * 2 ** n)")], ["va sobre la espera ya topada", "lleva azar"]),
     ("no mira lo que pide el servidor", [("    if pedida is not None and pedida > 0:\n        return pedida\n", "")],
-     ["pide esperar más de 0 s", "con lo que pide el servidor", "más de UNA_ESPERA_S"]),
+     ["pide esperar más de 0 s", "con lo que pide el servidor", "más de UNA_ESPERA_S", "justo UNA_ESPERA_S"]),
     ("obedece lo que pide aunque no sea más de 0", [("if pedida is not None and pedida > 0:", "if pedida is not None:")],
      ["pide esperar más de 0 s"]),
     ("__call__ no le pasa a espera lo que pide el servidor",
      [("espera(n, self.azar, self.base, self.tope, pedida(error))", "espera(n, self.azar, self.base, self.tope)")],
-     ["con lo que pide el servidor", "más de UNA_ESPERA_S"]),
+     ["con lo que pide el servidor", "más de UNA_ESPERA_S", "justo UNA_ESPERA_S"]),
     ("sin al_reintentar", [("                if self.al_reintentar is not None:\n"
                             "                    self.al_reintentar(n, error, segundos)\n", "")],
      ["se apunta antes de dormir"]),
@@ -189,15 +189,15 @@ ERRORES_63 = [
     ("un intento de más", [("for n in range(self.intentos):", "for n in range(self.intentos + 1):"),
                            ("n == self.intentos - 1", "n == self.intentos")], ["tras `intentos` intentos"]),
     ("se rinde con el error tal cual, sin SeRinde", RENDIRSE,
-     ["tras `intentos` intentos", "más de UNA_ESPERA_S", "después del plazo"]),
+     ["tras `intentos` intentos", "más de UNA_ESPERA_S", "después del plazo", "justo al final del plazo"]),
     ("sin tope de una espera", [("if segundos > UNA_ESPERA_S:", "if False:")], ["más de UNA_ESPERA_S"]),
-    ("sin plazo", [("if self.reloj() + segundos >= fin:", "if False:")], ["después del plazo"]),
+    ("sin plazo", [("if self.reloj() + segundos >= fin:", "if False:")], ["después del plazo", "justo al final del plazo"]),
     ("el plazo se mira después de dormir", [
         ("                if self.reloj() + segundos >= fin:\n", "                if False:\n"),
         ("                self.dormir(segundos)\n", "                self.dormir(segundos)\n"
                                                   "                if self.reloj() >= fin:\n"
                                                   "                    raise SeRinde(error, 'plazo')\n")],
-     ["después del plazo"]),
+     ["después del plazo", "justo al final del plazo"]),
     ("cada intento con la espera de siempre",
      [("return self.intento(M, herramientas, fin - self.reloj())", "return self.modelo(M, herramientas)")],
      ["lo que queda del plazo"]),

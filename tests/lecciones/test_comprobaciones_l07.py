@@ -116,10 +116,10 @@ ERRORES = [
     ("7.1", "resumenes_pg", "leer el puntero y después escribirlo (el compare-and-swap de Python)",
      LEER_Y_ESCRIBIR, ["a la vez"]),
     ("7.1", "resumenes_pg", "comparar con = (NULL = NULL no es verdad)",
-     cambiar(MOVER, ("IS NOT DISTINCT FROM %s", "= %s")), ["base None"]),
+     cambiar(MOVER, ("IS NOT DISTINCT FROM %s", "= %s")), ["base None", "solo se mueve el puntero"]),
     ("7.1", "resumenes_pg", "el IS de SQLite, que PostgreSQL no entiende con un parámetro",
      cambiar(MOVER, ("IS NOT DISTINCT FROM %s", "IS %s")),
-     ["sigue en la base", "otro lo movió antes", "base None", "a la vez"]),
+     ["sigue en la base", "otro lo movió antes", "base None", "a la vez", "solo se mueve el puntero"]),
     ("7.1", "resumenes_pg", "no mirar el número de filas",
      cambiar(MOVER, ('''    if movido.rowcount == 0:
         (ahora,) = bd.execute("SELECT resumen_activo FROM ejecuciones WHERE id=%s", (ejecucion,)).fetchone()

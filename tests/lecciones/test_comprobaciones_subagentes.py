@@ -82,14 +82,14 @@ ERRORES = [
 ''')), ["sale del proyecto", "no está en el proyecto"]),
     ("verificar cada hallazgo con la primera referencia",
      cambiar(VERIFICAR, (SU_REFERENCIA, "        referencia = referencias[0]\n")),
-     ["su mismo orden", "cambiadas de orden", "sin su referencia"]),
+     ["su mismo orden", "cambiadas de orden", "sin su referencia", "los que sobran"]),
     ("verificar con la referencia que encaje, sea la que sea",
-     CUALQUIER_REFERENCIA, ["cambiadas de orden"]),
+     CUALQUIER_REFERENCIA, ["cambiadas de orden", "los que sobran"]),
     ("verificar sin mirar cuántas referencias hay",
-     cambiar(VERIFICAR, (SU_REFERENCIA, "        referencia = referencias[i]\n")), ["sin su referencia"]),
+     cambiar(VERIFICAR, (SU_REFERENCIA, "        referencia = referencias[i]\n")), ["sin su referencia", "los que sobran"]),
     ("descartar sin decir por qué",
      cambiar(VERIFICAR, ("dict(fila, motivo=motivo)", "fila")), ["sin su referencia"]),
-    ("votar: lo que se repite se da por bueno", VOTANDO, ["sin votar"]),
+    ("votar: lo que se repite se da por bueno", VOTANDO, ["sin votar", "los que sobran"]),
 ]
 
 
