@@ -178,11 +178,18 @@ def informe_de_fuga(nombre, quedan):
             + (f"\n    … y {resto} líneas más" if resto else "") + "\n")
 
 
-def correr(nombre, argumentos, extra):
+def cpu_de(uso):
+    """Los segundos de CPU (usuario + sistema) de un `resource.struct_rusage`."""
+    return uso.ru_utime + uso.ru_stime
+
+
+def correr(nombre, argumentos, extra, entorno_extra=None):
     """Corre una parte en su propio pytest, con su propio espacio y su propia carpeta temporal.
 
-    Devuelve (salida, código, segundos, lo que quedó en la carpeta temporal). Si los tests pasan
-    pero dejan algo allí, el código es FUGA."""
+    Devuelve (salida, código, segundos, lo que quedó en la carpeta temporal, segundos de CPU). Si
+    los tests pasan pero dejan algo allí, el código es FUGA. La CPU es la de todo el árbol de
+    procesos de la parte: `os.wait4` da la del pytest y la de cada hijo que recogió (núcleos,
+    intérpretes, servidores, navegadores), que a su vez suma la de los suyos."""
     with tempfile.TemporaryDirectory(prefix="curso-probar-", ignore_cleanup_errors=True) as tmp:
         temporal = os.path.join(tmp, "temporal")
         os.mkdir(temporal)
@@ -191,50 +198,70 @@ def correr(nombre, argumentos, extra):
         # aquí dentro, y si una parte lo deja, se ve (sin listar lo de dentro a otros usuarios).
         for carpeta in (tmp, temporal):
             os.chmod(carpeta, 0o711)
-        entorno = dict(os.environ, CURSO_ESPACIO=os.path.join(tmp, "espacio"), TMPDIR=temporal)
+        entorno = dict(os.environ, CURSO_ESPACIO=os.path.join(tmp, "espacio"), TMPDIR=temporal,
+                       **(entorno_extra or {}))
         orden = [sys.executable, "-m", "pytest", "-q", *argumentos, *extra]
         print(f"▶ empieza {nombre}", flush=True)
         t = time.monotonic()
-        hecho = subprocess.run(orden, cwd=rutas.RAIZ, env=entorno, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+        proceso = subprocess.Popen(orden, cwd=rutas.RAIZ, env=entorno, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+        with proceso.stdout:
+            texto = proceso.stdout.read()
+        # wait4 y no wait: lo recoge y da, además, lo que gastó él con sus hijos recogidos.
+        _, estado, uso = os.wait4(proceso.pid, 0)
+        proceso.returncode = os.waitstatus_to_exitcode(estado)
         segundos = time.monotonic() - t
         quedan = lo_que_queda(temporal)  # apuntado; al salir del with se borra con el resto
-    salida = f"=== {nombre}: {' '.join(orden[1:])}\n{hecho.stdout}"
-    codigo = hecho.returncode or (FUGA if quedan else 0)
-    print(f"{'✔' if codigo == 0 else '✘'} termina {nombre} ({segundos:.0f} s)", flush=True)
-    return salida, codigo, segundos, quedan
+    salida = f"=== {nombre}: {' '.join(orden[1:])}\n{texto}"
+    codigo = proceso.returncode or (FUGA if quedan else 0)
+    cpu = cpu_de(uso)
+    print(f"{'✔' if codigo == 0 else '✘'} termina {nombre} ({segundos:.0f} s, {cpu:.0f} s de CPU)", flush=True)
+    return salida, codigo, segundos, quedan, cpu
 
 
-def main(argv=None):
-    """Corre todas las partes, tantas a la vez como núcleos más tres (ver PARTES_DE_MAS)."""
+def a_la_vez():
+    """Cuántas partes corren a la vez: tantas como núcleos más PARTES_DE_MAS."""
+    return (os.cpu_count() or 1) + PARTES_DE_MAS
+
+
+def en_paralelo(funcion, lista):
+    """[funcion(parte) de cada parte de `lista`], en su orden, `a_la_vez()` partes a la vez."""
+    with ThreadPoolExecutor(max_workers=a_la_vez()) as grupo:
+        return list(grupo.map(funcion, lista))
+
+
+def main(argv=None, lista=None):
+    """Corre las partes de `lista` (todas, `partes()`, si no se da), tantas a la vez como núcleos
+    más tres (ver PARTES_DE_MAS)."""
     extra = list(argv or [])
-    a_la_vez = (os.cpu_count() or 1) + PARTES_DE_MAS
     inicio = time.monotonic()
-    lista = partes()
+    lista = partes() if lista is None else lista
     print(aviso_de_repetidos())
-    print(f"{len(lista)} partes, {a_la_vez} a la vez:", flush=True)
-    with ThreadPoolExecutor(max_workers=a_la_vez) as grupo:
-        hechas = list(grupo.map(lambda parte: correr(*parte, extra), lista))
+    print(f"{len(lista)} partes, {a_la_vez()} a la vez:", flush=True)
+    hechas = en_paralelo(lambda parte: correr(*parte, extra), lista)
     filas, pasan_total, fallan_total, con_fugas = [], 0, 0, []
-    for (nombre, _), (salida, codigo, segundos, quedan) in zip(lista, hechas, strict=True):
+    for (nombre, _), (salida, codigo, segundos, quedan, cpu) in zip(lista, hechas, strict=True):
         print("\n" + salida + (informe_de_fuga(nombre, quedan) if quedan else ""), end="")
         pasan = cuenta(salida, "passed")
         fallan = cuenta(salida, "failed") + cuenta(salida, "error")
         pasan_total, fallan_total = pasan_total + pasan, fallan_total + fallan
         entradas = sum(1 for q in quedan if not q.startswith(" "))
         fuga = f"; deja {entradas} {'cosa' if entradas == 1 else 'cosas'} en la carpeta temporal" if quedan else ""
-        filas.append(f"{'✔' if codigo == 0 else '✘'} {nombre}: {pasan} pasan, {fallan} fallan{fuga} ({segundos:.0f} s)")
+        filas.append(f"{'✔' if codigo == 0 else '✘'} {nombre}: {pasan} pasan, {fallan} fallan{fuga} "
+                     f"({segundos:.0f} s, {cpu:.0f} s de CPU)")
         if quedan:
             con_fugas.append(nombre)
     print("\n=== Resumen")
     print("\n".join(filas))
-    print(f"Tiempo total: {time.monotonic() - inicio:.0f} s")
+    cpu_total = sum(hecha[4] for hecha in hechas)
+    print(f"Tiempo total: {time.monotonic() - inicio:.0f} s; CPU total: {cpu_total:.0f} s "
+          "(usuario + sistema de todas las partes y sus procesos)")
     if con_fugas:
         print(f"La carpeta temporal no queda como estaba: mira lo que dejó {', '.join(con_fugas)} (arriba).")
     else:
         print("La carpeta temporal queda como estaba: ninguna parte dejó nada en ella.")
     print(f"{pasan_total} passed, {fallan_total} failed")
-    return 0 if all(codigo == 0 for _, codigo, _, _ in hechas) else 1
+    return 0 if all(hecha[1] == 0 for hecha in hechas) else 1
 
 
 # --- Lo que tarda cada fichero de tests: `-p curso.autor.probar` apunta TIEMPOS -------------------------
