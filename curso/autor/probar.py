@@ -136,6 +136,86 @@ def partes():
             + sorted(puntos[1:], key=lambda parte: -len(parte[1])))
 
 
+# --- Las dos velocidades: --rapido y --leccion N -------------------------------------------------
+
+# Lo lento lleva la marca `lento` (registrada en pyproject.toml): por regla, en el conftest.py de la
+# raíz, cada celda de un cuaderno (nbval), cada test del navegador y cada camino del alumno; a mano,
+# `@pytest.mark.lento`, lo demás que tarda como ellos (los simulacros de caídas en muchos puntos...).
+# De cada clase de cosa lenta, una lleva además la marca `humo` y corre también en --rapido, para
+# que ninguna clase se quede sin comprobar: el cuaderno resuelto CUADERNO_DE_HUMO, un paso de camino,
+# un test del navegador, un punto de caída.
+RAPIDO = "not lento or humo"
+CUADERNO_DE_HUMO = "00_antes_de_empezar"
+
+
+def a_rapido(lista):
+    """De las partes de `lista`, las de tests del curso y de puntos de control, sin lo marcado
+    `lento` salvo lo marcado `humo` (las demás, cuadernos y caminos, son enteras lentas)."""
+    return [(nombre, [*argumentos, "-m", RAPIDO]) for nombre, argumentos in lista
+            if nombre.startswith(("tests del curso", "punto de control"))]
+
+
+def partes_rapidas():
+    """Las partes de `--rapido`: `a_rapido(partes())`, una parte con los tests del navegador y de
+    los caminos (de los que solo corre su humo) y el cuaderno resuelto de humo; el pase del alumno
+    (--nbval-lax) no tiene humo propio: el de los cuadernos es el resuelto."""
+    lentos = sorted(str(p.relative_to(rutas.RAIZ)) for d in (NAVEGADOR, CAMINOS) for p in d.glob("test_*.py"))
+    cuaderno = _cuaderno(rutas.SOLUCIONES, int(CUADERNO_DE_HUMO[:2])).relative_to(rutas.RAIZ).as_posix()
+    return [*a_rapido(partes()),
+            ("humo del navegador y de los caminos", [*lentos, "-rs", "-m", RAPIDO, *SIN_NBVAL]),
+            (f"humo de los cuadernos: {CUADERNO_DE_HUMO} (--nbval)",
+             ["--nbval", "--nbval-sanitize-with", "nbval_sanitizar.cfg", cuaderno])]
+
+
+def _cuaderno(carpeta, numero):
+    (ruta,) = sorted(Path(carpeta).glob(f"{numero:02d}_*.ipynb"))
+    return ruta
+
+
+def huellas_de_la_leccion(numero):
+    """Los textos que dicen que un fichero de tests toca la lección `numero`: el id entre comillas
+    de cada uno de sus ejercicios ("4.1"), su módulo de comprobaciones (l04), el nombre de su punto
+    de control y de su cuaderno, `puntos_de_control()[N]`, y cada explorable y material que importa
+    su cuaderno resuelto (curso.explorables.carreras...)."""
+    leccion = rutas.LECCIONES[numero]
+    cuaderno = _cuaderno(rutas.SOLUCIONES, numero)
+    texto = cuaderno.read_text(encoding="utf-8")
+    ejercicios = set()
+    for celda in json.loads(texto)["cells"]:
+        marca = celda.get("metadata", {}).get("curso", {})
+        ejercicios.update([marca["ejercicio"]] if "ejercicio" in marca else marca.get("ejercicios", {}).values())
+    return sorted({*(f'"{e}"' for e in ejercicios), f"comprobaciones.l{numero:02d}", f"import l{numero:02d}",
+                   leccion.get("punto", leccion["cuaderno"]), leccion["cuaderno"],
+                   f"puntos_de_control()[{numero}]",
+                   *re.findall(r"curso\.(?:explorables|material)\.[a-z_]+", texto)})
+
+
+def tests_de_la_leccion(numero):
+    """Los ficheros de tests/ (sin los caminos, que recorren todas las lecciones) que tocan la
+    lección `numero`: los que contienen alguna de sus huellas."""
+    huellas = huellas_de_la_leccion(numero)
+    return [str(p.relative_to(rutas.RAIZ)) for p in tests_del_curso()
+            if CAMINOS not in p.parents and any(h in p.read_text(encoding="utf-8") for h in huellas)]
+
+
+def partes_de_la_leccion(numero):
+    """Las partes de `--leccion N`: todos los tests del punto de control N, su cuaderno resuelto con
+    --nbval, el del alumno con --nbval-lax y los tests del curso que la tocan (`tests_de_la_leccion`:
+    sus comprobaciones, su explorable, su material)."""
+    if numero not in rutas.LECCIONES:
+        raise ValueError(f"No hay lección {numero}: las lecciones van de {min(rutas.LECCIONES)} "
+                         f"a {max(rutas.LECCIONES)}.")
+    punto = rutas.puntos_de_control()[numero]
+    resuelto, del_alumno = (_cuaderno(c, numero).relative_to(rutas.RAIZ).as_posix()
+                            for c in (rutas.SOLUCIONES, rutas.CUADERNOS))
+    return [(f"tests del curso que tocan la lección {numero:02d}", [*tests_de_la_leccion(numero), "-rs", *SIN_NBVAL]),
+            (f"punto de control {numero:02d} (todos sus tests)",
+             [(punto / "tests").relative_to(rutas.RAIZ).as_posix(), *SIN_NBVAL]),
+            (f"cuaderno resuelto {numero:02d} (--nbval)",
+             ["--nbval", "--nbval-sanitize-with", "nbval_sanitizar.cfg", resuelto]),
+            (f"cuaderno del alumno {numero:02d} (--nbval-lax)", ["--nbval-lax", del_alumno])]
+
+
 def aviso_de_repetidos():
     """La línea que dice cuántos ficheros de tests de los puntos de control no se repiten."""
     corren, saltados = repetidos.tests_que_corren(rutas.puntos_de_control())
@@ -297,8 +377,23 @@ def apuntar_tiempos(segundos, ruta=None):
 def argumentos_probar(analizador):
     analizador.description = ("Ejecuta los tests del curso y de los puntos de control; los "
                               "argumentos de más se pasan tal cual a pytest.")
+    analizador.usage = "%(prog)s [-h] [--rapido | --leccion N] [ARGUMENTOS ...]"
+    grupo = analizador.add_mutually_exclusive_group()
+    grupo.add_argument("--rapido", action="store_true",
+                       help="solo lo que no está marcado lento, más un humo de cada cosa lenta (mientras editas)")
+    grupo.add_argument("--leccion", type=int, metavar="N",
+                       help="todo lo que toca la lección N: su punto de control, sus cuadernos y sus tests")
     analizador.pasar_el_resto("pytest", "ARGUMENTOS", "los argumentos para pytest, tal cual (p. ej. -x)")
 
 
 def orden_probar(args):
+    if args.rapido:
+        return main(args.pytest, partes_rapidas())
+    if args.leccion is not None:
+        try:
+            lista = partes_de_la_leccion(args.leccion)
+        except ValueError as e:
+            print(e)
+            return 2
+        return main(args.pytest, lista)
     return main(args.pytest)

@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from curso import rutas
 from curso.autor import probar
 
@@ -49,7 +51,7 @@ def test_probar_falla_si_una_parte_deja_algo_en_la_carpeta_temporal(tmp_path, mo
 def test_una_parte_de_verdad_deja_la_carpeta_temporal_vacia():
     """Los tests de puntos usan `tmp_path` y el espacio temporal del conftest.py de la raíz: pytest
     guardaría sus `tmp_path` (pytest-of-USUARIO/) y el espacio quedaría si nadie los borrara."""
-    salida, codigo, _, quedan = probar.correr(
+    salida, codigo, _, quedan, _ = probar.correr(
         "tests de puntos", ["tests/equipo/test_puntos.py", "-k", "restaurar", "-p", "no:nbval"], [])
     assert quedan == []
     assert codigo == 0, salida
@@ -172,3 +174,89 @@ def test_los_cuadernos_del_alumno_comparten_un_espacio_y_los_resueltos_no(monkey
         raiz.pytest_unconfigure(None)
     assert alumno[0] == alumno[1]
     assert len({alumno[0], *resueltos}) == 3
+
+
+# --- Las dos velocidades: --rapido y --leccion N ----------------------------------------------------
+
+UNO_LENTO_QUE_FALLA = '''
+import pytest
+
+
+def test_rapido_que_pasa():
+    pass
+
+
+@pytest.mark.lento
+def test_lento_que_falla():
+    assert False, "el error del test lento"
+'''
+
+
+def test_un_error_en_un_test_lento_no_lo_ve_rapido_pero_si_probar(tmp_path, capsys):
+    """La misma parte, entera (como en `probar`) y pasada por `a_rapido` (como en `--rapido`)."""
+    fichero = tmp_path / "test_con_uno_lento.py"
+    fichero.write_text(UNO_LENTO_QUE_FALLA, encoding="utf-8")
+    entera = [("tests del curso (1 de 1)", [str(fichero), "-p", "no:nbval"])]
+
+    assert probar.main([], probar.a_rapido(entera)) == 0
+    salida = capsys.readouterr().out
+    assert "✔ tests del curso (1 de 1): 1 pasan, 0 fallan" in salida and "el error del test lento" not in salida
+
+    assert probar.main([], entera) == 1
+    salida = capsys.readouterr().out
+    assert "✘ tests del curso (1 de 1): 1 pasan, 1 fallan" in salida and "el error del test lento" in salida
+
+
+def test_rapido_solo_deja_de_lo_lento_su_humo_y_de_cada_clase_corre_alguno():
+    """Lo que recoge --rapido de lo que es lento por regla: de los cuadernos, solo las celdas del
+    cuaderno de humo; de los caminos y del navegador, solo lo marcado `humo`, y al menos un test de
+    cada uno. Sin la regla del conftest.py de la raíz, -m "not lento or humo" lo recogería todo."""
+    lista = dict(probar.partes_rapidas())
+    humo = next(a for n, a in lista.items() if n.startswith("humo del navegador"))
+    recogidos = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "--nbval", "-m", probar.RAPIDO,
+                                "solutions", *(a for a in humo if a.startswith("tests/"))],
+                               cwd=rutas.RAIZ, capture_output=True, text=True, timeout=300).stdout
+    ids = [linea for linea in recogidos.splitlines() if "::" in linea]
+    cuadernos = {i.split("::")[0] for i in ids if i.split("::")[0].endswith(".ipynb")}
+    assert cuadernos == {f"solutions/{probar.CUADERNO_DE_HUMO}.ipynb"}, ids
+    for carpeta in ("tests/caminos/", "tests/navegador/"):
+        de_la_carpeta = [i for i in ids if i.startswith(carpeta)]
+        todos = [str(p.relative_to(rutas.RAIZ)) for p in (rutas.RAIZ / carpeta).glob("test_*.py")]
+        assert 1 <= len(de_la_carpeta) < sum(p.read_text(encoding="utf-8").count("\ndef test_") for p in
+                                             map(rutas.RAIZ.joinpath, todos)), (carpeta, ids)
+    # Ni el pase del alumno ni los caminos enteros ni el navegador entero tienen parte en --rapido.
+    assert not any("--nbval-lax" in a or any(x.startswith("tests/caminos/test_caminos.py::") for x in a)
+                   for a in lista.values())
+
+
+def test_leccion_4_corre_su_cuaderno_y_sus_tests_y_no_los_de_la_6():
+    argumentos = [a for _, lista in probar.partes_de_la_leccion(4) for a in lista]
+    assert "solutions/04_resumenes_en_sqlite.ipynb" in argumentos
+    assert "notebooks/04_resumenes_en_sqlite.ipynb" in argumentos
+    assert "checkpoints/04_resumenes_en_sqlite/tests" in argumentos
+    assert "tests/lecciones/test_resumenes_fiabilidad.py" in argumentos  # el almacén de la lección 04
+    assert "tests/equipo/test_carreras.py" in argumentos  # su explorable
+    assert not [a for a in argumentos if "06_" in a or a.endswith("_06.py") or "linea_de_tiempo" in a], argumentos
+    # Los de la 06, con la 06.
+    de_la_6 = [a for _, lista in probar.partes_de_la_leccion(6) for a in lista]
+    assert {"solutions/06_todo_junto.ipynb", "tests/lecciones/test_simulacro_06.py",
+            "tests/lecciones/test_comprobaciones_l06.py"} <= set(de_la_6)
+    assert not [a for a in de_la_6 if "04_" in a], de_la_6
+
+
+def test_cada_leccion_corre_sus_comprobaciones_y_nada_de_los_caminos():
+    for numero in rutas.LECCIONES:
+        ficheros = probar.tests_de_la_leccion(numero)
+        propio = rutas.RAIZ / "tests" / "lecciones" / f"test_comprobaciones_l{numero:02d}.py"
+        assert not propio.exists() or str(propio.relative_to(rutas.RAIZ)) in ficheros, numero
+        assert not [f for f in ficheros if f.startswith("tests/caminos/")]
+
+
+def test_leccion_que_no_existe_y_rapido_con_leccion_son_errores_en_castellano(capsys):
+    from curso.__main__ import main as curso_main
+    assert curso_main(["probar", "--leccion", "99"]) == 2
+    assert "No hay lección 99" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as salida:
+        curso_main(["probar", "--rapido", "--leccion", "4"])
+    assert salida.value.code == 2
+    assert "no se puede usar junto con" in capsys.readouterr().err
