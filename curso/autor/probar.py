@@ -142,8 +142,8 @@ def partes():
 # raíz, cada celda de un cuaderno (nbval), cada test del navegador y cada camino del alumno; a mano,
 # `@pytest.mark.lento`, lo demás que tarda como ellos (los simulacros de caídas en muchos puntos...).
 # De cada clase de cosa lenta, una lleva además la marca `humo` y corre también en --rapido, para
-# que ninguna clase se quede sin comprobar: el cuaderno resuelto CUADERNO_DE_HUMO, un paso de camino,
-# un test del navegador, un punto de caída.
+# que ninguna clase se quede sin comprobar: el cuaderno resuelto CUADERNO_DE_HUMO, un paso de camino
+# y un test del navegador; de los simulacros, las caídas en un solo punto, que no llevan la marca.
 RAPIDO = "not lento or humo"
 CUADERNO_DE_HUMO = "00_antes_de_empezar"
 

@@ -32,7 +32,7 @@ MEDICIONES = {
                                    "CHECKPOINT en marcha durante la recarga: SHOW frente a la sonda (lección 07)"),
     "calificar": Medicion("clase_de_treinta", "calificar una clase de 30 (correctos, a medias y con los errores "
                                        "típicos): el tiempo y la CPU por alumno-lección, y al repetirlo"),
-    "probar": Medicion("probar", "la suite entera de `probar` con su perfil: la CPU de cada parte, los 15 "
+    "probar": Medicion("perfil_de_probar", "la suite entera de `probar` con su perfil: la CPU de cada parte, los 15 "
                                  "ficheros y los 15 tests que más gastan y lo que arrancan (núcleos, "
                                  "intérpretes, servidores, clusters, navegadores)"),
 }

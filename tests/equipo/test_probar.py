@@ -260,3 +260,67 @@ def test_leccion_que_no_existe_y_rapido_con_leccion_son_errores_en_castellano(ca
         curso_main(["probar", "--rapido", "--leccion", "4"])
     assert salida.value.code == 2
     assert "no se puede usar junto con" in capsys.readouterr().err
+
+
+# --- La CPU de cada parte y el perfil de `medir probar` ---------------------------------------------
+
+QUEMA_EN_UN_HIJO = '''
+import subprocess
+import sys
+import time
+
+
+def test_un_hijo_gasta_cpu_y_el_test_duerme():
+    subprocess.run([sys.executable, "-c",
+                    "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 1.5: pass"], check=True)
+    time.sleep(2)
+'''
+
+
+def test_la_cpu_de_una_parte_y_de_un_test_cuentan_la_de_sus_hijos_y_no_el_tiempo_que_espera(tmp_path):
+    """1,5 s de CPU en un nieto de `probar` (el hijo del pytest de la parte) cuentan, en la parte y
+    en el test del perfil; los 2 s que duerme el test, no. Con la CPU del pytest solo (sin la de
+    sus hijos) saldría menos de 1,5 s; con su tiempo, más de 3,5 s."""
+    from curso.medir import perfil_de_probar
+    fichero = tmp_path / "test_quema.py"
+    fichero.write_text(QUEMA_EN_UN_HIJO, encoding="utf-8")
+    perfil = tmp_path / "perfil"
+    perfil.mkdir()
+    salida, codigo, segundos, _, cpu = probar.correr(
+        "quema", [str(fichero), "-p", "no:nbval", "-p", "curso.medir.perfil_de_probar"], [],
+        {perfil_de_probar.VARIABLE: str(perfil)})
+    assert codigo == 0, salida
+    assert 1.5 <= cpu < segundos - 1.5
+    pruebas, _, _ = perfil_de_probar.leer(perfil)
+    [(nodeid, test)] = pruebas.items()
+    assert nodeid.endswith("test_quema.py::test_un_hijo_gasta_cpu_y_el_test_duerme")
+    assert 1.5 <= test["cpu"] < test["segundos"] - 1.5
+    assert test["arranca"] == {"python -c": 1}
+
+
+def test_que_arranca_nombra_cada_clase_de_proceso():
+    from curso.medir.perfil_de_probar import que_arranca
+    python = sys.executable
+    assert que_arranca([python, "-m", "ipykernel_launcher", "-f", "k.json"]) == "núcleo de Jupyter"
+    assert que_arranca([python, "-P", "-m", "curso.clase.guardian", "--", python, "-m", "pytest"]) == \
+        "python -m curso.clase.guardian"
+    assert que_arranca([python, "-c", "print(1)"]) == "python -c"
+    assert que_arranca([python, "/tmp/x/correr.py", "--guion"]) == "python correr.py"
+    assert que_arranca(["/usr/lib/postgresql/16/bin/initdb", "-D", "d"]) == "initdb"
+    assert que_arranca("echo hola") == "echo hola"
+
+
+def test_el_perfil_suma_por_fichero_y_ordena_por_cpu():
+    from curso.medir.perfil_de_probar import informe, por_fichero
+    pruebas = {"tests/a.py::test_1": {"cpu": 1.0, "segundos": 2.0, "arranca": {"núcleo de Jupyter": 1}},
+               "tests/a.py::test_2": {"cpu": 2.5, "segundos": 1.0, "arranca": {"núcleo de Jupyter": 2}},
+               "tests/b.py::test_3": {"cpu": 3.0, "segundos": 3.0, "arranca": {}}}
+    ficheros = por_fichero(pruebas)
+    assert ficheros["tests/a.py"]["cpu"] == 3.5 and ficheros["tests/a.py"]["tests"] == 2
+    assert ficheros["tests/a.py"]["arranca"] == {"núcleo de Jupyter": 3}
+    texto = informe([("parte", 10.0, 7.0, 6.5)], pruebas, {"initdb": 1})
+    # El fichero a (3,5 s) antes que el b (3 s); el test 3 antes que el 2; lo arrancado, sumado.
+    assert texto.index("| tests/a.py | 2 | 3.5 |") < texto.index("| tests/b.py | 1 | 3.0 |")
+    assert texto.index("tests/b.py::test_3") < texto.index("tests/a.py::test_2") < texto.index("tests/a.py::test_1")
+    assert "| núcleo de Jupyter | 3 |" in texto and "| initdb | 1 |" in texto
+    assert "| parte | 10 | 7.0 | 6.5 | 0.5 |" in texto

@@ -1,8 +1,9 @@
 """Para `medir probar` (quien escribe el curso): dónde se va la CPU de `python -m curso probar`, parte a parte, fichero a fichero y test a test.
 
 `python -m curso medir probar` corre la suite entera, como `probar`, con este módulo cargado en
-cada pytest como complemento (`-p curso.medir.probar`), y escribe el perfil en
-`perfil_de_probar.md` (en la carpeta desde la que se llama) además de imprimirlo:
+cada pytest como complemento (`-p curso.medir.perfil_de_probar`), y escribe el perfil en
+`perfil_de_probar.md` (en la carpeta desde la que se llama) además de imprimirlo, y cada test
+en `perfil_de_probar.json`:
 
 - la CPU de cada parte (usuario + sistema de todo su árbol de procesos, de `os.wait4`) y su tiempo;
 - los 15 ficheros y los 15 tests que más CPU gastan, y lo que arrancan;
@@ -197,7 +198,7 @@ def main():
             nombre, argumentos = parte
             suya = Path(carpeta, f"parte-{lista.index(parte)}")
             suya.mkdir()
-            hecho = probar.correr(nombre, argumentos, ["-p", "curso.medir.probar"], {VARIABLE: str(suya)})
+            hecho = probar.correr(nombre, argumentos, ["-p", "curso.medir.perfil_de_probar"], {VARIABLE: str(suya)})
             return hecho, suya
 
         inicio = time.monotonic()
@@ -214,6 +215,8 @@ def main():
     cpu = sum(r[2] for r in resultados)
     texto += f"\nTiempo total: {pared:.0f} s; CPU total: {cpu:.0f} s.\n"
     Path("perfil_de_probar.md").write_text(texto, encoding="utf-8")
+    datos = {"partes": resultados, "pruebas": todas, "fuera_de_los_tests": dict(fuera)}
+    Path("perfil_de_probar.json").write_text(json.dumps(datos, ensure_ascii=False, indent=0), encoding="utf-8")
     print(texto)
-    print("Escrito en perfil_de_probar.md.", file=sys.stderr)
+    print("Escrito en perfil_de_probar.md (y cada test en perfil_de_probar.json).", file=sys.stderr)
     return {"segundos": pared, "cpu": cpu}
