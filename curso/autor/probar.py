@@ -14,7 +14,11 @@ Corre, cada parte en su propio proceso de pytest y con un espacio de trabajo tem
    camino en su parte, porque cada uno abre una lección tras otra y tarda como varias partes.
 
 Corren tantas partes a la vez como núcleos más tres; al final, la salida de cada una, una línea por parte y el
-total. Devuelve 0 solo si todo pasa.
+total, con el tiempo y la CPU (usuario + sistema de todo el árbol de procesos de la parte, de
+`os.wait4`). Devuelve 0 solo si todo pasa. Sin opciones es la suite entera (la orden de los tests
+del README); `--rapido` corre lo que no lleva la marca `lento` más un humo de cada cosa lenta
+(`partes_rapidas`), y `--leccion N`, lo que toca la lección N (`partes_de_la_leccion`).
+`python -m curso medir probar` (curso/medir/perfil_de_probar.py) dice dónde se va esa CPU.
 
 Los tests dejan la carpeta temporal del sistema como la encontraron. Para comprobarlo, cada parte
 corre con su propia carpeta temporal (la variable TMPDIR, que respetan Python, SQLite, Jupyter y
@@ -269,7 +273,9 @@ def correr(nombre, argumentos, extra, entorno_extra=None):
     Devuelve (salida, código, segundos, lo que quedó en la carpeta temporal, segundos de CPU). Si
     los tests pasan pero dejan algo allí, el código es FUGA. La CPU es la de todo el árbol de
     procesos de la parte: `os.wait4` da la del pytest y la de cada hijo que recogió (núcleos,
-    intérpretes, servidores, navegadores), que a su vez suma la de los suyos."""
+    intérpretes, servidores, navegadores), que a su vez suma la de los suyos. Lo que se separa de
+    su padre y nadie de la parte recoge (el servidor de PostgreSQL que `pg_ctl` deja en segundo
+    plano) no cuenta: queda fuera de la cifra, que es por eso un mínimo."""
     with tempfile.TemporaryDirectory(prefix="curso-probar-", ignore_cleanup_errors=True) as tmp:
         temporal = os.path.join(tmp, "temporal")
         os.mkdir(temporal)

@@ -205,7 +205,9 @@ def main():
         hechas = probar.en_paralelo(una, lista)
         pared = time.monotonic() - inicio
         todas, fuera = {}, Counter()
-        for (nombre, _), ((_, codigo, segundos, _, cpu), suya) in zip(lista, hechas, strict=True):
+        for (nombre, _), ((salida, codigo, segundos, _, cpu), suya) in zip(lista, hechas, strict=True):
+            if codigo != 0:  # lo que falló, entero: el perfil solo no diría por qué
+                print("\n" + salida, end="")
             pruebas, arranques, _ = leer(suya)
             todas.update(pruebas)
             fuera.update(arranques)
