@@ -383,13 +383,13 @@ def apuntar_tiempos(segundos, ruta=None):
 def argumentos_probar(analizador):
     analizador.description = ("Ejecuta los tests del curso y de los puntos de control; los "
                               "argumentos de más se pasan tal cual a pytest.")
-    analizador.usage = "%(prog)s [-h] [--rapido | --leccion N] [ARGUMENTOS ...]"
     grupo = analizador.add_mutually_exclusive_group()
     grupo.add_argument("--rapido", action="store_true",
                        help="solo lo que no está marcado lento, más un humo de cada cosa lenta (mientras editas)")
     grupo.add_argument("--leccion", type=int, metavar="N",
                        help="todo lo que toca la lección N: su punto de control, sus cuadernos y sus tests")
     analizador.pasar_el_resto("pytest", "ARGUMENTOS", "los argumentos para pytest, tal cual (p. ej. -x)")
+    analizador.usage = "%(prog)s [-h] [--rapido | --leccion N] [ARGUMENTOS ...]"
 
 
 def orden_probar(args):
