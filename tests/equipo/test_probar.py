@@ -6,6 +6,7 @@ Aquí se prueba con partes pequeñas inventadas (una que deja una carpeta y otra
 parte de verdad, que usa `tmp_path` y la carpeta del espacio que crea el conftest.py de la raíz.
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -324,3 +325,23 @@ def test_el_perfil_suma_por_fichero_y_ordena_por_cpu():
     assert texto.index("tests/b.py::test_3") < texto.index("tests/a.py::test_2") < texto.index("tests/a.py::test_1")
     assert "| núcleo de Jupyter | 3 |" in texto and "| initdb | 1 |" in texto
     assert "| parte | 10 | 7.0 | 6.5 | 0.5 |" in texto
+
+
+def test_la_regla_de_los_simulacros_marca_las_caidas_en_muchos_puntos_y_no_las_de_uno():
+    """SIMULACRO (conftest.py de la raíz) reconoce por el nombre los simulacros de caídas en muchos
+    puntos; una caída en un solo punto, o «sin caídas», no es lenta (es el humo de los simulacros)."""
+    SIMULACRO = rutas.cargar_modulo(rutas.RAIZ / "conftest.py", "_conftest_de_la_raiz").SIMULACRO
+    lentos = ["test_cien_caidas_al_azar_no_pierden_ni_duplican_nada",
+              "test_una_caida_justo_despues_de_cada_paso_y_sale_igual",
+              "test_una_caida_en_cada_paso_de_instalar_deja_el_resumen_antiguo_o_el_nuevo",
+              "test_una_edicion_que_acorta_un_fichero_grande_muere_en_cada_llamada_al_sistema_y_sale_igual"]
+    de_un_punto = ["test_una_caida_entre_editar_y_apuntar_su_resultado",
+                   "test_sin_caidas_cada_respuesta_y_cada_observacion_es_un_paso",  # la regla ingenua «caidas.*cada»
+                   "test_la_caida_no_deja_nada_y_el_reinicio_admite_lo_pendiente"]
+    assert [n for n in lentos if not SIMULACRO.search(n)] == []
+    assert [n for n in de_un_punto if SIMULACRO.search(n)] == []
+    # Y en el curso hay de los dos: simulacros que --rapido deja y caídas de un punto que corre.
+    nombres = {n for carpeta in (rutas.RAIZ / "tests", rutas.RAIZ / "checkpoints")
+               for f in carpeta.rglob("test_*.py")
+               for n in re.findall(r"def (test_\w+)", f.read_text(encoding="utf-8"))}
+    assert set(lentos) <= nombres and set(de_un_punto) <= nombres
