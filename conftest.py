@@ -11,12 +11,20 @@ hereda la variable:
   ejecuta todos de arriba abajo sin resolver nada: cada lección empieza con los esbozos que dejaron
   las anteriores, y tiene que correr igual (`--nbval-lax notebooks/` es ese camino del alumno).
 
+Lo lento lleva la marca `lento` por regla: cada celda de un cuaderno (nbval), cada test de
+tests/navegador/ y de tests/caminos/, y cada simulacro de caídas en muchos puntos, que se
+reconoce por su nombre (`SIMULACRO`: «cien caídas al azar», «una caída en cada paso de…», «muere
+en cada llamada…»; una caída en un solo punto no lo es, y es el humo de los simulacros); el
+cuaderno resuelto de humo (`CUADERNO_DE_HUMO` de curso/autor/probar.py), además, `humo`
+(`probar --rapido` corre "not lento or humo").
+
 Una sesión de pytest deja la carpeta temporal del sistema como la encontró: las carpetas que crea
 este fichero (los espacios y la base de los `tmp_path` de pytest, que si no guardaría las de las
 tres últimas sesiones) se borran al terminar. Para conservar los `tmp_path` de una sesión y
 mirarlos, dale tú la carpeta: `--basetemp=CARPETA`.
 """
 import os
+import re
 import shutil
 import tempfile
 
@@ -52,6 +60,32 @@ def pytest_unconfigure(config):
         os.environ["CURSO_ESPACIO"] = _espacio_de_antes
     else:
         os.environ.pop("CURSO_ESPACIO", None)
+
+
+_LENTOS_POR_CARPETA = ("navegador", "caminos")  # carpetas de tests/ cuyos tests son todos lentos
+SIMULACRO = re.compile(r"caidas_al_azar|(una_caida|muere)\w*_cada_")  # caídas en muchos puntos
+
+
+@pytest.hookimpl(tryfirst=True)  # antes de que -m elija por las marcas
+def pytest_collection_modifyitems(config, items):
+    """La marca `lento` por regla (ver arriba), y `humo` en las celdas del cuaderno resuelto de humo."""
+    from curso.autor.probar import CUADERNO_DE_HUMO
+    raiz = config.rootpath
+    for item in items:
+        ruta = item.path
+        if ruta.suffix == ".ipynb":
+            item.add_marker(pytest.mark.lento)
+            if ruta.parent.name == "solutions" and ruta.stem == CUADERNO_DE_HUMO:
+                item.add_marker(pytest.mark.humo)
+            continue
+        if SIMULACRO.search(getattr(item, "originalname", item.name)):
+            item.add_marker(pytest.mark.lento)
+        try:
+            partes = ruta.relative_to(raiz).parts
+        except ValueError:
+            continue
+        if len(partes) > 2 and partes[0] == "tests" and partes[1] in _LENTOS_POR_CARPETA:
+            item.add_marker(pytest.mark.lento)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -14,7 +14,11 @@ Corre, cada parte en su propio proceso de pytest y con un espacio de trabajo tem
    camino en su parte, porque cada uno abre una lección tras otra y tarda como varias partes.
 
 Corren tantas partes a la vez como núcleos más tres; al final, la salida de cada una, una línea por parte y el
-total. Devuelve 0 solo si todo pasa.
+total, con el tiempo y la CPU (usuario + sistema de todo el árbol de procesos de la parte, de
+`os.wait4`). Devuelve 0 solo si todo pasa. Sin opciones es la suite entera (la orden de los tests
+del README); `--rapido` corre lo que no lleva la marca `lento` más un humo de cada cosa lenta
+(`partes_rapidas`), y `--leccion N`, lo que toca la lección N (`partes_de_la_leccion`).
+`python -m curso medir probar` (curso/medir/perfil_de_probar.py) dice dónde se va esa CPU.
 
 Los tests dejan la carpeta temporal del sistema como la encontraron. Para comprobarlo, cada parte
 corre con su propia carpeta temporal (la variable TMPDIR, que respetan Python, SQLite, Jupyter y
@@ -136,6 +140,86 @@ def partes():
             + sorted(puntos[1:], key=lambda parte: -len(parte[1])))
 
 
+# --- Las dos velocidades: --rapido y --leccion N -------------------------------------------------
+
+# Lo lento lleva la marca `lento` (registrada en pyproject.toml): por regla, en el conftest.py de la
+# raíz, cada celda de un cuaderno (nbval), cada test del navegador y cada camino del alumno; a mano,
+# `@pytest.mark.lento`, lo demás que tarda como ellos (los simulacros de caídas en muchos puntos...).
+# De cada clase de cosa lenta, una lleva además la marca `humo` y corre también en --rapido, para
+# que ninguna clase se quede sin comprobar: el cuaderno resuelto CUADERNO_DE_HUMO, un paso de camino
+# y un test del navegador; de los simulacros, las caídas en un solo punto, que no llevan la marca.
+RAPIDO = "not lento or humo"
+CUADERNO_DE_HUMO = "00_antes_de_empezar"
+
+
+def a_rapido(lista):
+    """De las partes de `lista`, las de tests del curso y de puntos de control, sin lo marcado
+    `lento` salvo lo marcado `humo` (las demás, cuadernos y caminos, son enteras lentas)."""
+    return [(nombre, [*argumentos, "-m", RAPIDO]) for nombre, argumentos in lista
+            if nombre.startswith(("tests del curso", "punto de control"))]
+
+
+def partes_rapidas():
+    """Las partes de `--rapido`: `a_rapido(partes())`, una parte con los tests del navegador y de
+    los caminos (de los que solo corre su humo) y el cuaderno resuelto de humo; el pase del alumno
+    (--nbval-lax) no tiene humo propio: el de los cuadernos es el resuelto."""
+    lentos = sorted(str(p.relative_to(rutas.RAIZ)) for d in (NAVEGADOR, CAMINOS) for p in d.glob("test_*.py"))
+    cuaderno = _cuaderno(rutas.SOLUCIONES, int(CUADERNO_DE_HUMO[:2])).relative_to(rutas.RAIZ).as_posix()
+    return [*a_rapido(partes()),
+            ("humo del navegador y de los caminos", [*lentos, "-rs", "-m", RAPIDO, *SIN_NBVAL]),
+            (f"humo de los cuadernos: {CUADERNO_DE_HUMO} (--nbval)",
+             ["--nbval", "--nbval-sanitize-with", "nbval_sanitizar.cfg", cuaderno])]
+
+
+def _cuaderno(carpeta, numero):
+    (ruta,) = sorted(Path(carpeta).glob(f"{numero:02d}_*.ipynb"))
+    return ruta
+
+
+def huellas_de_la_leccion(numero):
+    """Los textos que dicen que un fichero de tests toca la lección `numero`: el id entre comillas
+    de cada uno de sus ejercicios ("4.1"), su módulo de comprobaciones (l04), el nombre de su punto
+    de control y de su cuaderno, `puntos_de_control()[N]`, y cada explorable y material que importa
+    su cuaderno resuelto (curso.explorables.carreras...)."""
+    leccion = rutas.LECCIONES[numero]
+    cuaderno = _cuaderno(rutas.SOLUCIONES, numero)
+    texto = cuaderno.read_text(encoding="utf-8")
+    ejercicios = set()
+    for celda in json.loads(texto)["cells"]:
+        marca = celda.get("metadata", {}).get("curso", {})
+        ejercicios.update([marca["ejercicio"]] if "ejercicio" in marca else marca.get("ejercicios", {}).values())
+    return sorted({*(f'"{e}"' for e in ejercicios), f"comprobaciones.l{numero:02d}", f"import l{numero:02d}",
+                   leccion.get("punto", leccion["cuaderno"]), leccion["cuaderno"],
+                   f"puntos_de_control()[{numero}]",
+                   *re.findall(r"curso\.(?:explorables|material)\.[a-z_]+", texto)})
+
+
+def tests_de_la_leccion(numero):
+    """Los ficheros de tests/ (sin los caminos, que recorren todas las lecciones) que tocan la
+    lección `numero`: los que contienen alguna de sus huellas."""
+    huellas = huellas_de_la_leccion(numero)
+    return [str(p.relative_to(rutas.RAIZ)) for p in tests_del_curso()
+            if CAMINOS not in p.parents and any(h in p.read_text(encoding="utf-8") for h in huellas)]
+
+
+def partes_de_la_leccion(numero):
+    """Las partes de `--leccion N`: todos los tests del punto de control N, su cuaderno resuelto con
+    --nbval, el del alumno con --nbval-lax y los tests del curso que la tocan (`tests_de_la_leccion`:
+    sus comprobaciones, su explorable, su material)."""
+    if numero not in rutas.LECCIONES:
+        raise ValueError(f"No hay lección {numero}: las lecciones van de {min(rutas.LECCIONES)} "
+                         f"a {max(rutas.LECCIONES)}.")
+    punto = rutas.puntos_de_control()[numero]
+    resuelto, del_alumno = (_cuaderno(c, numero).relative_to(rutas.RAIZ).as_posix()
+                            for c in (rutas.SOLUCIONES, rutas.CUADERNOS))
+    return [(f"tests del curso que tocan la lección {numero:02d}", [*tests_de_la_leccion(numero), "-rs", *SIN_NBVAL]),
+            (f"punto de control {numero:02d} (todos sus tests)",
+             [(punto / "tests").relative_to(rutas.RAIZ).as_posix(), *SIN_NBVAL]),
+            (f"cuaderno resuelto {numero:02d} (--nbval)",
+             ["--nbval", "--nbval-sanitize-with", "nbval_sanitizar.cfg", resuelto]),
+            (f"cuaderno del alumno {numero:02d} (--nbval-lax)", ["--nbval-lax", del_alumno])]
+
+
 def aviso_de_repetidos():
     """La línea que dice cuántos ficheros de tests de los puntos de control no se repiten."""
     corren, saltados = repetidos.tests_que_corren(rutas.puntos_de_control())
@@ -178,11 +262,20 @@ def informe_de_fuga(nombre, quedan):
             + (f"\n    … y {resto} líneas más" if resto else "") + "\n")
 
 
-def correr(nombre, argumentos, extra):
+def cpu_de(uso):
+    """Los segundos de CPU (usuario + sistema) de un `resource.struct_rusage`."""
+    return uso.ru_utime + uso.ru_stime
+
+
+def correr(nombre, argumentos, extra, entorno_extra=None):
     """Corre una parte en su propio pytest, con su propio espacio y su propia carpeta temporal.
 
-    Devuelve (salida, código, segundos, lo que quedó en la carpeta temporal). Si los tests pasan
-    pero dejan algo allí, el código es FUGA."""
+    Devuelve (salida, código, segundos, lo que quedó en la carpeta temporal, segundos de CPU). Si
+    los tests pasan pero dejan algo allí, el código es FUGA. La CPU es la de todo el árbol de
+    procesos de la parte: `os.wait4` da la del pytest y la de cada hijo que recogió (núcleos,
+    intérpretes, servidores, navegadores), que a su vez suma la de los suyos. Lo que se separa de
+    su padre y nadie de la parte recoge (el servidor de PostgreSQL que `pg_ctl` deja en segundo
+    plano) no cuenta: queda fuera de la cifra, que es por eso un mínimo."""
     with tempfile.TemporaryDirectory(prefix="curso-probar-", ignore_cleanup_errors=True) as tmp:
         temporal = os.path.join(tmp, "temporal")
         os.mkdir(temporal)
@@ -191,50 +284,70 @@ def correr(nombre, argumentos, extra):
         # aquí dentro, y si una parte lo deja, se ve (sin listar lo de dentro a otros usuarios).
         for carpeta in (tmp, temporal):
             os.chmod(carpeta, 0o711)
-        entorno = dict(os.environ, CURSO_ESPACIO=os.path.join(tmp, "espacio"), TMPDIR=temporal)
+        entorno = dict(os.environ, CURSO_ESPACIO=os.path.join(tmp, "espacio"), TMPDIR=temporal,
+                       **(entorno_extra or {}))
         orden = [sys.executable, "-m", "pytest", "-q", *argumentos, *extra]
         print(f"▶ empieza {nombre}", flush=True)
         t = time.monotonic()
-        hecho = subprocess.run(orden, cwd=rutas.RAIZ, env=entorno, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+        proceso = subprocess.Popen(orden, cwd=rutas.RAIZ, env=entorno, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+        with proceso.stdout:
+            texto = proceso.stdout.read()
+        # wait4 y no wait: lo recoge y da, además, lo que gastó él con sus hijos recogidos.
+        _, estado, uso = os.wait4(proceso.pid, 0)
+        proceso.returncode = os.waitstatus_to_exitcode(estado)
         segundos = time.monotonic() - t
         quedan = lo_que_queda(temporal)  # apuntado; al salir del with se borra con el resto
-    salida = f"=== {nombre}: {' '.join(orden[1:])}\n{hecho.stdout}"
-    codigo = hecho.returncode or (FUGA if quedan else 0)
-    print(f"{'✔' if codigo == 0 else '✘'} termina {nombre} ({segundos:.0f} s)", flush=True)
-    return salida, codigo, segundos, quedan
+    salida = f"=== {nombre}: {' '.join(orden[1:])}\n{texto}"
+    codigo = proceso.returncode or (FUGA if quedan else 0)
+    cpu = cpu_de(uso)
+    print(f"{'✔' if codigo == 0 else '✘'} termina {nombre} ({segundos:.0f} s, {cpu:.0f} s de CPU)", flush=True)
+    return salida, codigo, segundos, quedan, cpu
 
 
-def main(argv=None):
-    """Corre todas las partes, tantas a la vez como núcleos más tres (ver PARTES_DE_MAS)."""
+def a_la_vez():
+    """Cuántas partes corren a la vez: tantas como núcleos más PARTES_DE_MAS."""
+    return (os.cpu_count() or 1) + PARTES_DE_MAS
+
+
+def en_paralelo(funcion, lista):
+    """[funcion(parte) de cada parte de `lista`], en su orden, `a_la_vez()` partes a la vez."""
+    with ThreadPoolExecutor(max_workers=a_la_vez()) as grupo:
+        return list(grupo.map(funcion, lista))
+
+
+def main(argv=None, lista=None):
+    """Corre las partes de `lista` (todas, `partes()`, si no se da), tantas a la vez como núcleos
+    más tres (ver PARTES_DE_MAS)."""
     extra = list(argv or [])
-    a_la_vez = (os.cpu_count() or 1) + PARTES_DE_MAS
     inicio = time.monotonic()
-    lista = partes()
+    lista = partes() if lista is None else lista
     print(aviso_de_repetidos())
-    print(f"{len(lista)} partes, {a_la_vez} a la vez:", flush=True)
-    with ThreadPoolExecutor(max_workers=a_la_vez) as grupo:
-        hechas = list(grupo.map(lambda parte: correr(*parte, extra), lista))
+    print(f"{len(lista)} partes, {a_la_vez()} a la vez:", flush=True)
+    hechas = en_paralelo(lambda parte: correr(*parte, extra), lista)
     filas, pasan_total, fallan_total, con_fugas = [], 0, 0, []
-    for (nombre, _), (salida, codigo, segundos, quedan) in zip(lista, hechas, strict=True):
+    for (nombre, _), (salida, codigo, segundos, quedan, cpu) in zip(lista, hechas, strict=True):
         print("\n" + salida + (informe_de_fuga(nombre, quedan) if quedan else ""), end="")
         pasan = cuenta(salida, "passed")
         fallan = cuenta(salida, "failed") + cuenta(salida, "error")
         pasan_total, fallan_total = pasan_total + pasan, fallan_total + fallan
         entradas = sum(1 for q in quedan if not q.startswith(" "))
         fuga = f"; deja {entradas} {'cosa' if entradas == 1 else 'cosas'} en la carpeta temporal" if quedan else ""
-        filas.append(f"{'✔' if codigo == 0 else '✘'} {nombre}: {pasan} pasan, {fallan} fallan{fuga} ({segundos:.0f} s)")
+        filas.append(f"{'✔' if codigo == 0 else '✘'} {nombre}: {pasan} pasan, {fallan} fallan{fuga} "
+                     f"({segundos:.0f} s, {cpu:.0f} s de CPU)")
         if quedan:
             con_fugas.append(nombre)
     print("\n=== Resumen")
     print("\n".join(filas))
-    print(f"Tiempo total: {time.monotonic() - inicio:.0f} s")
+    cpu_total = sum(hecha[4] for hecha in hechas)
+    print(f"Tiempo total: {time.monotonic() - inicio:.0f} s; CPU total: {cpu_total:.0f} s "
+          "(usuario + sistema de todas las partes y sus procesos)")
     if con_fugas:
         print(f"La carpeta temporal no queda como estaba: mira lo que dejó {', '.join(con_fugas)} (arriba).")
     else:
         print("La carpeta temporal queda como estaba: ninguna parte dejó nada en ella.")
     print(f"{pasan_total} passed, {fallan_total} failed")
-    return 0 if all(codigo == 0 for _, codigo, _, _ in hechas) else 1
+    return 0 if all(hecha[1] == 0 for hecha in hechas) else 1
 
 
 # --- Lo que tarda cada fichero de tests: `-p curso.autor.probar` apunta TIEMPOS -------------------------
@@ -270,8 +383,23 @@ def apuntar_tiempos(segundos, ruta=None):
 def argumentos_probar(analizador):
     analizador.description = ("Ejecuta los tests del curso y de los puntos de control; los "
                               "argumentos de más se pasan tal cual a pytest.")
+    grupo = analizador.add_mutually_exclusive_group()
+    grupo.add_argument("--rapido", action="store_true",
+                       help="solo lo que no está marcado lento, más un humo de cada cosa lenta (mientras editas)")
+    grupo.add_argument("--leccion", type=int, metavar="N",
+                       help="todo lo que toca la lección N: su punto de control, sus cuadernos y sus tests")
     analizador.pasar_el_resto("pytest", "ARGUMENTOS", "los argumentos para pytest, tal cual (p. ej. -x)")
+    analizador.usage = "%(prog)s [-h] [--rapido | --leccion N] [ARGUMENTOS ...]"
 
 
 def orden_probar(args):
+    if args.rapido:
+        return main(args.pytest, partes_rapidas())
+    if args.leccion is not None:
+        try:
+            lista = partes_de_la_leccion(args.leccion)
+        except ValueError as e:
+            print(e)
+            return 2
+        return main(args.pytest, lista)
     return main(args.pytest)

@@ -35,6 +35,9 @@ MEDICIONES = {
     "mutantes": Medicion("mutantes", "pruebas de mutación de la solución de cada ejercicio contra su comprobación "
                                      "del cuaderno: muertos, vivos, equivalentes y la puntuación (lento; "
                                      "`medir mutantes 6.2 --muestra 20`)"),
+    "probar": Medicion("perfil_de_probar", "la suite entera de `probar` con su perfil: la CPU de cada parte, los 15 "
+                                 "ficheros y los 15 tests que más gastan y lo que arrancan (núcleos, "
+                                 "intérpretes, servidores, clusters, navegadores)"),
 }
 
 

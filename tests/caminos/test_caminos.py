@@ -8,9 +8,14 @@ fichero es uno de esos caminos; entre los dos, cada ejercicio de las lecciones 0
 fallando primero y arreglando después, y cada uno de 1.1, 1.2, 3.2, 4.1 y 5.x se deja pendiente
 mientras las lecciones siguientes se resuelven.
 
+El primer test es un solo paso de camino, el humo que corre también `probar --rapido` (ver
+curso/autor/probar.py): la lección 00 fallando y arreglando su ejercicio en un espacio vacío.
+
 El camino de quien lo ejecuta todo sin resolver nada es `--nbval-lax notebooks/`, que `probar` ya
 corre con un solo espacio para todos los cuadernos del alumno (ver conftest.py): aquí no se repite.
 """
+import pytest
+
 from curso import rutas
 
 from alumno import Alumno, recorrer
@@ -34,6 +39,18 @@ def _ficheros(espacio):
     return {p.relative_to(espacio).as_posix(): p.read_bytes()
             for p in sorted(espacio.rglob("*.py"))
             if p.is_file() and not set(p.relative_to(espacio).parts) & rutas.IGNORADOS}
+
+
+@pytest.mark.humo
+def test_un_paso_la_leccion_00_fallando_y_arreglando_deja_el_espacio_como_su_punto_de_control(tmp_path):
+    """Un paso: la lección 00 desde un espacio vacío.
+
+    Falla y arregla el 0.1 en la misma celda; al acabar, el espacio es el punto de control 00."""
+    alumno = Alumno(tmp_path)
+    r = recorrer(alumno, 0)
+    _sin_problemas(r)
+    assert r.veces("Ejercicio 0.1: pendiente.") == 1 and r.veces("✔ Hecho.") >= 1, r.texto
+    assert _ficheros(alumno.espacio) == _ficheros(rutas.puntos_de_control()[0])
 
 
 def test_quien_deja_el_1_1_y_el_3_2_para_luego_y_vuelve_a_lecciones_pasadas(tmp_path):

@@ -6,8 +6,11 @@ Aquí se prueba con partes pequeñas inventadas (una que deja una carpeta y otra
 parte de verdad, que usa `tmp_path` y la carpeta del espacio que crea el conftest.py de la raíz.
 """
 import os
+import re
 import subprocess
 import sys
+
+import pytest
 
 from curso import rutas
 from curso.autor import probar
@@ -49,7 +52,7 @@ def test_probar_falla_si_una_parte_deja_algo_en_la_carpeta_temporal(tmp_path, mo
 def test_una_parte_de_verdad_deja_la_carpeta_temporal_vacia():
     """Los tests de puntos usan `tmp_path` y el espacio temporal del conftest.py de la raíz: pytest
     guardaría sus `tmp_path` (pytest-of-USUARIO/) y el espacio quedaría si nadie los borrara."""
-    salida, codigo, _, quedan = probar.correr(
+    salida, codigo, _, quedan, _ = probar.correr(
         "tests de puntos", ["tests/equipo/test_puntos.py", "-k", "restaurar", "-p", "no:nbval"], [])
     assert quedan == []
     assert codigo == 0, salida
@@ -172,3 +175,173 @@ def test_los_cuadernos_del_alumno_comparten_un_espacio_y_los_resueltos_no(monkey
         raiz.pytest_unconfigure(None)
     assert alumno[0] == alumno[1]
     assert len({alumno[0], *resueltos}) == 3
+
+
+# --- Las dos velocidades: --rapido y --leccion N ----------------------------------------------------
+
+UNO_LENTO_QUE_FALLA = '''
+import pytest
+
+
+def test_rapido_que_pasa():
+    pass
+
+
+@pytest.mark.lento
+def test_lento_que_falla():
+    assert False, "el error del test lento"
+'''
+
+
+def test_un_error_en_un_test_lento_no_lo_ve_rapido_pero_si_probar(tmp_path, capsys):
+    """La misma parte, entera (como en `probar`) y pasada por `a_rapido` (como en `--rapido`)."""
+    fichero = tmp_path / "test_con_uno_lento.py"
+    fichero.write_text(UNO_LENTO_QUE_FALLA, encoding="utf-8")
+    entera = [("tests del curso (1 de 1)", [str(fichero), "-p", "no:nbval"])]
+
+    assert probar.main([], probar.a_rapido(entera)) == 0
+    salida = capsys.readouterr().out
+    assert "✔ tests del curso (1 de 1): 1 pasan, 0 fallan" in salida and "el error del test lento" not in salida
+
+    assert probar.main([], entera) == 1
+    salida = capsys.readouterr().out
+    assert "✘ tests del curso (1 de 1): 1 pasan, 1 fallan" in salida and "el error del test lento" in salida
+
+
+def test_rapido_solo_deja_de_lo_lento_su_humo_y_de_cada_clase_corre_alguno():
+    """Lo que recoge --rapido de lo que es lento por regla: de los cuadernos, solo las celdas del
+    cuaderno de humo; de los caminos y del navegador, solo lo marcado `humo`, y al menos un test de
+    cada uno. Sin la regla del conftest.py de la raíz, -m "not lento or humo" lo recogería todo."""
+    lista = dict(probar.partes_rapidas())
+    humo = next(a for n, a in lista.items() if n.startswith("humo del navegador"))
+    recogidos = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "--nbval", "-m", probar.RAPIDO,
+                                "solutions", *(a for a in humo if a.startswith("tests/"))],
+                               cwd=rutas.RAIZ, capture_output=True, text=True, timeout=300).stdout
+    ids = [linea for linea in recogidos.splitlines() if "::" in linea]
+    cuadernos = {i.split("::")[0] for i in ids if i.split("::")[0].endswith(".ipynb")}
+    assert cuadernos == {f"solutions/{probar.CUADERNO_DE_HUMO}.ipynb"}, ids
+    for carpeta in ("tests/caminos/", "tests/navegador/"):
+        de_la_carpeta = [i for i in ids if i.startswith(carpeta)]
+        todos = [str(p.relative_to(rutas.RAIZ)) for p in (rutas.RAIZ / carpeta).glob("test_*.py")]
+        assert 1 <= len(de_la_carpeta) < sum(p.read_text(encoding="utf-8").count("\ndef test_") for p in
+                                             map(rutas.RAIZ.joinpath, todos)), (carpeta, ids)
+    # Ni el pase del alumno ni los caminos enteros ni el navegador entero tienen parte en --rapido.
+    assert not any("--nbval-lax" in a or any(x.startswith("tests/caminos/test_caminos.py::") for x in a)
+                   for a in lista.values())
+
+
+def test_leccion_4_corre_su_cuaderno_y_sus_tests_y_no_los_de_la_6():
+    argumentos = [a for _, lista in probar.partes_de_la_leccion(4) for a in lista]
+    assert "solutions/04_resumenes_en_sqlite.ipynb" in argumentos
+    assert "notebooks/04_resumenes_en_sqlite.ipynb" in argumentos
+    assert "checkpoints/04_resumenes_en_sqlite/tests" in argumentos
+    assert "tests/lecciones/test_resumenes_fiabilidad.py" in argumentos  # el almacén de la lección 04
+    assert "tests/equipo/test_carreras.py" in argumentos  # su explorable
+    assert not [a for a in argumentos if "06_" in a or a.endswith("_06.py") or "linea_de_tiempo" in a], argumentos
+    # Los de la 06, con la 06.
+    de_la_6 = [a for _, lista in probar.partes_de_la_leccion(6) for a in lista]
+    assert {"solutions/06_todo_junto.ipynb", "tests/lecciones/test_simulacro_06.py",
+            "tests/lecciones/test_comprobaciones_l06.py"} <= set(de_la_6)
+    assert not [a for a in de_la_6 if "04_" in a], de_la_6
+
+
+def test_cada_leccion_corre_sus_comprobaciones_y_nada_de_los_caminos():
+    for numero in rutas.LECCIONES:
+        ficheros = probar.tests_de_la_leccion(numero)
+        propio = rutas.RAIZ / "tests" / "lecciones" / f"test_comprobaciones_l{numero:02d}.py"
+        assert not propio.exists() or str(propio.relative_to(rutas.RAIZ)) in ficheros, numero
+        assert not [f for f in ficheros if f.startswith("tests/caminos/")]
+
+
+def test_leccion_que_no_existe_y_rapido_con_leccion_son_errores_en_castellano(capsys):
+    from curso.__main__ import main as curso_main
+    assert curso_main(["probar", "--leccion", "99"]) == 2
+    assert "No hay lección 99" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as salida:
+        curso_main(["probar", "--rapido", "--leccion", "4"])
+    assert salida.value.code == 2
+    assert "no se puede usar junto con" in capsys.readouterr().err
+
+
+# --- La CPU de cada parte y el perfil de `medir probar` ---------------------------------------------
+
+QUEMA_EN_UN_HIJO = '''
+import subprocess
+import sys
+import time
+
+
+def test_un_hijo_gasta_cpu_y_el_test_duerme():
+    subprocess.run([sys.executable, "-c",
+                    "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 1.5: pass"], check=True)
+    time.sleep(2)
+'''
+
+
+def test_la_cpu_de_una_parte_y_de_un_test_cuentan_la_de_sus_hijos_y_no_el_tiempo_que_espera(tmp_path):
+    """1,5 s de CPU en un nieto de `probar` (el hijo del pytest de la parte) cuentan, en la parte y
+    en el test del perfil; los 2 s que duerme el test, no. Con la CPU del pytest solo (sin la de
+    sus hijos) saldría menos de 1,5 s; con su tiempo, más de 3,5 s."""
+    from curso.medir import perfil_de_probar
+    fichero = tmp_path / "test_quema.py"
+    fichero.write_text(QUEMA_EN_UN_HIJO, encoding="utf-8")
+    perfil = tmp_path / "perfil"
+    perfil.mkdir()
+    salida, codigo, segundos, _, cpu = probar.correr(
+        "quema", [str(fichero), "-p", "no:nbval", "-p", "curso.medir.perfil_de_probar"], [],
+        {perfil_de_probar.VARIABLE: str(perfil)})
+    assert codigo == 0, salida
+    assert 1.5 <= cpu < segundos - 1.5
+    pruebas, _, _ = perfil_de_probar.leer(perfil)
+    [(nodeid, test)] = pruebas.items()
+    assert nodeid.endswith("test_quema.py::test_un_hijo_gasta_cpu_y_el_test_duerme")
+    assert 1.5 <= test["cpu"] < test["segundos"] - 1.5
+    assert test["arranca"] == {"python -c": 1}
+
+
+def test_que_arranca_nombra_cada_clase_de_proceso():
+    from curso.medir.perfil_de_probar import que_arranca
+    python = sys.executable
+    assert que_arranca([python, "-m", "ipykernel_launcher", "-f", "k.json"]) == "núcleo de Jupyter"
+    assert que_arranca([python, "-P", "-m", "curso.clase.guardian", "--", python, "-m", "pytest"]) == \
+        "python -m curso.clase.guardian"
+    assert que_arranca([python, "-c", "print(1)"]) == "python -c"
+    assert que_arranca([python, "/tmp/x/correr.py", "--guion"]) == "python correr.py"
+    assert que_arranca(["/usr/lib/postgresql/16/bin/initdb", "-D", "d"]) == "initdb"
+    assert que_arranca("echo hola") == "echo hola"
+
+
+def test_el_perfil_suma_por_fichero_y_ordena_por_cpu():
+    from curso.medir.perfil_de_probar import informe, por_fichero
+    pruebas = {"tests/a.py::test_1": {"cpu": 1.0, "segundos": 2.0, "arranca": {"núcleo de Jupyter": 1}},
+               "tests/a.py::test_2": {"cpu": 2.5, "segundos": 1.0, "arranca": {"núcleo de Jupyter": 2}},
+               "tests/b.py::test_3": {"cpu": 3.0, "segundos": 3.0, "arranca": {}}}
+    ficheros = por_fichero(pruebas)
+    assert ficheros["tests/a.py"]["cpu"] == 3.5 and ficheros["tests/a.py"]["tests"] == 2
+    assert ficheros["tests/a.py"]["arranca"] == {"núcleo de Jupyter": 3}
+    texto = informe([("parte", 10.0, 7.0, 6.5)], pruebas, {"initdb": 1})
+    # El fichero a (3,5 s) antes que el b (3 s); el test 3 antes que el 2; lo arrancado, sumado.
+    assert texto.index("| tests/a.py | 2 | 3.5 |") < texto.index("| tests/b.py | 1 | 3.0 |")
+    assert texto.index("tests/b.py::test_3") < texto.index("tests/a.py::test_2") < texto.index("tests/a.py::test_1")
+    assert "| núcleo de Jupyter | 3 |" in texto and "| initdb | 1 |" in texto
+    assert "| parte | 10 | 7.0 | 6.5 | 0.5 |" in texto
+
+
+def test_la_regla_de_los_simulacros_marca_las_caidas_en_muchos_puntos_y_no_las_de_uno():
+    """SIMULACRO (conftest.py de la raíz) reconoce por el nombre los simulacros de caídas en muchos
+    puntos; una caída en un solo punto, o «sin caídas», no es lenta (es el humo de los simulacros)."""
+    SIMULACRO = rutas.cargar_modulo(rutas.RAIZ / "conftest.py", "_conftest_de_la_raiz").SIMULACRO
+    lentos = ["test_cien_caidas_al_azar_no_pierden_ni_duplican_nada",
+              "test_una_caida_justo_despues_de_cada_paso_y_sale_igual",
+              "test_una_caida_en_cada_paso_de_instalar_deja_el_resumen_antiguo_o_el_nuevo",
+              "test_una_edicion_que_acorta_un_fichero_grande_muere_en_cada_llamada_al_sistema_y_sale_igual"]
+    de_un_punto = ["test_una_caida_entre_editar_y_apuntar_su_resultado",
+                   "test_sin_caidas_cada_respuesta_y_cada_observacion_es_un_paso",  # la regla ingenua «caidas.*cada»
+                   "test_la_caida_no_deja_nada_y_el_reinicio_admite_lo_pendiente"]
+    assert [n for n in lentos if not SIMULACRO.search(n)] == []
+    assert [n for n in de_un_punto if SIMULACRO.search(n)] == []
+    # Y en el curso hay de los dos: simulacros que --rapido deja y caídas de un punto que corre.
+    nombres = {n for carpeta in (rutas.RAIZ / "tests", rutas.RAIZ / "checkpoints")
+               for f in carpeta.rglob("test_*.py")
+               for n in re.findall(r"def (test_\w+)", f.read_text(encoding="utf-8"))}
+    assert set(lentos) <= nombres and set(de_un_punto) <= nombres

@@ -91,6 +91,7 @@ def test_en_ci_sin_chromium_el_test_falla_en_vez_de_saltarse(monkeypatch):
 
 # --- El harness del test, con el cuaderno de prueba ----------------------------------------------
 
+@pytest.mark.humo  # el test del navegador que corre también `probar --rapido`
 def test_el_navegador_ve_un_widget_y_lo_mueve(cuaderno_de_prueba):
     pagina = cuaderno_de_prueba
     antes = _valor(pagina, "prueba-deslizador")
