@@ -113,3 +113,81 @@ def test_al_volver_a_una_leccion_sus_celdas_no_escriben_encima_de_lo_posterior(t
                 del sys.modules[nombre]
         if str(espacio) in sys.path:
             sys.path.remove(str(espacio))
+
+
+# --- Los nombres del curso no los tapa ningún módulo (issue 25, hallazgo 1) -------------------------
+
+# Importa cada módulo de cada punto de control (con su carpeta delante en sys.path, como en su
+# lección) y lo publica con `_publicar` en un cuaderno de mentira que ya tiene los nombres del curso.
+# Escribe, en JSON, los nombres públicos de los módulos que chocan con los del curso y los que, tras
+# publicar, ya no son los del curso. `ingenua` publica como antes: todos los nombres públicos.
+PUBLICAR_CADA_MODULO = r"""
+import io, json, sys, contextlib
+from types import SimpleNamespace
+import IPython
+from curso import rutas
+from curso.alumno import cuaderno
+
+ingenua = sys.argv[1] == "ingenua"
+if ingenua:
+    cuaderno.AYUDANTES = ()
+del_curso = {n: getattr(cuaderno, n) for n in ("comprobar", "pista", "solucion", "preparar", "comparar",
+                                                "comprobar_espacio")}
+nombres = dict(del_curso)
+IPython.get_ipython = lambda: SimpleNamespace(user_ns=nombres)
+chocan, tapados, modulos = [], [], 0
+for numero, carpeta in sorted(rutas.puntos_de_control().items()):
+    for nombre in [m for m in list(sys.modules) if getattr(sys.modules[m], "__file__", "") and
+                   str(rutas.PUNTOS) in (sys.modules[m].__file__ or "")]:
+        del sys.modules[nombre]
+    sys.path.insert(0, str(carpeta))
+    for fichero in sorted(carpeta.glob("*.py")):
+        if fichero.stem == "conftest":
+            continue
+        modulo = __import__(fichero.stem)
+        modulos += 1
+        with contextlib.redirect_stdout(io.StringIO()):
+            publicados = cuaderno._publicar(modulo)
+        chocan += [f"{numero:02d}/{fichero.stem}.{n}" for n in publicados if n in del_curso]
+        tapados += [f"{numero:02d}/{fichero.stem}.{n}" for n, v in del_curso.items() if nombres[n] is not v]
+        nombres.update(del_curso)  # el siguiente módulo, otra vez sobre los del curso
+    sys.path.remove(str(carpeta))
+print(json.dumps({"modulos": modulos, "chocan": chocan, "tapados": tapados}))
+"""
+
+
+def _publicar_cada_modulo(variante):
+    import json
+    import subprocess
+    hecho = subprocess.run([sys.executable, "-c", PUBLICAR_CADA_MODULO, variante], cwd=rutas.RAIZ,
+                           capture_output=True, text=True, timeout=300)
+    assert hecho.returncode == 0, hecho.stderr
+    return json.loads(hecho.stdout.strip().splitlines()[-1])
+
+
+def test_ningun_modulo_de_ninguna_leccion_tapa_los_nombres_del_curso():
+    """Todos los módulos de todos los puntos de control: los que definen un nombre del curso
+    (reanudar.comprobar, todo_junto.preparar) no lo dejan en el cuaderno."""
+    visto = _publicar_cada_modulo("la_del_curso")
+    assert visto["modulos"] > 40 and visto["chocan"], visto  # hay choques que evitar, y se miran todos
+    assert visto["tapados"] == [], visto
+
+
+def test_publicar_todos_los_nombres_tapa_comprobar_con_el_de_reanudar():
+    """La variante ingenua (publicar todo nombre público): cada choque tapa el nombre del curso."""
+    visto = _publicar_cada_modulo("ingenua")
+    assert visto["tapados"] == visto["chocan"] and "06/reanudar.comprobar" in visto["tapados"], visto
+
+
+def test_el_choque_se_dice_una_vez(espacio, capsys, monkeypatch):
+    """Una celda %%modulo que define `comprobar`: el cuaderno sigue con el del curso, y lo dice la
+    primera vez que se escribe, no cada vez."""
+    _, nombres = espacio
+    monkeypatch.setattr(cuaderno, "_choques_avisados", set())
+    nombres["comprobar"] = cuaderno.comprobar
+    for vez in (1, 2):
+        cuaderno.modulo("errores_de_prueba", ERRORES.format(vez) + "\n\ndef comprobar(ruta):\n    return ruta\n")
+    salida = capsys.readouterr().out
+    assert nombres["comprobar"] is cuaderno.comprobar
+    assert salida.count("errores_de_prueba.comprobar no se deja en el cuaderno") == 1, salida
+    assert importlib.import_module("errores_de_prueba").comprobar("x") == "x"
