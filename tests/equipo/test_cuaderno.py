@@ -191,3 +191,41 @@ def test_el_choque_se_dice_una_vez(espacio, capsys, monkeypatch):
     assert nombres["comprobar"] is cuaderno.comprobar
     assert salida.count("errores_de_prueba.comprobar no se deja en el cuaderno") == 1, salida
     assert importlib.import_module("errores_de_prueba").comprobar("x") == "x"
+
+
+# --- La referencia de un módulo que importa otro nuevo de la lección (issue 25, hallazgo 7) ---------
+
+@pytest.fixture
+def espacio_sin_hijos(tmp_path, monkeypatch):
+    """El espacio de quien hizo la 05 saltándose la celda %%modulo hijos: subagentes.py no importa."""
+    import shutil
+    espacio = tmp_path / "espacio"
+    shutil.copytree(rutas.puntos_de_control()[5], espacio, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    (espacio / "hijos.py").unlink()
+    monkeypatch.setenv(rutas.VARIABLE_ESPACIO, str(espacio))
+    monkeypatch.setattr(cuaderno.REFERENCIAS, "rutas", {})
+    monkeypatch.setattr(IPython, "get_ipython", lambda: SimpleNamespace(user_ns={}))
+    monkeypatch.setattr(cuaderno, "_leccion", 5)
+    yield espacio
+    for nombre, m in list(sys.modules.items()):
+        fichero = getattr(m, "__file__", None) or ""
+        if fichero.startswith((str(espacio), str(rutas.PUNTOS))):
+            del sys.modules[nombre]
+    if str(espacio) in sys.path:
+        sys.path.remove(str(espacio))
+
+
+def test_sin_la_celda_de_hijos_comprobar_5_4_sigue_con_las_referencias_y_lo_dice(espacio_sin_hijos, capsys):
+    cuaderno.comprobar("5.4")
+    salida = capsys.readouterr().out
+    assert "hijos.py no está en tu espacio" in salida and "%%modulo hijos" in salida, salida
+    subagentes = importlib.import_module("subagentes")
+    assert subagentes.__file__ == str(rutas.puntos_de_control()[5] / "subagentes.py")
+    assert not (espacio_sin_hijos / "hijos.py").exists()  # su espacio no se toca
+
+
+def test_importar_la_referencia_sin_mas_lanza_por_hijos(espacio_sin_hijos, capsys, monkeypatch):
+    """La variante ingenua (importar la referencia tal cual): la traza del hallazgo 7."""
+    monkeypatch.setattr(cuaderno, "_importar_la_referencia", lambda m, carpeta, leccion: importlib.import_module(m))
+    with pytest.raises(ModuleNotFoundError, match="hijos"):
+        cuaderno.comprobar("5.4")
