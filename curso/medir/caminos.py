@@ -31,9 +31,11 @@ def _importar():
     return al_azar, alumno
 
 
-def otra_vez(leccion):
+def otra_vez(leccion, cambiadas=None):
     """Las celdas de `leccion` que, corridas dos veces seguidas tras las de arriba, fallan la segunda:
-    [(id de la celda, lo que pasó)]."""
+    [(id de la celda, lo que pasó)]. `cambiadas` ({id: texto}) corre otro texto en esas celdas (para
+    los tests: la variante ingenua de una celda)."""
+    cambiadas = cambiadas or {}
     _, alumno = _importar()
     malas = []
     with tempfile.TemporaryDirectory(prefix="otra-vez-") as carpeta:
@@ -42,11 +44,12 @@ def otra_vez(leccion):
             quien.orden("restaurar", str(leccion - 1))
         with quien.abrir(leccion) as cuaderno:
             for celda in (c for c in cuaderno.celdas if c.tipo == "code"):
-                primera = cuaderno.ejecutar(celda.resuelta)
+                texto = cambiadas.get(celda.id, celda.resuelta)
+                primera = cuaderno.ejecutar(texto)
                 if not primera.limpia:
                     malas.append((celda.id, f"la primera vez: {primera.error or 'escribe una traza'}"))
                     continue
-                segunda = cuaderno.ejecutar(celda.resuelta)
+                segunda = cuaderno.ejecutar(texto)
                 if not segunda.limpia:
                     malas.append((celda.id, f"otra vez: {segunda.error or 'escribe una traza'}\n"
                                             f"{(segunda.traza or segunda.texto)[-1200:]}"))

@@ -156,18 +156,38 @@ class CaminoAlAzar(RuleBasedStateMachine):
         CUENTA.por_paso[paso] = CUENTA.por_paso.get(paso, 0) + 1
 
     @precondition(lambda s: s.i < len(s.codigo))
-    @rule(eleccion=st.integers(0, 11))
-    def siguiente(self, eleccion):
-        """La celda siguiente (en una de ejercicio: solución, esbozo, error escrito o segunda)."""
-        self._contar("siguiente")
-        self._siguiente(eleccion)
+    @rule(eleccion=st.integers(0, 11), cuantas=st.integers(1, 3))
+    def siguiente(self, eleccion, cuantas):
+        """Las `cuantas` celdas siguientes (en una de ejercicio: solución, esbozo, error escrito o
+        segunda, según `eleccion`)."""
+        for _ in range(cuantas):
+            if self.i < len(self.codigo):
+                self._contar("siguiente")
+                self._siguiente(eleccion)
 
     @precondition(lambda s: s.i < len(s.codigo))
-    @rule(eleccion=st.integers(0, 11))
-    def siguiente_tambien(self, eleccion):
+    @rule(eleccion=st.integers(0, 11), cuantas=st.integers(1, 3))
+    def siguiente_tambien(self, eleccion, cuantas):
         """Lo mismo: un alumno pasa a la siguiente más que hace ninguna otra cosa."""
-        self._contar("siguiente")
-        self._siguiente(eleccion)
+        self.siguiente(eleccion, cuantas)
+
+    OTRAS = ("la terminal", "volver", "la lección siguiente", "restaurar")
+
+    @rule(que=st.sampled_from(OTRAS))
+    def otra_cosa(self, que):
+        """De vez en cuando (una regla para las cuatro, que son más raras y más caras): `comprobar N`
+        en la terminal, volver a la lección anterior, pasar a la siguiente o restaurar. Si esa no se
+        puede ahora, la celda siguiente."""
+        posible = {"la terminal": True,
+                   "volver": self.leccion - 1 in self.lecciones,
+                   "la lección siguiente": self.i >= len(self.codigo) and self.leccion + 1 in self.lecciones,
+                   "restaurar": self.leccion > 0}
+        if not posible[que]:
+            if self.i < len(self.codigo):
+                self.siguiente(0, 1)
+            return
+        {"la terminal": self.ver_en_la_terminal, "volver": self.volver,
+         "la lección siguiente": self.leccion_siguiente, "restaurar": self.restaurar}[que]()
 
     @precondition(lambda s: s.ultima is not None)
     @rule()
@@ -211,7 +231,6 @@ class CaminoAlAzar(RuleBasedStateMachine):
                 self._correr(j, [otra.resuelta if cambia else otra.alumno])
         self.i = siguen
 
-    @rule()
     def ver_en_la_terminal(self):
         """`python -m curso comprobar N` en la terminal: si la lección está entera y todo en ✔, pasa."""
         self._contar("comprobar N")
@@ -224,22 +243,16 @@ class CaminoAlAzar(RuleBasedStateMachine):
             raise Hallazgo(f"lección {self.leccion:02d} entera y con sus ejercicios en ✔ en el cuaderno "
                            f"({', '.join(sorted(self.estado))}), pero comprobar {self.leccion} falla:\n{texto[-3000:]}")
 
-    @precondition(lambda s: s.leccion is not None and s.leccion - 1 in s.lecciones)
-    @rule()
     def volver(self):
         """Vuelve a la lección anterior, en un núcleo nuevo, y la empieza."""
         self._contar("volver")
         self._abrir(self.leccion - 1)
 
-    @precondition(lambda s: s.leccion is not None and s.i >= len(s.codigo) and s.leccion + 1 in s.lecciones)
-    @rule()
     def leccion_siguiente(self):
         """Acabada la lección, abre la siguiente."""
         self._contar("lección siguiente")
         self._abrir(self.leccion + 1)
 
-    @precondition(lambda s: s.leccion is not None and s.leccion > 0)
-    @rule()
     def restaurar(self):
         """Se ha perdido: restaura el punto de control anterior y empieza la lección de nuevo."""
         self._contar("restaurar")
