@@ -229,3 +229,41 @@ def test_importar_la_referencia_sin_mas_lanza_por_hijos(espacio_sin_hijos, capsy
     monkeypatch.setattr(cuaderno, "_importar_la_referencia", lambda m, carpeta, leccion: importlib.import_module(m))
     with pytest.raises(ModuleNotFoundError, match="hijos"):
         cuaderno.comprobar("5.4")
+
+
+# --- Una celda que necesita otra lo dice (issue 25, §2) ---------------------------------------------
+
+def _lanzado(codigo, globales):
+    try:
+        exec(codigo, globales)
+    except Exception as exc:  # noqa: BLE001 - es lo que se quiere ver
+        return exc
+    raise AssertionError(f"{codigo!r} no lanzó")
+
+
+def test_un_modulo_de_una_leccion_que_no_se_escribio_dice_que_celda_lo_escribe(espacio, monkeypatch):
+    _, nombres = espacio
+    error = _lanzado("import hijos", nombres)
+    frase = cuaderno._que_celda_falta(SimpleNamespace(user_ns=nombres), error, error.__traceback__)
+    assert "hijos.py no está en tu espacio" in frase and "«%%modulo hijos» de la lección 05" in frase, frase
+
+
+def test_un_nombre_de_otra_celda_de_la_leccion_dice_cual_lo_define(espacio, monkeypatch):
+    """`bd` sin la celda que lo define (lección 04): la frase cita el principio de esa celda."""
+    _, nombres = espacio
+    monkeypatch.setattr(cuaderno, "_leccion", 4)
+    error = _lanzado("crear_ejecucion(bd, 'e')", nombres)
+    frase = cuaderno._que_celda_falta(SimpleNamespace(user_ns=nombres), error, error.__traceback__)
+    assert frase is not None and "«crear_ejecucion» no está definido" in frase, frase
+    assert "%%modulo historial" in frase, frase
+
+
+def test_un_name_error_de_dentro_de_un_modulo_se_queda_con_su_traza(espacio):
+    """La otra cara: un NameError que lanza el código de un módulo es un error de ese módulo, no
+    una celda que falta; explicarlo como «ejecuta las de arriba» escondería dónde está."""
+    _, nombres = espacio
+    dentro = {}
+    exec("def roto():\n    return bd\n", dentro)
+    nombres["roto"] = dentro["roto"]
+    error = _lanzado("roto()", nombres)
+    assert cuaderno._que_celda_falta(SimpleNamespace(user_ns=nombres), error, error.__traceback__) is None
