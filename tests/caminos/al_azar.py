@@ -143,7 +143,7 @@ class CaminoAlAzar(RuleBasedStateMachine):
 
     # --- los pasos --------------------------------------------------------------------------------
 
-    @initialize(cual=st.integers(0, 100), hasta=st.integers(0, 30))
+    @initialize(cual=st.integers(0, 100), hasta=st.integers(0, 40))
     def empezar(self, cual, hasta):
         """Empieza una lección desde su punto de control anterior, con las `hasta` primeras celdas hechas."""
         leccion = self.lecciones[cual % len(self.lecciones)]
@@ -156,7 +156,7 @@ class CaminoAlAzar(RuleBasedStateMachine):
         CUENTA.por_paso[paso] = CUENTA.por_paso.get(paso, 0) + 1
 
     @precondition(lambda s: s.i < len(s.codigo))
-    @rule(eleccion=st.integers(0, 11), cuantas=st.integers(1, 3))
+    @rule(eleccion=st.integers(0, 11), cuantas=st.integers(1, 4))
     def siguiente(self, eleccion, cuantas):
         """Las `cuantas` celdas siguientes (en una de ejercicio: solución, esbozo, error escrito o
         segunda, según `eleccion`)."""
@@ -166,7 +166,7 @@ class CaminoAlAzar(RuleBasedStateMachine):
                 self._siguiente(eleccion)
 
     @precondition(lambda s: s.i < len(s.codigo))
-    @rule(eleccion=st.integers(0, 11), cuantas=st.integers(1, 3))
+    @rule(eleccion=st.integers(0, 11), cuantas=st.integers(1, 4))
     def siguiente_tambien(self, eleccion, cuantas):
         """Lo mismo: un alumno pasa a la siguiente más que hace ninguna otra cosa."""
         self.siguiente(eleccion, cuantas)
