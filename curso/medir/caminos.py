@@ -93,5 +93,9 @@ def main(argumentos=()):
     cuenta = al_azar.CUENTA
     pasos = ", ".join(f"{v} {k}" for k, v in sorted(cuenta.por_paso.items()))
     print(f"{'✔' if codigo == 0 else '✘'} {cuenta.caminos} caminos, {cuenta.pasos} pasos ({pasos}), "
-          f"en {time.monotonic() - inicio:.0f} s.")
+          f"{cuenta.celdas} celdas ejecutadas, en {time.monotonic() - inicio:.0f} s.")
+    if cuenta.respuestas:
+        print("  En las celdas de ejercicio: " + ", ".join(f"{v} {k}" for k, v in sorted(cuenta.respuestas.items()))
+              + ("" if al_azar.variantes else " (sin curso/comprobaciones/variantes.py: ni errores escritos ni "
+                 "segundas soluciones)"))
     return codigo

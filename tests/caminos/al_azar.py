@@ -44,7 +44,9 @@ class Cuenta:
     """Lo que han hecho los caminos de una corrida: para el informe de `medir caminos`."""
     caminos: int = 0
     pasos: int = 0
+    celdas: int = 0  # las celdas ejecutadas (las de los pasos y las de empezar más adentro)
     por_paso: dict = field(default_factory=dict)
+    respuestas: dict = field(default_factory=dict)  # en las celdas de ejercicio: bien, esbozo, mal, segunda
 
 
 CUENTA = Cuenta()
@@ -91,6 +93,7 @@ class CaminoAlAzar(RuleBasedStateMachine):
         self.ultima = (indice, textos)
         self.i = max(self.i, indice + 1)
         for texto in textos:
+            CUENTA.celdas += 1
             self._mirar_salida(self.codigo[indice], self.cuaderno.ejecutar(texto))
 
     def _mirar_salida(self, celda, salida):
@@ -136,6 +139,7 @@ class CaminoAlAzar(RuleBasedStateMachine):
             textos = [variantes.celda(variante)]
         else:  # la celda, y encima el cambio, como quien reescribe una función de su módulo
             textos.append(variantes.celda(variante))
+        CUENTA.respuestas[como] = CUENTA.respuestas.get(como, 0) + 1
         for otro in celda.ejercicios:
             self.estado[otro] = "esbozo" if como == "esbozo" else "bien"
         self.estado[id] = {"segunda": "bien"}.get(como, como)
