@@ -511,8 +511,11 @@ def _falta_una_celda(ip, tipo, error, traza, tb_offset=None):
     frase que dice qué celda ejecutar; cualquier otro caso, la traza de siempre."""
     frase = _que_celda_falta(ip, error, traza)
     if frase is None:
-        return ip.InteractiveTB.structured_traceback(tipo, error, traza, tb_offset=tb_offset)
-    return [f"✘ {frase}"]
+        salida = ip.InteractiveTB.structured_traceback(tipo, error, traza, tb_offset=tb_offset)
+    else:
+        salida = [f"✘ {frase}"]
+    ip._showtraceback(tipo, error, salida)  # IPython no enseña lo que devuelve este gancho: lo enseña él
+    return salida
 
 
 def _que_celda_falta(ip, error, traza):

@@ -82,3 +82,17 @@ def test_el_camino_falla_si_un_modulo_tapa_comprobar(tmp_path, monkeypatch):
             camino.los_nombres_son_los_del_curso()
     finally:
         camino.teardown()
+
+
+def test_sin_la_celda_de_encargos_la_c17_dice_que_celda_falta(tmp_path):
+    """Lo que encontró el camino de la semilla 5 (lecciones 05 y 06, antes de los arreglos): sin
+    ejecutar %%modulo encargos, la c17 daba una traza por curso/material/incidente.py; ahora, la
+    frase que nombra la celda que falta."""
+    alumno = Alumno(tmp_path)
+    alumno.orden("restaurar", "4")
+    codigo = [c for c in celdas(5) if c.tipo == "code"]
+    hasta = next(i for i, c in enumerate(codigo) if c.id == "c17")
+    with alumno.abrir(5) as cuaderno:
+        salidas = [cuaderno.ejecutar(c.resuelta) for c in codigo[:hasta + 1] if c.id != "c15-encargos"]
+    _salidas_limpias(salidas)
+    assert "«%%modulo encargos» de la lección 05" in salidas[-1].traza, salidas[-1].traza
