@@ -89,7 +89,10 @@ def main(argumentos=()):
         al_azar.correr(args.semilla, args.n, args.pasos or al_azar.PASOS, lecciones, encoger=not args.sin_encoger)
     except AssertionError as hallazgo:
         codigo = 1
-        print(f"✘ Un camino falla (semilla {args.semilla}; repítelo con la misma orden):\n{hallazgo}")
+        # hypothesis deja los pasos del camino más corto en las notas de la excepción (add_note).
+        pasos = "\n".join(getattr(hallazgo, "__notes__", []))
+        print(f"✘ Un camino falla (semilla {args.semilla}; repítelo con la misma orden):\n{hallazgo}\n\n"
+              f"Los pasos más cortos que siguen fallando:\n{pasos}")
     cuenta = al_azar.CUENTA
     pasos = ", ".join(f"{v} {k}" for k, v in sorted(cuenta.por_paso.items()))
     print(f"{'✔' if codigo == 0 else '✘'} {cuenta.caminos} caminos, {cuenta.pasos} pasos ({pasos}), "
