@@ -87,12 +87,13 @@ def main(argumentos=()):
     codigo = 0
     try:
         al_azar.correr(args.semilla, args.n, args.pasos or al_azar.PASOS, lecciones, encoger=not args.sin_encoger)
-    except AssertionError as hallazgo:
+    except (AssertionError, ExceptionGroup) as hallazgo:  # varios hallazgos distintos: un grupo
         codigo = 1
         # hypothesis deja los pasos del camino más corto en las notas de la excepción (add_note).
-        pasos = "\n".join(getattr(hallazgo, "__notes__", []))
-        print(f"✘ Un camino falla (semilla {args.semilla}; repítelo con la misma orden):\n{hallazgo}\n\n"
-              f"Los pasos más cortos que siguen fallando:\n{pasos}")
+        partes = hallazgo.exceptions if isinstance(hallazgo, ExceptionGroup) else [hallazgo]
+        pasos = "\n\n".join(f"{parte}\n" + "\n".join(getattr(parte, "__notes__", [])) for parte in partes)
+        print(f"✘ Falla (semilla {args.semilla}; repítelo con la misma orden). Cada hallazgo, con los pasos "
+              f"más cortos que lo siguen dando:\n\n{pasos}")
     cuenta = al_azar.CUENTA
     pasos = ", ".join(f"{v} {k}" for k, v in sorted(cuenta.por_paso.items()))
     print(f"{'✔' if codigo == 0 else '✘'} {cuenta.caminos} caminos, {cuenta.pasos} pasos ({pasos}), "
