@@ -561,17 +561,16 @@ def _celda_que_define(nombre):
             arbol = ast.parse(codigo)
         except SyntaxError:
             continue
-        for nodo in arbol.body:
-            definidos = set()
+        definidos = set()  # en cualquier sitio de la celda: también dentro de un if o un with
+        for nodo in ast.walk(arbol):
             if isinstance(nodo, (ast.FunctionDef, ast.ClassDef)):
                 definidos.add(nodo.name)
             elif isinstance(nodo, (ast.Import, ast.ImportFrom)):
                 definidos.update((a.asname or a.name).split(".")[0] for a in nodo.names)
-            elif isinstance(nodo, (ast.Assign, ast.AnnAssign, ast.For, ast.With)):
-                definidos.update(n.id for n in ast.walk(nodo) if isinstance(n, ast.Name)
-                                 and isinstance(n.ctx, ast.Store))
-            if nombre in definidos:
-                return fuente.strip().split("\n")[0]
+            elif isinstance(nodo, ast.Name) and isinstance(nodo.ctx, ast.Store):
+                definidos.add(nodo.id)
+        if nombre in definidos:
+            return fuente.strip().split("\n")[0]
     return None
 
 

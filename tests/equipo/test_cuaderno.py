@@ -267,3 +267,13 @@ def test_un_name_error_de_dentro_de_un_modulo_se_queda_con_su_traza(espacio):
     nombres["roto"] = dentro["roto"]
     error = _lanzado("roto()", nombres)
     assert cuaderno._que_celda_falta(SimpleNamespace(user_ns=nombres), error, error.__traceback__) is None
+
+
+def test_un_nombre_que_otra_celda_define_dentro_de_un_if_tambien_se_encuentra(espacio, monkeypatch):
+    """Lo que encontró el camino de la semilla 1 (después de los primeros arreglos): la 01 define
+    `URL` dentro de un `if`; saltándose esa celda, c35b daba la traza de siempre."""
+    _, nombres = espacio
+    monkeypatch.setattr(cuaderno, "_leccion", 1)
+    error = _lanzado("URL + '/v1'", nombres)
+    frase = cuaderno._que_celda_falta(SimpleNamespace(user_ns=nombres), error, error.__traceback__)
+    assert frase is not None and "«URL» no está definido" in frase, frase
