@@ -96,3 +96,24 @@ def test_sin_la_celda_de_encargos_la_c17_dice_que_celda_falta(tmp_path):
         salidas = [cuaderno.ejecutar(c.resuelta) for c in codigo[:hasta + 1] if c.id != "c15-encargos"]
     _salidas_limpias(salidas)
     assert "«%%modulo encargos» de la lección 05" in salidas[-1].traza, salidas[-1].traza
+
+
+def test_el_camino_de_la_semilla_1_salta_la_celda_de_url_y_oye_cual_es():
+    """El camino de la semilla 1 (`medir caminos --semilla 1 --n 2 --pasos 10`), encogido por
+    hypothesis, tal como lo imprimió: se salta la celda que define URL (dentro de un if), y c35b
+    daba un NameError con su traza; ahora, la frase que dice qué celda la define."""
+    state = CaminoAlAzar()
+    try:
+        state.empezar(cual=85, hasta=10)
+        state.siguiente_tambien(cuantas=1, eleccion=8)
+        state.siguiente_tambien(cuantas=1, eleccion=11)
+        state.saltar()
+        state.saltar()
+        state.saltar()
+        state.otra_vez()
+        state.siguiente_tambien(cuantas=4, eleccion=3)
+        state.siguiente_tambien(cuantas=3, eleccion=2)
+        state.los_nombres_son_los_del_curso()
+        assert any("«URL» no está definido" in s.traza for s in state.cuaderno.historia), "no pasó por la celda"
+    finally:
+        state.teardown()
