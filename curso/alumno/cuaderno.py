@@ -35,6 +35,15 @@ ya cargados, vengan de tu espacio o de una referencia, y se vuelven a importar, 
 import siguiente, del cuaderno o de otro módulo, da el fichero que manda ahora, y los nombres que
 el cuaderno tomó de los viejos (`from reintentos import ModeloConReintentos`) pasan a ser los nuevos.
 
+Los nombres del curso (`AYUDANTES`: `comprobar`, `pista`, `solucion`, `preparar`, `comparar`,
+`comprobar_espacio`) son del curso en todo el cuaderno: si un módulo del espacio define uno (la 06
+tiene `reanudar.comprobar` y `todo_junto.preparar`), la celda no lo deja en el cuaderno con ese
+nombre y lo dice una vez; el módulo lo sigue teniendo (`todo_junto.preparar(...)`).
+
+Una celda que necesita otra de más arriba que no se ejecutó (un `import hijos` sin la celda
+`%%modulo hijos`, un `bd` que define otra celda) dice cuál, en una frase, en vez de una traza
+(`_falta_una_celda`).
+
 Si los casos de un ejercicio llegan al esbozo de otro (el bucle del 1.3 llama a `permitido`, que
 sigue siendo el esbozo del 1.2), lo pendiente es ese otro: `comprobar` lo dice, usa la versión de
 referencia de su módulo, como haría `comprobar` con él, y comprueba de nuevo.
@@ -53,6 +62,8 @@ from curso.alumno import componer, puntos
 from curso.comprobaciones import esbozos
 from curso.comprobaciones import ejercicios
 
+# Los nombres que el curso deja en el cuaderno: ningún módulo del espacio los tapa (ver _publicar).
+AYUDANTES = ("comprobar", "pista", "solucion", "preparar", "comparar", "comprobar_espacio")
 CARPETA_DE_COPIAS = ".copias"  # dentro del espacio; comparar y restaurar no la miran
 OPCIONES = ("--cambia", "--diff")  # las de %%modulo, detrás del nombre
 _leccion = None  # la que empezó preparar(N): --cambia parte de su punto de control anterior
@@ -78,6 +89,7 @@ class _Referencias(importlib.abc.MetaPathFinder):
 
 REFERENCIAS = _Referencias()
 _pistas_vistas = {}
+_choques_avisados = set()  # (módulo, nombre) de los AYUDANTES que un módulo define: se dice una vez
 
 
 def _instalar_buscador():
@@ -147,13 +159,21 @@ def _renovar_nombres(viejos, nuevos):
 
 
 def _publicar(modulo):
-    """Deja en el cuaderno los nombres públicos de `modulo`."""
+    """Deja en el cuaderno los nombres públicos de `modulo`, salvo los del curso (`AYUDANTES`):
+    `reanudar.comprobar` encima de `comprobar` rompería `comprobar("6.2")` al volver a él. El
+    choque se dice una vez por módulo y nombre, con cómo usar la del módulo."""
     nombres = [n for n, v in vars(modulo).items() if not n.startswith("_")
                and not isinstance(v, types.ModuleType)
                and getattr(v, "__module__", modulo.__name__) == modulo.__name__]
+    for nombre in nombres:
+        if nombre in AYUDANTES and (modulo.__name__, nombre) not in _choques_avisados:
+            _choques_avisados.add((modulo.__name__, nombre))
+            print(f"ⓘ {modulo.__name__}.{nombre} no se deja en el cuaderno como «{nombre}»: ese nombre es "
+                  f"el del curso ({nombre}(...) sigue siendo el de siempre). Si la quieres aquí: "
+                  f"from {modulo.__name__} import {nombre} as {nombre}_{modulo.__name__}")
     del_cuaderno = _nombres_del_cuaderno()
     if del_cuaderno is not None:
-        del_cuaderno.update({n: getattr(modulo, n) for n in nombres})
+        del_cuaderno.update({n: getattr(modulo, n) for n in nombres if n not in AYUDANTES})
     return nombres
 
 
@@ -265,8 +285,42 @@ def usar_referencia(modulo, leccion):
     _instalar_buscador()
     REFERENCIAS.rutas[modulo] = str(ruta)
     _olvidar()
-    _publicar(importlib.import_module(modulo))
+    cargado = _importar_la_referencia(modulo, carpeta, leccion)
+    if cargado is not None:
+        _publicar(cargado)
     return ruta
+
+
+def _importar_la_referencia(modulo, carpeta, leccion):
+    """Importa la referencia de `modulo` (ya puesta en REFERENCIAS). Si importa un módulo que tu
+    espacio no tiene y el punto de control sí (uno nuevo en la lección, cuya celda %%modulo no se
+    ejecutó: `subagentes` importa `hijos`), sirve también ese desde el punto de control, y lo dice.
+    Si aun así no se puede importar, lo dice en una frase y devuelve None (nunca una traza)."""
+    while True:
+        try:
+            return importlib.import_module(modulo)
+        except ModuleNotFoundError as exc:
+            falta = exc.name
+            if (falta and falta not in REFERENCIAS.rutas and (carpeta / f"{falta}.py").exists()
+                    and not (rutas.espacio() / f"{falta}.py").exists()):
+                REFERENCIAS.rutas[falta] = str(carpeta / f"{falta}.py")
+                print(f"  {falta}.py no está en tu espacio (lo escribe la celda «%%modulo {falta}»"
+                      f"{_de_la_leccion(falta)}): uso también el del punto de control {leccion:02d}.")
+                continue
+            error = exc
+        except Exception as exc:  # noqa: BLE001 - la referencia importa módulos del alumno
+            error = exc
+        print(f"✘ No puedo cargar {modulo}.py del punto de control {leccion:02d}: "
+              f"{ejercicios.describir(error)}. Ejecuta las celdas de la lección en orden desde arriba.")
+        return None
+
+
+def _de_la_leccion(modulo):
+    """« de la lección NN», la primera que escribe `modulo`.py (o nada si ninguna lo escribe)."""
+    for numero, leccion in sorted(rutas.LECCIONES.items()):
+        if f"{modulo}.py" in leccion["ficheros"]:
+            return f" de la lección {numero:02d}"
+    return ""
 
 
 def _no_escribir_lo_que_va_por_delante(nombre):
@@ -443,9 +497,81 @@ def _pendientes_antes_de(leccion):
 
 
 def load_ipython_extension(ip):
-    """Registra %%modulo (lo llama `%load_ext curso.alumno.cuaderno`)."""
+    """Registra %%modulo y el aviso de una celda que falta (lo llama `%load_ext curso.alumno.cuaderno`)."""
     ip.register_magic_function(modulo, magic_kind="cell", magic_name="modulo")
+    ip.set_custom_exc((ModuleNotFoundError, NameError), _falta_una_celda)
     _instalar_buscador()
+
+
+def _falta_una_celda(ip, tipo, error, traza, tb_offset=None):
+    """Lo que enseña el cuaderno cuando una celda lanza ModuleNotFoundError o NameError.
+
+    Si lo que falta es un módulo del curso que no está en tu espacio (`import hijos` sin haber
+    ejecutado `%%modulo hijos`), o un nombre que define otra celda de esta lección (`bd`), una
+    frase que dice qué celda ejecutar; cualquier otro caso, la traza de siempre."""
+    frase = _que_celda_falta(ip, error, traza)
+    if frase is None:
+        salida = ip.InteractiveTB.structured_traceback(tipo, error, traza, tb_offset=tb_offset)
+    else:
+        salida = [f"✘ {frase}"]
+    ip._showtraceback(tipo, error, salida)  # IPython no enseña lo que devuelve este gancho: lo enseña él
+    return salida
+
+
+def _que_celda_falta(ip, error, traza):
+    """La frase de `_falta_una_celda`, o None si no es de las que sabe explicar."""
+    if isinstance(error, ModuleNotFoundError):
+        falta = error.name or ""
+        if (not falta.isidentifier() or falta in REFERENCIAS.rutas
+                or (rutas.espacio() / f"{falta}.py").exists() or not _de_la_leccion(falta)):
+            return None
+        return (f"{falta}.py no está en tu espacio: lo escribe la celda «%%modulo {falta}»"
+                f"{_de_la_leccion(falta)}. Ejecútala y vuelve a ejecutar esta; si es de una lección "
+                "anterior, python -m curso restaurar la pone en tu espacio (ver el README).")
+    while traza is not None and traza.tb_next is not None:
+        traza = traza.tb_next
+    nombre = getattr(error, "name", None)
+    if traza is None or traza.tb_frame.f_globals is not ip.user_ns or not nombre:
+        return None  # un NameError de dentro de un módulo es un error suyo: su traza lo dice mejor
+    celda = _celda_que_define(nombre)
+    if celda is None:
+        return None
+    return (f"«{nombre}» no está definido: lo define una celda de más arriba en esta lección, la que "
+            f"empieza «{celda}». Ejecuta las celdas de arriba (en JupyterLab: Run ▸ Run All Above "
+            "Selected Cell) y vuelve a esta.")
+
+
+def _celda_que_define(nombre):
+    """La primera línea de la primera celda de código de la lección en curso que define `nombre`."""
+    import ast
+    import json
+    if _leccion is None or _leccion not in rutas.LECCIONES:
+        return None
+    ruta = Path(rutas.CUADERNOS) / f"{rutas.LECCIONES[_leccion]['cuaderno']}.ipynb"
+    try:
+        celdas = json.loads(ruta.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError):
+        return None
+    for celda in celdas:
+        fuente = "".join(celda.get("source", ""))
+        codigo = fuente.split("\n", 1)[1] if fuente.startswith("%%modulo") and "\n" in fuente else fuente
+        if celda.get("cell_type") != "code" or codigo.startswith("%"):
+            continue
+        try:
+            arbol = ast.parse(codigo)
+        except SyntaxError:
+            continue
+        definidos = set()  # en cualquier sitio de la celda: también dentro de un if o un with
+        for nodo in ast.walk(arbol):
+            if isinstance(nodo, (ast.FunctionDef, ast.ClassDef)):
+                definidos.add(nodo.name)
+            elif isinstance(nodo, (ast.Import, ast.ImportFrom)):
+                definidos.update((a.asname or a.name).split(".")[0] for a in nodo.names)
+            elif isinstance(nodo, ast.Name) and isinstance(nodo.ctx, ast.Store):
+                definidos.add(nodo.id)
+        if nombre in definidos:
+            return fuente.strip().split("\n")[0]
+    return None
 
 
 def comparar(n, con_soluciones=False):

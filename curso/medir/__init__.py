@@ -14,6 +14,7 @@ from dataclasses import dataclass
 class Medicion:
     modulo: str        # el módulo de curso/medir/ con su main()
     descripcion: str   # lo que dice la ayuda de `python -m curso medir`
+    con_argumentos: bool = False  # su main(argumentos) toma lo que venga detrás de QUE
 
 
 MEDICIONES = {
@@ -30,11 +31,14 @@ MEDICIONES = {
                                      "SIGKILL y cortes: perdidas y repetidas (lección 07)"),
     "replica": Medicion("replica", "la espera a la réplica síncrona de la celda del COMMIT, 30 veces con un "
                                    "CHECKPOINT en marcha durante la recarga: SHOW frente a la sonda (lección 07)"),
+    "caminos": Medicion("caminos", "caminos al azar de un alumno por los cuadernos, en núcleos de verdad "
+                                   "(--semilla S --n N); con --otra-vez N, cada celda de la lección N dos "
+                                   "veces seguidas", con_argumentos=True),
     "calificar": Medicion("clase_de_treinta", "calificar una clase de 30 (correctos, a medias y con los errores "
                                        "típicos): el tiempo y la CPU por alumno-lección, y al repetirlo"),
     "mutantes": Medicion("mutantes", "pruebas de mutación de la solución de cada ejercicio contra su comprobación "
                                      "del cuaderno: muertos, vivos, equivalentes y la puntuación (lento; "
-                                     "`medir mutantes 6.2 --muestra 20`)"),
+                                     "`medir mutantes 6.2 --muestra 20`)", con_argumentos=True),
     "probar": Medicion("perfil_de_probar", "la suite entera de `probar` con su perfil: la CPU de cada parte, los 15 "
                                  "ficheros y los 15 tests que más gastan y lo que arrancan (núcleos, "
                                  "intérpretes, servidores, clusters, navegadores)"),
@@ -51,15 +55,17 @@ def codigo_de_salida(resultado):
     return 0
 
 
-def main(que, opciones=()):
-    """`python -m curso medir QUE [OPCIONES]`: hace la medida `que` y devuelve el código de salida.
-    Las opciones, si las hay, van tal cual al `main` de la medida (solo las aceptan algunas)."""
+def main(que, argumentos=()):
+    """`python -m curso medir QUE [ARGUMENTOS]`: hace la medida `que` y devuelve el código de salida."""
     medicion = MEDICIONES.get(que)
     if medicion is None:
         print(f"No sé medir «{que}»: elige entre {', '.join(MEDICIONES)}.")
         return 2
+    if argumentos and not medicion.con_argumentos:
+        print(f"La medida «{que}» no toma más argumentos (llegó «{' '.join(argumentos)}»).")
+        return 2
     modulo = importlib.import_module(f"curso.medir.{medicion.modulo}")
-    return codigo_de_salida(modulo.main(list(opciones)) if opciones else modulo.main())
+    return codigo_de_salida(modulo.main(argumentos) if medicion.con_argumentos else modulo.main())
 
 
 # --- python -m curso medir --------------------------------------------------------------------
@@ -71,9 +77,9 @@ def argumentos_medir(analizador):
                               + "\n".join(f"  {nombre:10} {m.descripcion}" for nombre, m in MEDICIONES.items()))
     analizador.add_argument("que", metavar="QUE", choices=list(MEDICIONES),
                             help=f"qué medir: {', '.join(MEDICIONES)}")
-    analizador.add_argument("opciones", nargs=argparse.REMAINDER, metavar="...",
-                            help="lo que sigue es de la medida (p. ej. `mutantes 6.2 --muestra 20`)")
+    analizador.add_argument("argumentos", nargs=argparse.REMAINDER,
+                            help="los de la medida, si toma (p. ej. caminos --semilla 3 --n 2)")
 
 
 def orden_medir(args):
-    return main(args.que, args.opciones)
+    return main(args.que, args.argumentos)

@@ -22,6 +22,9 @@ from jupyter_client.manager import KernelManager
 from curso import rutas
 
 SEGUNDOS_POR_CELDA = 300  # una celda que tarda más está colgada
+# Una celda que no es del alumno: escribe los nombres del curso que el cuaderno ya no tiene como suyos.
+COMPROBAR_AYUDANTES = ("print(*[__n for __n in ('comprobar', 'pista', 'solucion', 'preparar', 'comparar') "
+                       "if getattr(globals().get(__n), '__module__', None) != 'curso.alumno.cuaderno'])")
 TRAZA = "Traceback (most recent call last)"
 
 
@@ -68,17 +71,33 @@ def _leer(carpeta, numero):
     return json.loads(ruta.read_text(encoding="utf-8"))
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 @dataclass
 class Salida:
-    """Lo que escribió una celda (texto plano de todas sus salidas) y, si lanzó, su excepción."""
+    """Lo que escribió una celda (texto plano de todas sus salidas) y, si lanzó, su excepción y
+    lo que el cuaderno enseñó en su lugar (`traza`: la traza, o la frase del curso)."""
     fuente: str
     texto: str
     error: str = ""
+    traza: str = ""
 
     @property
     def limpia(self):
         """Ni lanzó ni escribió una traza (de un hilo, por ejemplo)."""
         return not self.error and TRAZA not in self.texto
+
+    @property
+    def traza_del_curso(self):
+        """¿Pasa la traza (la del error, o una escrita) por el código del curso (`curso/`)?"""
+        carpeta = str(Path(rutas.RAIZ) / "curso") + "/"
+        return carpeta in self.traza or (TRAZA in self.texto and carpeta in self.texto)
+
+    @property
+    def error_con_frase(self):
+        """Si lanzó, ¿enseñó el cuaderno una frase del curso (✘ ...) en vez de una traza?"""
+        return not self.error or (self.traza.startswith("✘ ") and TRAZA not in self.traza)
 
 
 class Cuaderno:
@@ -95,7 +114,7 @@ class Cuaderno:
         self.kc.wait_for_ready(timeout=120)
 
     def ejecutar(self, fuente):
-        partes, error = [], []
+        partes, error, trazas = [], [], []
 
         def gancho(msg):
             tipo, contenido = msg["msg_type"], msg["content"]
@@ -105,12 +124,19 @@ class Cuaderno:
                 partes.append(contenido["data"].get("text/plain", ""))
             elif tipo == "error":
                 error.append(f"{contenido['ename']}: {contenido['evalue']}")
+                trazas.append(ANSI.sub("", "\n".join(contenido.get("traceback", []))))
 
         self.kc.execute_interactive(fuente, timeout=SEGUNDOS_POR_CELDA, output_hook=gancho,
                                     allow_stdin=False)
-        salida = Salida(fuente, "".join(partes), "; ".join(error))
+        salida = Salida(fuente, "".join(partes), "; ".join(error), "\n".join(trazas))
         self.historia.append(salida)
         return salida
+
+    def ayudantes_del_curso(self):
+        """Los nombres del curso del cuaderno (`comprobar`, `pista`...) que ya no son los del curso."""
+        salida = self.ejecutar(COMPROBAR_AYUDANTES)
+        self.historia.pop()  # no es del alumno
+        return salida.texto.split()
 
     def cerrar(self):
         self.kc.stop_channels()
@@ -139,12 +165,15 @@ class Alumno:
     def abrir(self, numero):
         return Cuaderno(self, numero)
 
-    def orden(self, *argumentos):
-        """`python -m curso ...` en su terminal, desde la raíz del curso; devuelve lo que escribe."""
+    def orden(self, *argumentos, codigo=0):
+        """`python -m curso ...` en su terminal, desde la raíz del curso; devuelve lo que escribe.
+        Con `codigo=None` no mira el código de salida y devuelve (código, lo que escribe)."""
         hecho = subprocess.run([sys.executable, "-m", "curso", *argumentos], cwd=rutas.RAIZ,
                                env=self.entorno(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, timeout=SEGUNDOS_POR_CELDA)
-        assert hecho.returncode == 0, hecho.stdout
+        if codigo is None:
+            return hecho.returncode, hecho.stdout
+        assert hecho.returncode == codigo, hecho.stdout
         return hecho.stdout
 
 

@@ -113,3 +113,167 @@ def test_al_volver_a_una_leccion_sus_celdas_no_escriben_encima_de_lo_posterior(t
                 del sys.modules[nombre]
         if str(espacio) in sys.path:
             sys.path.remove(str(espacio))
+
+
+# --- Los nombres del curso no los tapa ningún módulo (issue 25, hallazgo 1) -------------------------
+
+# Importa cada módulo de cada punto de control (con su carpeta delante en sys.path, como en su
+# lección) y lo publica con `_publicar` en un cuaderno de mentira que ya tiene los nombres del curso.
+# Escribe, en JSON, los nombres públicos de los módulos que chocan con los del curso y los que, tras
+# publicar, ya no son los del curso. `ingenua` publica como antes: todos los nombres públicos.
+PUBLICAR_CADA_MODULO = r"""
+import io, json, sys, contextlib
+from types import SimpleNamespace
+import IPython
+from curso import rutas
+from curso.alumno import cuaderno
+
+ingenua = sys.argv[1] == "ingenua"
+if ingenua:
+    cuaderno.AYUDANTES = ()
+del_curso = {n: getattr(cuaderno, n) for n in ("comprobar", "pista", "solucion", "preparar", "comparar",
+                                                "comprobar_espacio")}
+nombres = dict(del_curso)
+IPython.get_ipython = lambda: SimpleNamespace(user_ns=nombres)
+chocan, tapados, modulos = [], [], 0
+for numero, carpeta in sorted(rutas.puntos_de_control().items()):
+    for nombre in [m for m in list(sys.modules) if getattr(sys.modules[m], "__file__", "") and
+                   str(rutas.PUNTOS) in (sys.modules[m].__file__ or "")]:
+        del sys.modules[nombre]
+    sys.path.insert(0, str(carpeta))
+    for fichero in sorted(carpeta.glob("*.py")):
+        if fichero.stem == "conftest":
+            continue
+        modulo = __import__(fichero.stem)
+        modulos += 1
+        with contextlib.redirect_stdout(io.StringIO()):
+            publicados = cuaderno._publicar(modulo)
+        chocan += [f"{numero:02d}/{fichero.stem}.{n}" for n in publicados if n in del_curso]
+        tapados += [f"{numero:02d}/{fichero.stem}.{n}" for n, v in del_curso.items() if nombres[n] is not v]
+        nombres.update(del_curso)  # el siguiente módulo, otra vez sobre los del curso
+    sys.path.remove(str(carpeta))
+print(json.dumps({"modulos": modulos, "chocan": chocan, "tapados": tapados}))
+"""
+
+
+def _publicar_cada_modulo(variante):
+    import json
+    import subprocess
+    hecho = subprocess.run([sys.executable, "-c", PUBLICAR_CADA_MODULO, variante], cwd=rutas.RAIZ,
+                           capture_output=True, text=True, timeout=300)
+    assert hecho.returncode == 0, hecho.stderr
+    return json.loads(hecho.stdout.strip().splitlines()[-1])
+
+
+def test_ningun_modulo_de_ninguna_leccion_tapa_los_nombres_del_curso():
+    """Todos los módulos de todos los puntos de control: los que definen un nombre del curso
+    (reanudar.comprobar, todo_junto.preparar) no lo dejan en el cuaderno."""
+    visto = _publicar_cada_modulo("la_del_curso")
+    assert visto["modulos"] > 40 and visto["chocan"], visto  # hay choques que evitar, y se miran todos
+    assert visto["tapados"] == [], visto
+
+
+def test_publicar_todos_los_nombres_tapa_comprobar_con_el_de_reanudar():
+    """La variante ingenua (publicar todo nombre público): cada choque tapa el nombre del curso."""
+    visto = _publicar_cada_modulo("ingenua")
+    assert visto["tapados"] == visto["chocan"] and "06/reanudar.comprobar" in visto["tapados"], visto
+
+
+def test_el_choque_se_dice_una_vez(espacio, capsys, monkeypatch):
+    """Una celda %%modulo que define `comprobar`: el cuaderno sigue con el del curso, y lo dice la
+    primera vez que se escribe, no cada vez."""
+    _, nombres = espacio
+    monkeypatch.setattr(cuaderno, "_choques_avisados", set())
+    nombres["comprobar"] = cuaderno.comprobar
+    for vez in (1, 2):
+        cuaderno.modulo("errores_de_prueba", ERRORES.format(vez) + "\n\ndef comprobar(ruta):\n    return ruta\n")
+    salida = capsys.readouterr().out
+    assert nombres["comprobar"] is cuaderno.comprobar
+    assert salida.count("errores_de_prueba.comprobar no se deja en el cuaderno") == 1, salida
+    assert importlib.import_module("errores_de_prueba").comprobar("x") == "x"
+
+
+# --- La referencia de un módulo que importa otro nuevo de la lección (issue 25, hallazgo 7) ---------
+
+@pytest.fixture
+def espacio_sin_hijos(tmp_path, monkeypatch):
+    """El espacio de quien hizo la 05 saltándose la celda %%modulo hijos: subagentes.py no importa."""
+    import shutil
+    espacio = tmp_path / "espacio"
+    shutil.copytree(rutas.puntos_de_control()[5], espacio, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    (espacio / "hijos.py").unlink()
+    monkeypatch.setenv(rutas.VARIABLE_ESPACIO, str(espacio))
+    monkeypatch.setattr(cuaderno.REFERENCIAS, "rutas", {})
+    monkeypatch.setattr(IPython, "get_ipython", lambda: SimpleNamespace(user_ns={}))
+    monkeypatch.setattr(cuaderno, "_leccion", 5)
+    yield espacio
+    for nombre, m in list(sys.modules.items()):
+        fichero = getattr(m, "__file__", None) or ""
+        if fichero.startswith((str(espacio), str(rutas.PUNTOS))):
+            del sys.modules[nombre]
+    if str(espacio) in sys.path:
+        sys.path.remove(str(espacio))
+
+
+def test_sin_la_celda_de_hijos_comprobar_5_4_sigue_con_las_referencias_y_lo_dice(espacio_sin_hijos, capsys):
+    cuaderno.comprobar("5.4")
+    salida = capsys.readouterr().out
+    assert "hijos.py no está en tu espacio" in salida and "%%modulo hijos" in salida, salida
+    subagentes = importlib.import_module("subagentes")
+    assert subagentes.__file__ == str(rutas.puntos_de_control()[5] / "subagentes.py")
+    assert not (espacio_sin_hijos / "hijos.py").exists()  # su espacio no se toca
+
+
+def test_importar_la_referencia_sin_mas_lanza_por_hijos(espacio_sin_hijos, capsys, monkeypatch):
+    """La variante ingenua (importar la referencia tal cual): la traza del hallazgo 7."""
+    monkeypatch.setattr(cuaderno, "_importar_la_referencia", lambda m, carpeta, leccion: importlib.import_module(m))
+    with pytest.raises(ModuleNotFoundError, match="hijos"):
+        cuaderno.comprobar("5.4")
+
+
+# --- Una celda que necesita otra lo dice (issue 25, §2) ---------------------------------------------
+
+def _lanzado(codigo, globales):
+    try:
+        exec(codigo, globales)
+    except Exception as exc:  # noqa: BLE001 - es lo que se quiere ver
+        return exc
+    raise AssertionError(f"{codigo!r} no lanzó")
+
+
+def test_un_modulo_de_una_leccion_que_no_se_escribio_dice_que_celda_lo_escribe(espacio, monkeypatch):
+    _, nombres = espacio
+    error = _lanzado("import hijos", nombres)
+    frase = cuaderno._que_celda_falta(SimpleNamespace(user_ns=nombres), error, error.__traceback__)
+    assert "hijos.py no está en tu espacio" in frase and "«%%modulo hijos» de la lección 05" in frase, frase
+
+
+def test_un_nombre_de_otra_celda_de_la_leccion_dice_cual_lo_define(espacio, monkeypatch):
+    """`bd` sin la celda que lo define (lección 04): la frase cita el principio de esa celda."""
+    _, nombres = espacio
+    monkeypatch.setattr(cuaderno, "_leccion", 4)
+    error = _lanzado("crear_ejecucion(bd, 'e')", nombres)
+    frase = cuaderno._que_celda_falta(SimpleNamespace(user_ns=nombres), error, error.__traceback__)
+    assert frase is not None and "«crear_ejecucion» no está definido" in frase, frase
+    assert "%%modulo historial" in frase, frase
+
+
+def test_un_name_error_de_dentro_de_un_modulo_se_queda_con_su_traza(espacio):
+    """La otra cara: un NameError que lanza el código de un módulo es un error de ese módulo, no
+    una celda que falta; explicarlo como «ejecuta las de arriba» escondería dónde está."""
+    _, nombres = espacio
+    dentro = {}
+    exec("def roto():\n    return bd\n", dentro)
+    nombres["roto"] = dentro["roto"]
+    error = _lanzado("roto()", nombres)
+    assert cuaderno._que_celda_falta(SimpleNamespace(user_ns=nombres), error, error.__traceback__) is None
+
+
+def test_un_nombre_que_otra_celda_define_dentro_de_un_if_tambien_se_encuentra(espacio, monkeypatch):
+    """Lo que encontró el camino de la semilla 1 (después de los primeros arreglos): la 01 define
+    `URL` dentro de un `if`; saltándose esa celda, c35b daba la traza de siempre."""
+    _, nombres = espacio
+    monkeypatch.setattr(cuaderno, "_leccion", 1)
+    error = _lanzado("URL + '/v1'", nombres)
+    frase = cuaderno._que_celda_falta(SimpleNamespace(user_ns=nombres), error, error.__traceback__)
+    assert frase is not None and "«URL» no está definido" in frase, frase

@@ -41,3 +41,17 @@ def test_una_medida_que_no_existe_sale_con_2_y_dice_cuales_hay(capsys):
 ])
 def test_el_codigo_de_salida_de_cada_resultado(resultado, codigo):
     assert codigo_de_salida(resultado) == codigo
+
+
+def test_una_medida_sin_argumentos_no_los_toma_en_silencio(capsys):
+    """`medir servidor --n 3` no mide nada con un --n que no es suyo: dice que no los toma."""
+    assert main("servidor", ["--n", "3"]) == 2
+    assert "no toma más argumentos" in capsys.readouterr().out
+
+
+def test_medir_caminos_pasa_sus_argumentos_a_la_medida(capsys):
+    with pytest.raises(SystemExit) as salida:
+        cli.main(["medir", "caminos", "--ayuda"])
+    assert salida.value.code == 0
+    ayuda = capsys.readouterr().out
+    assert "--semilla" in ayuda and "--otra-vez" in ayuda

@@ -1,0 +1,119 @@
+"""Lo que encontraron los caminos al azar (issue 25), vuelto tests fijos en núcleos de verdad: para el tramo de los caminos de .ci/run, fuera de la orden de tests del README.
+
+No se llama test_*.py a propósito: `probar` (la orden del README) corre cada tests/caminos/test_*.py
+como un camino en su parte, y estos tardan un cuaderno entero cada uno. Se corren con
+`python -m pytest -q tests/caminos/al_azar_fijos.py` (lo hace .ci/run, en el tramo de los caminos).
+
+Cada test es un hallazgo, con su variante ingenua cuando se puede correr en el mismo núcleo.
+"""
+from curso.medir.caminos import otra_vez
+
+from al_azar import CaminoAlAzar, Hallazgo
+from alumno import Alumno, celdas
+
+import pytest
+
+
+def _salidas_limpias(salidas):
+    """Ninguna traza por el código del curso; lo que lanza, con su frase."""
+    malas = [s for s in salidas if s.traza_del_curso or not s.error_con_frase]
+    assert not malas, "\n\n".join(f"{s.fuente[:80]!r}: {s.error}\n{s.traza or s.texto}"[-2000:] for s in malas)
+
+
+def test_la_celda_de_reanudar_no_tapa_comprobar_ni_preparar(tmp_path):
+    """Hallazgo 1: la celda %%modulo reanudar (y la de todo_junto) dejaban reanudar.comprobar y
+    todo_junto.preparar encima de los del curso; comprobar("6.2") otra vez daba una traza."""
+    alumno = Alumno(tmp_path)
+    alumno.orden("restaurar", "6")
+    codigo = {c.id: c for c in celdas(6) if c.tipo == "code"}
+    with alumno.abrir(6) as cuaderno:
+        salidas = [cuaderno.ejecutar(codigo[id].resuelta) for id in ("t-preparar", "m-reanudar", "m-todo_junto")]
+        assert cuaderno.ayudantes_del_curso() == []
+        salidas += [cuaderno.ejecutar(codigo[id].alumno) for id in ("t-comprobar-62", "t-comprobar-63")]
+        _salidas_limpias(salidas)
+        texto = "".join(s.texto for s in salidas)
+        assert "Ejercicio 6.2:" in texto and "reanudar.comprobar no se deja en el cuaderno" in texto, texto
+
+
+def test_sin_la_celda_de_hijos_la_05_sigue_hasta_comprobar_5_4(tmp_path):
+    """Hallazgo 7: sin ejecutar %%modulo hijos, comprobar("5.4") daba una traza por usar_referencia."""
+    alumno = Alumno(tmp_path)
+    alumno.orden("restaurar", "4")
+    codigo = [c for c in celdas(5) if c.tipo == "code"]
+    hasta = next(i for i, c in enumerate(codigo) if c.id == "c18-comprobar")
+    with alumno.abrir(5) as cuaderno:
+        salidas = [cuaderno.ejecutar(c.resuelta) for c in codigo[:hasta + 1] if c.id != "c16-hijos"]
+    _salidas_limpias(salidas)
+    assert "hijos.py no está en tu espacio" in salidas[-1].texto, salidas[-1].texto
+
+
+# La celda c21 de la lección 04 como estaba (hallazgo 5): su base en la carpeta de la celda de
+# arriba, y la carpeta borrada al final; otra vez, «No se puede abrir ni crear '…/agente.db'».
+def _c21_como_estaba():
+    (c21,) = [c for c in celdas(4) if c.id == "c21"]
+    texto = c21.resuelta
+    nuevas = [linea for linea in texto.split("\n") if "tempfile.mkdtemp(dir=carpeta)" in linea
+              or linea.startswith("carpeta.mkdir(")]
+    assert len(nuevas) == 2, nuevas  # si cambia la celda, que cambie también esta variante
+    texto = texto.replace(nuevas[0] + "\n", "").replace(nuevas[1], 'ruta = carpeta / "agente.db"')
+    return texto
+
+
+def test_cada_celda_de_la_04_se_puede_ejecutar_otra_vez():
+    """Hallazgo 5: cada celda de la 04, dos veces seguidas, tras las de arriba una vez."""
+    assert otra_vez(4) == []
+
+
+def test_la_c21_de_antes_no_se_podia_ejecutar_otra_vez():
+    """La variante ingenua: la c21 como estaba falla la segunda vez (y solo ella)."""
+    malas = otra_vez(4, cambiadas={"c21": _c21_como_estaba()})
+    assert [id for id, _ in malas] == ["c21"] and "No se puede abrir ni crear" in malas[0][1], malas
+
+
+def test_el_camino_falla_si_un_modulo_tapa_comprobar(tmp_path, monkeypatch):
+    """La máquina de los caminos pilla lo del hallazgo 1 (la variante ingenua, en el núcleo: una
+    celda que pone otro `comprobar` en el cuaderno), y lo dice."""
+    camino = CaminoAlAzar()
+    try:
+        camino.lecciones = (0,)
+        camino.empezar(cual=0, hasta=0)
+        camino.cuaderno.ejecutar("def comprobar(ruta):\n    return ruta\n")
+        with pytest.raises(Hallazgo, match="comprobar ya no es el del curso"):
+            camino.los_nombres_son_los_del_curso()
+    finally:
+        camino.teardown()
+
+
+def test_sin_la_celda_de_encargos_la_c17_dice_que_celda_falta(tmp_path):
+    """Lo que encontró el camino de la semilla 5 (lecciones 05 y 06, antes de los arreglos): sin
+    ejecutar %%modulo encargos, la c17 daba una traza por curso/material/incidente.py; ahora, la
+    frase que nombra la celda que falta."""
+    alumno = Alumno(tmp_path)
+    alumno.orden("restaurar", "4")
+    codigo = [c for c in celdas(5) if c.tipo == "code"]
+    hasta = next(i for i, c in enumerate(codigo) if c.id == "c17")
+    with alumno.abrir(5) as cuaderno:
+        salidas = [cuaderno.ejecutar(c.resuelta) for c in codigo[:hasta + 1] if c.id != "c15-encargos"]
+    _salidas_limpias(salidas)
+    assert "«%%modulo encargos» de la lección 05" in salidas[-1].traza, salidas[-1].traza
+
+
+def test_el_camino_de_la_semilla_1_salta_la_celda_de_url_y_oye_cual_es():
+    """El camino de la semilla 1 (`medir caminos --semilla 1 --n 2 --pasos 10`), encogido por
+    hypothesis, tal como lo imprimió: se salta la celda que define URL (dentro de un if), y c35b
+    daba un NameError con su traza; ahora, la frase que dice qué celda la define."""
+    state = CaminoAlAzar()
+    try:
+        state.empezar(cual=85, hasta=10)
+        state.siguiente_tambien(cuantas=1, eleccion=8)
+        state.siguiente_tambien(cuantas=1, eleccion=11)
+        state.saltar()
+        state.saltar()
+        state.saltar()
+        state.otra_vez()
+        state.siguiente_tambien(cuantas=4, eleccion=3)
+        state.siguiente_tambien(cuantas=3, eleccion=2)
+        state.los_nombres_son_los_del_curso()
+        assert any("«URL» no está definido" in s.traza for s in state.cuaderno.historia), "no pasó por la celda"
+    finally:
+        state.teardown()
