@@ -389,7 +389,7 @@ def argumentos_probar(analizador):
     grupo.add_argument("--leccion", type=int, metavar="N",
                        help="todo lo que toca la lección N: su punto de control, sus cuadernos y sus tests")
     analizador.pasar_el_resto("pytest", "ARGUMENTOS", "los argumentos para pytest, tal cual (p. ej. -x)")
-    analizador.usage = "%(prog)s [-h] [--rapido | --leccion N] [ARGUMENTOS ...]"
+    analizador.usage = "%(prog)s [--ayuda] [--rapido | --leccion N] [ARGUMENTOS ...]"
 
 
 def orden_probar(args):
