@@ -16,7 +16,6 @@ cada caída. Desde una terminal:
     python todo_junto.py preparar CARPETA [--proyecto RUTA]
     python todo_junto.py reanudar CARPETA/todo_junto.db [--url URL]
 """
-import argparse
 import os
 import shutil
 import sqlite3
@@ -28,6 +27,7 @@ import historial
 import pasos
 import registro
 from api import ErrorDelModelo
+from correr import Analizador
 from encargos import encargo
 from hijos import SISTEMA_DE_HIJO, pedido
 from reanudar import NoSePuede, SinSitio, reanudar
@@ -123,7 +123,7 @@ def explicar(error):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python todo_junto.py", description=__doc__.split("\n")[0])
+    p = Analizador(prog="python todo_junto.py", description=__doc__.split("\n")[0])  # correr.py: en castellano
     ordenes = p.add_subparsers(dest="orden", required=True)
     preparar_ = ordenes.add_parser("preparar", help="crea una ejecución nueva en CARPETA")
     preparar_.add_argument("carpeta")
