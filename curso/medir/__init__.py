@@ -30,6 +30,9 @@ MEDICIONES = {
                                      "SIGKILL y cortes: perdidas y repetidas (lección 07)"),
     "replica": Medicion("replica", "la espera a la réplica síncrona de la celda del COMMIT, 30 veces con un "
                                    "CHECKPOINT en marcha durante la recarga: SHOW frente a la sonda (lección 07)"),
+    "modelo": Medicion("con_un_modelo_real", "un modelo de verdad (ANTHROPIC_BASE_URL): tokens/s al leer y al "
+                                             "escribir con 1000 y 7000 tokens en M, y la parte del harness en "
+                                             "cada turno de la tarea de la lección 01"),
     "calificar": Medicion("clase_de_treinta", "calificar una clase de 30 (correctos, a medias y con los errores "
                                        "típicos): el tiempo y la CPU por alumno-lección, y al repetirlo"),
 }
