@@ -35,6 +35,7 @@ ANCHO = 110
 TAMANOS = (1000, 7000)  # tokens en M para medir la velocidad (los de la semilla)
 SEMILLA = {1000: 0.4, 7000: 1.6}  # s por token de salida, los de la ejecución de la semilla
 ESPERA_S = 2  # para ver si hay servidor: no calcula nada
+PUNTO_DE_LA_GRABACION = "03_compactar"  # su agente sin compactar es el de la lección 01
 
 
 def _pedir(url, ruta, cuerpo=None, espera=ESPERA_S):
@@ -102,7 +103,7 @@ class Cronometro:
 
     def __init__(self, modelo, instruccion=None, reloj=time.monotonic):
         self.modelo, self.instruccion, self.reloj = modelo, instruccion, reloj
-        self.peticiones = []
+        self.peticiones, self.ultima_M = [], []
 
     @property
     def usage(self):
@@ -112,6 +113,7 @@ class Cronometro:
         apunte = {"inicio": self.reloj(), "resumen": self.instruccion is not None
                   and tuple(M[-1]) == ("usuario", self.instruccion), "error": None}
         self.peticiones.append(apunte)
+        self.ultima_M = list(M)
         try:
             respuesta = self.modelo(M, herramientas)
         except Exception as error:
@@ -196,9 +198,12 @@ def velocidades(url, tamanos=TAMANOS, escribir=32):
     "segundos_por_token_de_salida"}] con M de unos `tamanos` tokens, del extremo nativo
     `/completion` de llama-server (sus `timings`), sin caché: se calcula el prompt entero."""
     filas = []
+    frase = texto_de_relleno(1)
+    estado, _, datos = _pedir(url, "/tokenize", {"content": frase}, espera=60)
+    por_frase = len(datos["tokens"]) if estado == 200 and isinstance(datos, dict) else 13
     for tamano in tamanos:
         estado, _, datos = _pedir(url, "/completion", {
-            "prompt": texto_de_relleno(tamano), "n_predict": escribir, "cache_prompt": False,
+            "prompt": frase * max(1, round(tamano / por_frase)), "n_predict": escribir, "cache_prompt": False,
             "temperature": 0, "ignore_eos": True}, espera=900)
         if estado != 200 or not isinstance(datos, dict) or "timings" not in datos:
             raise RuntimeError(f"{url}/completion contestó {estado}: no es un llama-server con `timings`")
@@ -220,7 +225,7 @@ def maquina():
     return {"cpu": cpu, "nucleos": os.cpu_count(), "sistema": f"{platform.system()} {platform.machine()}"}
 
 
-def correr_leccion_01(url, tope=6, espacio=None):
+def correr_leccion_01(url, tope=6, modelo="modelo"):
     """Corre el harness del espacio (agente, ModeloAPI, Traza de correr.py) sobre recetario/ con
     el pedido de la lección 01 contra `url`, imprimiendo la traza. Devuelve la traza en el formato
     del curso: {"pedido", "motivo", "texto_final", "turnos", "observaciones"}."""
@@ -232,11 +237,15 @@ def correr_leccion_01(url, tope=6, espacio=None):
 
     from curso.ensayo.recetario import usuario_guionizado
     from curso.rutas import RECETARIO
-    cronometro = Cronometro(ModeloAPI("modelo", url=url))
-    motivo, texto, M, copia = agente(Traza(cronometro), PEDIDO, RECETARIO, tope=tope,
-                                     usuario=usuario_guionizado, conservar=True)
+    from api import ErrorDelModelo
+    cronometro = Cronometro(ModeloAPI(modelo, url=url))
+    try:
+        motivo, texto, M, copia = agente(Traza(cronometro), PEDIDO, RECETARIO, tope=tope,
+                                         usuario=usuario_guionizado, conservar=True)
+        shutil.rmtree(copia.parent, ignore_errors=True)
+    except ErrorDelModelo as error:  # el harness lo nombra; la traza se queda con lo que hubo
+        motivo, texto, M = f"error del modelo: {error}", None, cronometro.ultima_M
     final = time.monotonic()
-    shutil.rmtree(copia.parent, ignore_errors=True)
     observaciones = [linea_de_observacion(b) for rol, contenido in M if rol == "usuario"
                      and isinstance(contenido, list) for b in contenido]
     return {"pedido": PEDIDO, "motivo": motivo, "texto_final": texto, "turnos": turnos(cronometro, final),
@@ -306,6 +315,24 @@ def _cuerpo(M):
     return cuerpo
 
 
+def con_tool_choice(url):
+    """La primera petición de la lección 01, tal cual la arma api.py, con `tool_choice` {"type":
+    "any"} (que exige una llamada): [líneas de lo que volvió]. llama-server la traduce a
+    "required" y, si reconoce en la plantilla de chat cómo se escriben las llamadas, construye una
+    gramática que obliga al modelo a escribir una (server-chat.cpp, chat-auto-parser-generator.cpp)."""
+    from agente import inicio
+    from api import peticion
+    from entorno import HERRAMIENTAS
+
+    from curso.rutas import RECETARIO
+    cuerpo = peticion(inicio(PEDIDO, RECETARIO), HERRAMIENTAS, "modelo")
+    cuerpo["tool_choice"] = {"type": "any"}
+    estado, _, datos = _pedir(url, "/v1/messages", cuerpo, espera=900)
+    if estado != 200 or not isinstance(datos, dict):
+        return [f"el servidor contestó {estado}: {str(datos)[:200]}"]
+    return [linea(b) for b in datos.get("content", [])]
+
+
 def cargar_grabada(ruta=GRABADA):
     return json.loads(Path(ruta).read_text(encoding="utf-8"))
 
@@ -321,9 +348,11 @@ def grabar(url, ruta=GRABADA):
         "fecha": datetime.date.today().isoformat(),
         "maquina": maquina(),
         "servidor": propiedades(url),
+        "harness": f"checkpoints/{PUNTO_DE_LA_GRABACION}",
         "leccion_01": leccion_01,
         "ventana": ventana_real(url),
         "velocidades": velocidades(url),
+        "con_tool_choice_any": con_tool_choice(url),
     }
     datos["leccion_03"] = resumir(url)
     Path(ruta).write_text(json.dumps(datos, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
@@ -336,5 +365,6 @@ if __name__ == "__main__":
     url = servidor_real()
     if url is None:
         sys.exit("No hay un servidor de verdad en ANTHROPIC_BASE_URL: arráncalo (python -m curso modelo).")
+    sys.path.insert(0, str(RAIZ / "checkpoints" / PUNTO_DE_LA_GRABACION))  # el harness que se graba
     grabar(url)
     print(f"Grabada en {GRABADA}")
