@@ -225,7 +225,7 @@ def maquina():
     return {"cpu": cpu, "nucleos": os.cpu_count(), "sistema": f"{platform.system()} {platform.machine()}"}
 
 
-def correr_leccion_01(url, tope=6, modelo="modelo"):
+def correr_leccion_01(url, tope=4, modelo="modelo"):
     """Corre el harness del espacio (agente, ModeloAPI, Traza de correr.py) sobre recetario/ con
     el pedido de la lección 01 contra `url`, imprimiendo la traza. Devuelve la traza en el formato
     del curso: {"pedido", "motivo", "texto_final", "turnos", "observaciones"}."""
@@ -327,6 +327,7 @@ def con_tool_choice(url):
     from curso.rutas import RECETARIO
     cuerpo = peticion(inicio(PEDIDO, RECETARIO), HERRAMIENTAS, "modelo")
     cuerpo["tool_choice"] = {"type": "any"}
+    cuerpo["max_tokens"] = 128  # basta para ver si empieza una llamada
     estado, _, datos = _pedir(url, "/v1/messages", cuerpo, espera=900)
     if estado != 200 or not isinstance(datos, dict):
         return [f"el servidor contestó {estado}: {str(datos)[:200]}"]

@@ -19,6 +19,8 @@ class Medicion:
 MEDICIONES = {
     "servidor": Medicion("velocidad_del_servidor", "el servidor de ensayo: el recorrido arregla por HTTP y 200 "
                                      "peticiones de 8000 tokens (lección 01)"),
+    "harness": Medicion("parte_del_harness", "con un modelo de verdad (ANTHROPIC_BASE_URL): la parte de cada "
+                                          "turno de la tarea de la lección 01 que es del harness y no del modelo"),
     "ventana": Medicion("redibujo_de_la_ventana", "cuánto tarda en redibujarse el explorable de la ventana (lección 02)"),
     "resumenes": Medicion("coste_de_los_resumenes", "explorar las carreras de los resúmenes e instalar con "
                                        "synchronous=FULL, frente a fsync (lección 04)"),
@@ -30,9 +32,6 @@ MEDICIONES = {
                                      "SIGKILL y cortes: perdidas y repetidas (lección 07)"),
     "replica": Medicion("replica", "la espera a la réplica síncrona de la celda del COMMIT, 30 veces con un "
                                    "CHECKPOINT en marcha durante la recarga: SHOW frente a la sonda (lección 07)"),
-    "modelo": Medicion("con_un_modelo_real", "un modelo de verdad (ANTHROPIC_BASE_URL): tokens/s al leer y al "
-                                             "escribir con 1000 y 7000 tokens en M, y la parte del harness en "
-                                             "cada turno de la tarea de la lección 01"),
     "calificar": Medicion("clase_de_treinta", "calificar una clase de 30 (correctos, a medias y con los errores "
                                        "típicos): el tiempo y la CPU por alumno-lección, y al repetirlo"),
 }

@@ -1,14 +1,10 @@
-"""Para `medir modelo`: un modelo de verdad en esta máquina, y cuánto del tiempo de cada turno es del harness y no del modelo.
+"""Para `medir harness`: con un modelo de verdad en esta máquina, cuánto del tiempo de cada turno es del harness y no del modelo.
 
-Necesita un llama-server en ANTHROPIC_BASE_URL (`python -m curso modelo` lo arranca); sin él, lo
-dice y sale con 2. Mide:
-
-- los tokens por segundo al leer (el prompt) y al escribir, con unos 1000 y unos 7000 tokens en
-  M, de los `timings` del extremo nativo `/completion` (el de Messages no da tiempos), al lado de
-  los segundos por token de la semilla (0,4 s y 1,6 s);
-- la tarea de la lección 01 con el harness del punto de control 01 (agente, ModeloAPI, Traza),
-  turno a turno: los segundos de cada petición al modelo y los del harness entre una petición y
-  la siguiente (sus herramientas incluidas). El objetivo: el harness, muy por debajo del 1 %.
+Necesita un servidor de verdad en ANTHROPIC_BASE_URL (`python -m curso modelo` lo arranca); sin
+él, lo dice y sale con 2. Corre la tarea de la lección 01 con el harness del punto de control 01
+(agente, ModeloAPI, Traza), turno a turno: los segundos de cada petición al modelo y los del
+harness entre una petición y la siguiente (sus herramientas incluidas). El objetivo: el harness,
+muy por debajo del 1 %. (Los tokens por segundo del modelo los mide `python -m curso medir modelo`.)
 """
 import contextlib
 import io
@@ -29,11 +25,6 @@ def main():
     props, maquina = modelo_real.propiedades(url), modelo_real.maquina()
     print(f"{props.get('modelo', '?')} (ventana {props.get('ventana', '?')}) en {url}; "
           f"{maquina['cpu']}, {maquina['nucleos']} núcleos.")
-    velocidades = modelo_real.velocidades(url)
-    print("\ntokens en M · tokens/s al leer · tokens/s al escribir · s por token de salida (la semilla)")
-    for fila, semilla in zip(velocidades, modelo_real.SEMILLA.values(), strict=True):
-        print(f"{fila['tokens_en_M']:>11} · {fila['tokens_por_segundo_al_leer']:>14} · "
-              f"{fila['tokens_por_segundo_al_escribir']:>17} · {fila['segundos_por_token_de_salida']} ({semilla})")
     sys.path.insert(0, str(rutas.PUNTOS / "01_el_bucle"))
     try:
         with contextlib.redirect_stdout(io.StringIO()):  # la traza de cada turno no hace falta aquí
@@ -47,5 +38,5 @@ def main():
               f" · {fila['tokens_de_entrada']} tokens de entrada, {fila['tokens_de_salida']} de salida")
     print(f"El harness: {harness * 1000:.1f} ms de {modelo:.1f} s de modelo, el {parte:.3%} "
           f"(objetivo: menos del {OBJETIVO:.0%}).")
-    return {"velocidades": velocidades, "harness_s": harness, "modelo_s": modelo, "parte_del_harness": parte,
+    return {"harness_s": harness, "modelo_s": modelo, "parte_del_harness": parte,
             "cumple_objetivo": parte < OBJETIVO}
