@@ -222,7 +222,8 @@ def maquina():
             cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "?")
     except OSError:
         cpu = platform.processor() or "?"
-    return {"cpu": cpu, "nucleos": os.cpu_count(), "sistema": f"{platform.system()} {platform.machine()}"}
+    return {"cpu": cpu, "nucleos": os.cpu_count(), "sistema": f"{platform.system()} {platform.machine()}",
+            "carga_media_al_grabar": round(os.getloadavg()[0], 1)}  # procesos esperando CPU: con otros, va más lento
 
 
 def correr_leccion_01(url, tope=4, modelo="modelo"):
@@ -284,18 +285,20 @@ def resumir(url, turnos_guionizados=5):
     from curso.ensayo.recetario import usuario_guionizado
     from curso.rutas import RECETARIO
     import agente as a
-    guion = ModeloGuionizado("guion:atasco")
+    guion = ModeloGuionizado("atasco")
     _, _, M, copia = a.agente(guion, PEDIDO, RECETARIO, tope=turnos_guionizados - 1,
                               usuario=usuario_guionizado, conservar=True)
     import shutil
     shutil.rmtree(copia.parent, ignore_errors=True)
     M = M + [("asistente", guion(M, HERRAMIENTAS))]  # acaba en la respuesta del turno en curso
     real = Cronometro(ModeloAPI("modelo", url=url), instruccion=c.INSTRUCCION)
-    contar = _pedir(url, "/v1/messages/count_tokens", _cuerpo(M), espera=60)[2]["input_tokens"]
+    # Lo que cuenta el servidor de M sin su última respuesta (llama-server no cuenta una M que acaba
+    # en una respuesta con llamadas: «Cannot continue an assistant message that contains tool calls»).
+    contar = _pedir(url, "/v1/messages/count_tokens", _cuerpo(M[:-1]), espera=60)[2]["input_tokens"]
     real.modelo.usage = {"input_tokens": contar, "output_tokens": 0}  # lo que el servidor cuenta de M
     nueva = c.compactar(real, M, umbral=0)
     antes_de_resumir = contar
-    despues = _pedir(url, "/v1/messages/count_tokens", _cuerpo(nueva), espera=60)[2]["input_tokens"]
+    despues = _pedir(url, "/v1/messages/count_tokens", _cuerpo(nueva[:-1]), espera=60)[2]["input_tokens"]
     (peticion,) = real.peticiones
     u = peticion.get("usage") or {}
     texto = "".join(b.get("text", "") for b in peticion.get("respuesta", []) if b.get("type") == "text")
@@ -340,23 +343,25 @@ def cargar_grabada(ruta=GRABADA):
 
 def grabar(url, ruta=GRABADA):
     """Graba en `ruta` la ejecución de la lección 01, el resumen de la 03, el error de la
-    ventana y las velocidades, con la máquina y la fecha."""
-    leccion_01 = correr_leccion_01(url)
-    datos = {
+    ventana, las velocidades y la prueba de tool_choice, con la máquina y la fecha. Cada parte se
+    guarda al acabar en `ruta` + ".parcial": si una falla, la siguiente vez solo se rehace esa."""
+    ruta = Path(ruta)
+    parcial = ruta.with_name(ruta.name + ".parcial")
+    datos = json.loads(parcial.read_text(encoding="utf-8")) if parcial.exists() else {}
+    datos.update({
         "_que_es": ("Ejecución GRABADA del harness del curso contra un modelo de verdad (no guionizada), "
                     "con la máquina y la fecha en que se grabó. Las lecciones 01 y 03 la enseñan cuando "
                     "no hay un servidor de verdad en ANTHROPIC_BASE_URL, siempre con esta etiqueta."),
-        "fecha": datetime.date.today().isoformat(),
-        "maquina": maquina(),
-        "servidor": propiedades(url),
-        "harness": f"checkpoints/{PUNTO_DE_LA_GRABACION}",
-        "leccion_01": leccion_01,
-        "ventana": ventana_real(url),
-        "velocidades": velocidades(url),
-        "con_tool_choice_any": con_tool_choice(url),
-    }
-    datos["leccion_03"] = resumir(url)
-    Path(ruta).write_text(json.dumps(datos, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        "fecha": datetime.date.today().isoformat(), "maquina": maquina(), "servidor": propiedades(url),
+        "harness": f"checkpoints/{PUNTO_DE_LA_GRABACION}"})
+    for clave, hacer in (("leccion_01", correr_leccion_01), ("ventana", ventana_real),
+                         ("velocidades", velocidades), ("con_tool_choice_any", con_tool_choice),
+                         ("leccion_03", resumir)):
+        if clave not in datos:
+            datos[clave] = hacer(url)
+            parcial.write_text(json.dumps(datos, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    ruta.write_text(json.dumps(datos, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    parcial.unlink()
     return datos
 
 
