@@ -24,6 +24,34 @@ from api import ErrorDelModelo
 from compactar import INSTRUCCION, compactar
 
 ANCHO = 110  # caracteres por línea de traza
+# Lo que argparse dice en inglés en sus errores, y cómo se dice aquí.
+ERRORES_DE_ARGPARSE = [("the following arguments are required: ", "faltan los argumentos: "),
+                       ("unrecognized arguments: ", "no sé qué es esto: "),
+                       ("invalid int value: ", "no es un número entero: "),
+                       ("invalid choice: ", "no vale: "), ("(choose from ", "(elige entre "),
+                       ("expected one argument", "le falta su valor"), ("argument ", "argumento ")]
+
+
+class Analizador(argparse.ArgumentParser):
+    """argparse, en castellano: la ayuda con -h o --ayuda, «uso:», sus apartados y sus errores."""
+
+    def __init__(self, **opciones):
+        super().__init__(add_help=False, **opciones)
+        self._positionals.title, self._optionals.title = "argumentos", "opciones"
+        self.add_argument("-h", "--ayuda", "--help", action="help", default=argparse.SUPPRESS,
+                          help="muestra esta ayuda y sale")
+
+    def format_usage(self):
+        return super().format_usage().replace("usage: ", "uso: ", 1)
+
+    def format_help(self):
+        return super().format_help().replace("usage: ", "uso: ", 1)
+
+    def error(self, mensaje):
+        for ingles, castellano in ERRORES_DE_ARGPARSE:
+            mensaje = mensaje.replace(ingles, castellano)
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {mensaje}\n")
 
 
 def una_linea(texto, ancho=ANCHO):
@@ -84,7 +112,7 @@ def main(argv=None):
     from api import ModeloAPI
     from curso.ensayo.recetario import usuario_guionizado
 
-    p = argparse.ArgumentParser(prog="python correr.py", description="Corre el agente sobre una copia de un proyecto.")
+    p = Analizador(prog="python correr.py", description="Corre el agente sobre una copia de un proyecto.")
     p.add_argument("proyecto", help="la carpeta del proyecto, p. ej. ../recetario")
     p.add_argument("pedido", help="lo que le pides al agente")
     p.add_argument("--modelo", default="guion:arregla",

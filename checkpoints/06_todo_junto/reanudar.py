@@ -4,7 +4,9 @@ Lección 06. `reanudar(ruta)` no necesita nada de la memoria del proceso que cay
 
 1. comprueba el fichero sin cambiar lo que guarda (`comprobar`): que exista, que sea una base
    de SQLite de esta lección y que la ejecución no haya terminado ya. Si algo falla, lanza
-   `NoSePuede` con un mensaje que dice qué hacer (también si lo que falla es el disco, lleno);
+   `NoSePuede` con un mensaje que dice qué hacer; si lo que falla es el disco, lleno, lanza
+   `SinSitio` (un NoSePuede de los que se arreglan: lo hecho sigue guardado, y cuando haya
+   sitio se reanuda igual);
 2. toma el cerrojo de la ejecución (`cerrojo`): si otro proceso la está reanudando, este se
    para y dice por qué. Dos procesos con el mismo agente harían cada paso dos veces;
 3. rehace las vistas de los hijos (`preparar_vistas`) y, si no puede (un disco lleno), se para
@@ -41,6 +43,12 @@ class NoSePuede(Exception):
     """No se puede reanudar esta ejecución; el mensaje dice por qué y qué hacer."""
 
 
+class SinSitio(NoSePuede):
+    """No se puede reanudar AHORA: el disco está lleno. No se ha perdido nada, y la misma orden
+    funcionará cuando haya sitio (todo_junto.py sale con su código de «a medias», no con el de
+    «no se puede»)."""
+
+
 def comprobar(ruta):
     """El nombre del padre de la ejecución de `ruta`, o NoSePuede. No cambia lo que la base guarda.
 
@@ -57,7 +65,7 @@ def comprobar(ruta):
         bd = sqlite3.connect(ruta, isolation_level=None)
     except sqlite3.Error as e:
         if disco_lleno(ruta, e):
-            raise NoSePuede(LLENO.format(ruta=ruta)) from None
+            raise SinSitio(LLENO.format(ruta=ruta)) from None
         raise NoSePuede(f"No se puede abrir {ruta} para leerla ({e}): comprueba sus permisos.") from None
     try:
         tablas = {n for (n,) in bd.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -76,7 +84,7 @@ def comprobar(ruta):
         padre, estado = fila
     except sqlite3.DatabaseError as e:
         if disco_lleno(ruta, e):
-            raise NoSePuede(LLENO.format(ruta=ruta)) from None
+            raise SinSitio(LLENO.format(ruta=ruta)) from None
         raise NoSePuede(f"El fichero {ruta} no es una base de SQLite que se pueda leer: no se ha "
                         "tocado. Reanuda con la base de una ejecución (todo_junto.db).") from None
     finally:
@@ -166,11 +174,12 @@ def preparar_vistas(bd, ruta, copia, padre):
                 vista(copia, recursos, provisional)
             except (OSError, shutil.Error) as e:
                 shutil.rmtree(provisional, ignore_errors=True)
-                que = "no queda sitio en el disco" if disco_lleno(ruta, e) else f"{e}"
-                raise NoSePuede(f"No se han podido copiar los ficheros que ve el hijo {agente['id']!r} "
-                                f"({que}). No ha quedado ninguna copia a medias, y lo hecho hasta aquí "
-                                "sigue guardado en la base: cuando se pueda escribir, vuelve a "
-                                "reanudar.") from None
+                lleno = disco_lleno(ruta, e)
+                raise (SinSitio if lleno else NoSePuede)(
+                    f"No se han podido copiar los ficheros que ve el hijo {agente['id']!r} "
+                    f"({'no queda sitio en el disco' if lleno else e}). No ha quedado ninguna copia "
+                    "a medias, y lo hecho hasta aquí sigue guardado en la base: cuando se pueda "
+                    "escribir, vuelve a reanudar.") from None
             shutil.rmtree(carpeta, ignore_errors=True)
             provisional.rename(carpeta)
 

@@ -36,7 +36,8 @@ Cuándo se rinde (lanza `SeRinde`, que dice por qué y lleva dentro el último e
   cualquier valor.)
 - si la espera acabaría después del plazo total (`plazo`, contado desde el primer intento).
   Cada intento, además, no espera al servidor más de lo que queda del plazo: a un modelo con
-  `espera` (ModeloAPI) se le baja durante ese intento.
+  `espera` (ModeloAPI) se le baja durante ese intento. Y como esa espera es de la petición entera
+  (api.py), tampoco un cuerpo que se para a medias o llega a gotas pasa del plazo.
 
 El reloj, el sueño y el azar se pueden cambiar (`reloj`, `dormir`, `azar`): los tests no esperan
 de verdad. La respuesta de cada petición la apunta quien la usa ANTES de actuar (agentes.py): un

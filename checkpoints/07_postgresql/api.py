@@ -17,12 +17,23 @@ con eso si reintentar):
   cuánto esperar); `codigo`, el `error.details.error_code` del cuerpo, si lo trae (la API de
   Anthropic nombra así la causa, p. ej. `enforced_spend_limit_reached`);
 - `estado` None si no hubo respuesta, y entonces `causa` dice por qué: "rechazada" (nadie
-  escucha en ese puerto), "cortada", "tiempo" (el servidor se calló más de `espera` segundos),
+  escucha en ese puerto), "cortada", "tiempo" (la respuesta no llegó entera en `espera` segundos),
   "red" (otro fallo de la red), o un error de configuración que esperar no arregla: "esquema"
   (la URL no es http:// ni https://), "nombre" (el nombre de la máquina no se resuelve) o
   "certificado" (el de https no es válido);
 - `estado` 200 si llegó algo que no es una respuesta de la API (una página HTML, un JSON sin
   `content` o sin `usage`).
+
+Cuánto se espera. `espera` (ESPERA, 900 s) es lo que puede durar la petición ENTERA, de conectar
+al último byte del cuerpo. La regla sale de cómo contesta llama-server sin streaming (el adaptador
+no lo pide): no manda nada mientras el modelo escribe, y al acabar manda el estado, las cabeceras
+y el cuerpo de golpe. Todo el tiempo del modelo es silencio antes de las cabeceras, y un modelo
+local lento puede pasar de 13 minutos escribiendo 512 tokens: eso tiene que caber en `espera`.
+Después de las cabeceras, el cuerpo ya está calculado: si se para a medias, o llega a gotas, no
+es el modelo pensando, sino un servidor o una red atascados, y se corta al acabarse la misma
+espera. (Un tiempo de espera por lectura no basta: mide silencios, y un cuerpo que manda un byte
+cada poco no se cortaría nunca.) Con reintentos (lección 06), cada intento espera solo lo que
+queda del plazo total: tampoco un cuerpo atascado pasa de ese plazo.
 """
 import http.client
 import json
@@ -30,6 +41,8 @@ import os
 import re
 import socket
 import ssl
+import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -38,9 +51,8 @@ URL_DE_ENSAYO = "http://127.0.0.1:8765"  # python -m curso servidor
 RUTA = "/v1/messages"  # se añade a la URL base, así que ANTHROPIC_BASE_URL no lleva /v1
 VERSION = "2023-06-01"  # la cabecera anthropic-version
 MAX_TOKENS = 512  # lo más que puede escribir el modelo en una respuesta
-# Segundos que el adaptador espera a que el servidor diga algo (al conectar, y luego cada trozo
-# de la respuesta): un modelo local lento puede pasar de 13 minutos escribiendo 512 tokens, y no
-# manda nada hasta acabar. Se cambia con `espera` al crear el ModeloAPI.
+# Segundos que puede durar una petición entera, cuerpo de la respuesta incluido (ver el docstring
+# del módulo). Se cambia con `espera` al crear el ModeloAPI.
 ESPERA = 900
 
 ROLES = {"usuario": "user", "asistente": "assistant"}
@@ -67,6 +79,10 @@ class ErrorDelModelo(Exception):
         super().__init__(aviso or (f"el servidor contestó {estado}: {mensaje}" if estado else mensaje))
         self.estado, self.mensaje, self.codigo, self.causa = estado, mensaje, codigo, causa
         self.cabeceras = {nombre.lower(): valor for nombre, valor in dict(cabeceras or {}).items()}
+
+
+class CuerpoSinAcabar(TimeoutError):
+    """El servidor empezó a contestar, pero el cuerpo no había llegado entero al acabarse la espera."""
 
 
 class ErrorVentana(ErrorDelModelo):
@@ -162,7 +178,11 @@ def error_de_conexion(error, url, espera):
     """El ErrorDelModelo de una petición que no llegó a tener respuesta: `error` es lo que lanzó
     urllib (un URLError con el motivo dentro, o la excepción de la red tal cual)."""
     motivo = error.reason if isinstance(error, urllib.error.URLError) else error
-    if isinstance(motivo, socket.gaierror):
+    if isinstance(motivo, CuerpoSinAcabar):
+        causa, aviso = "tiempo", (f"{url} empezó a contestar, pero la respuesta no ha llegado entera en "
+                                  f"{espera:.3g} s y se ha dejado de esperar. Un servidor que ya tiene su "
+                                  "respuesta la manda de golpe: se ha atascado él, o la red")
+    elif isinstance(motivo, socket.gaierror):
         causa, aviso = "nombre", (f"no encuentro la máquina «{urllib.parse.urlsplit(url).hostname}» de "
                                   f"{url}: su nombre no se resuelve ({motivo}). Mira que ANTHROPIC_BASE_URL "
                                   "esté bien escrita")
@@ -180,6 +200,37 @@ def error_de_conexion(error, url, espera):
     else:
         causa, aviso = "red", f"no llego a {url}: {motivo}"
     return ErrorDelModelo(None, aviso, causa=causa)
+
+
+def leer_entera(respuesta, fin):
+    """El cuerpo entero de `respuesta`, o CuerpoSinAcabar si no ha llegado entero en el instante
+    `fin` (de time.monotonic). Un temporizador corta la conexión en `fin`: cerrarla despierta a
+    la lectura que espera, llegue el cuerpo a medias o a gotas."""
+    try:
+        conexion = socket.socket(fileno=os.dup(respuesta.fileno()))  # la misma conexión, otro descriptor
+    except (OSError, ValueError):  # ya no queda conexión: lo que falte por leer está en memoria
+        return respuesta.read()
+    cortada = threading.Event()
+
+    def cortar():
+        cortada.set()
+        try:
+            conexion.shutdown(socket.SHUT_RDWR)
+        except OSError:  # ya estaba cerrada
+            pass
+    temporizador = threading.Timer(max(fin - time.monotonic(), 0), cortar)
+    temporizador.start()
+    try:
+        crudo = respuesta.read()
+    except (OSError, http.client.HTTPException):
+        if not cortada.is_set():
+            raise  # se cortó por otra cosa
+    finally:
+        temporizador.cancel()
+        conexion.close()
+    if cortada.is_set():  # también si acabó justo a la vez: un reintento la repite
+        raise CuerpoSinAcabar()
+    return crudo
 
 
 def bloques_y_usage(crudo):
@@ -205,8 +256,8 @@ def bloques_y_usage(crudo):
 class ModeloAPI:
     """Un modelo al otro lado de HTTP. `ModeloAPI("guion:arregla")(M, HERRAMIENTAS)` → bloques.
 
-    `espera`: los segundos que se espera a que el servidor diga algo (ver ESPERA). Mide silencios,
-    no la petición entera: un servidor que manda un byte cada poco no se corta nunca."""
+    `espera`: los segundos que puede durar cada petición entera, cuerpo incluido (ver el
+    docstring del módulo)."""
 
     def __init__(self, modelo="guion:arregla", url=None, max_tokens=MAX_TOKENS, espera=ESPERA):
         self.modelo, self.max_tokens, self.espera = modelo, max_tokens, espera
@@ -222,12 +273,14 @@ class ModeloAPI:
             cabeceras["x-api-key"] = os.environ["ANTHROPIC_API_KEY"]
         direccion = self.url + RUTA
         pedido = urllib.request.Request(direccion, cuerpo, cabeceras, method="POST")
+        fin = time.monotonic() + self.espera  # la petición entera, cuerpo incluido
         try:
-            with urllib.request.urlopen(pedido, timeout=self.espera) as r:
-                crudo = r.read()
-        except urllib.error.HTTPError as e:  # una respuesta con un estado de error: la hubo
-            texto = e.read().decode("utf-8", "replace")
-            raise error_del_servidor(e.code, texto, direccion, list(M), e.headers) from None
+            try:
+                with urllib.request.urlopen(pedido, timeout=self.espera) as r:
+                    crudo = leer_entera(r, fin)
+            except urllib.error.HTTPError as e:  # una respuesta con un estado de error: la hubo
+                texto = leer_entera(e, fin).decode("utf-8", "replace")
+                raise error_del_servidor(e.code, texto, direccion, list(M), e.headers) from None
         except (OSError, http.client.HTTPException) as e:  # no la hubo, o llegó a medias
             raise error_de_conexion(e, self.url, self.espera) from None
         bloques, self.usage = bloques_y_usage(crudo)

@@ -16,7 +16,6 @@ cada caída. Desde una terminal:
     python todo_junto.py preparar CARPETA [--proyecto RUTA]
     python todo_junto.py reanudar CARPETA/todo_junto.db [--url URL]
 """
-import argparse
 import os
 import shutil
 import sqlite3
@@ -28,9 +27,10 @@ import historial
 import pasos
 import registro
 from api import ErrorDelModelo
+from correr import Analizador
 from encargos import encargo
 from hijos import SISTEMA_DE_HIJO, pedido
-from reanudar import NoSePuede, reanudar
+from reanudar import NoSePuede, SinSitio, reanudar
 from reintentos import DE_LA_RED, ModeloConReintentos
 
 PADRE = "incidente"
@@ -47,7 +47,11 @@ Además de mirar, tu padre te deja editar estos ficheros, y solo estos: {rutas}.
 # Bajo A PROPÓSITO: con el UMBRAL de compactar.py (4096) ningún agente de esta ejecución corta
 # llegaría a compactar, y la lección quiere ver una compactación durable que sobrevive a caídas.
 UMBRAL_DEL_SIMULACRO = 1000
-CODIGO_NO_SE_PUEDE, CODIGO_A_MEDIAS = 1, 3  # el 2 es el de argparse: argumentos que no valen
+# Los códigos de salida de `reanudar` (el 2 es el de argparse: argumentos que no valen). 1, «no se
+# puede»: volver a lanzar la misma orden no cambiará nada (no es una base de esta lección, ya
+# terminó, otro proceso la está reanudando). 3, «a medias»: lo hecho está guardado y la misma orden
+# seguirá donde se quedó cuando se arregle lo de fuera (el modelo no contesta, el disco está lleno).
+CODIGO_NO_SE_PUEDE, CODIGO_A_MEDIAS = 1, 3
 
 
 def encargos():
@@ -119,7 +123,7 @@ def explicar(error):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python todo_junto.py", description=__doc__.split("\n")[0])
+    p = Analizador(prog="python todo_junto.py", description=__doc__.split("\n")[0])  # correr.py: en castellano
     ordenes = p.add_subparsers(dest="orden", required=True)
     preparar_ = ordenes.add_parser("preparar", help="crea una ejecución nueva en CARPETA")
     preparar_.add_argument("carpeta")
@@ -141,9 +145,9 @@ def main(argv=None):
     from api import ModeloAPI
     try:
         hecho = reanudar(a.base, lambda nombre: ModeloConReintentos(ModeloAPI(nombre, url=a.url)))
-    except NoSePuede as e:
+    except NoSePuede as e:  # SinSitio (un disco lleno) también lo es, pero se arregla
         print(e, file=sys.stderr)
-        return CODIGO_NO_SE_PUEDE
+        return CODIGO_A_MEDIAS if isinstance(e, SinSitio) else CODIGO_NO_SE_PUEDE
     except sqlite3.OperationalError as e:
         print(explicar(e), file=sys.stderr)
         return CODIGO_A_MEDIAS

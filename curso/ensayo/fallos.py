@@ -25,6 +25,9 @@ Lo que puede llevar el plan:
 - `lento`: la respuesta tarda `lento_s` segundos (por defecto 5) más de lo normal;
 - `a_medias`: el servidor manda el estado, las cabeceras y la mitad del cuerpo, se calla
   `lento_s` segundos y cierra: un servidor que se atasca a media respuesta;
+- `goteo`: manda el estado y las cabeceras, y luego el cuerpo en `TROZOS_DEL_GOTEO` trozos, con
+  `lento_s` segundos de silencio antes de cada uno: un servidor (o una red) atascado que nunca
+  llega a callarse del todo. Una espera que mide silencios no lo corta nunca; un plazo, sí;
 - `html`: un 200 con una página HTML, como la de un proxy o un portal cautivo;
 - `sin_usage`: un 200 con la respuesta de siempre, pero sin su `usage`;
 - `variar` (aparte, no en la lista): una petición que ya se contestó recibe otro texto, como
@@ -56,9 +59,10 @@ ESTADOS = {
 }
 GASTO = ("enforced_spend_limit_reached",
          "límite de gasto alcanzado: el acceso vuelve el día 1 del mes que viene (a propósito, del plan de fallos)")
-OTROS = ["gasto", "corte", "lento", "a_medias", "html", "sin_usage"]
+OTROS = ["gasto", "corte", "lento", "a_medias", "goteo", "html", "sin_usage"]
 CON_ESPERA = re.compile(r"(?P<estado>\d{3}):(?P<valor>\d+(?:\.\d+)?)(?P<ms>ms)?")
 LENTO_S = 5.0
+TROZOS_DEL_GOTEO = 10
 VARIACION = " (Lo digo con otras palabras que la vez anterior.)"  # lo que añade `variar` al texto
 PAGINA_HTML = ("<!DOCTYPE html>\n<html><head><title>Inicia sesión para usar la red</title></head>\n"
                "<body><h1>Red de invitados</h1><p>Acepta las condiciones para navegar.</p></body></html>\n")
@@ -84,11 +88,13 @@ class ErrorConCabeceras(ErrorPeticion):
 
 class Cruda(Exception):
     """Una respuesta que el manejador HTTP escribe tal cual: `datos` (bytes) con su tipo. Si
-    `parada_s`, manda la mitad, se calla esos segundos y cierra."""
+    `parada_s`, manda la mitad, se calla esos segundos y cierra. Si `goteo_s`, la manda entera en
+    TROZOS_DEL_GOTEO trozos, con esos segundos de silencio antes de cada uno."""
 
-    def __init__(self, estado, tipo, datos, parada_s=None):
+    def __init__(self, estado, tipo, datos, parada_s=None, goteo_s=None):
         super().__init__(estado)
         self.estado, self.tipo, self.datos, self.parada_s = estado, tipo, datos, parada_s
+        self.goteo_s = goteo_s
 
 
 def leer_plan(plan):
@@ -162,11 +168,13 @@ class Fallos:
                 raise Cruda(200, "text/html; charset=utf-8", PAGINA_HTML.encode())
             if fallo == "lento":
                 time.sleep(self.lento_s)
-            elif fallo not in (None, "a_medias", "sin_usage"):
+            elif fallo not in (None, "a_medias", "goteo", "sin_usage"):
                 raise error_del_plan(fallo)
             respuesta, segundos = responder(peticion)
             if fallo == "a_medias":
                 raise Cruda(200, "application/json", json.dumps(respuesta).encode(), self.lento_s)
+            if fallo == "goteo":
+                raise Cruda(200, "application/json", json.dumps(respuesta).encode(), goteo_s=self.lento_s)
             if fallo == "sin_usage":
                 raise Cruda(200, "application/json",
                             json.dumps({k: v for k, v in respuesta.items() if k != "usage"}).encode())

@@ -37,7 +37,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from curso.ensayo.fallos import Corte, Cruda, con_fallos, leer_plan
+from curso.ensayo.fallos import TROZOS_DEL_GOTEO, Corte, Cruda, con_fallos, leer_plan
 from curso.ensayo.motor import VENTANA_POR_DEFECTO, Ensayo, ErrorPeticion
 
 ANFITRION = "127.0.0.1"  # solo la propia máquina: el curso no sale a la red
@@ -213,6 +213,13 @@ class _Manejador(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.send_header("request-id", "req_ensayo_%d" % self.server.siguiente_id())
         self.end_headers()
+        if cruda.goteo_s is not None:
+            tamano = -(-len(cruda.datos) // TROZOS_DEL_GOTEO)
+            for desde in range(0, len(cruda.datos), tamano):
+                time.sleep(cruda.goteo_s)
+                self.wfile.write(cruda.datos[desde:desde + tamano])
+                self.wfile.flush()
+            return
         if cruda.parada_s is None:
             self.wfile.write(cruda.datos)
             return

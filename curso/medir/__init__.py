@@ -20,6 +20,8 @@ class Medicion:
 MEDICIONES = {
     "servidor": Medicion("velocidad_del_servidor", "el servidor de ensayo: el recorrido arregla por HTTP y 200 "
                                      "peticiones de 8000 tokens (lección 01)"),
+    "harness": Medicion("parte_del_harness", "con un modelo de verdad (ANTHROPIC_BASE_URL): la parte de cada "
+                                          "turno de la tarea de la lección 01 que es del harness y no del modelo"),
     "ventana": Medicion("redibujo_de_la_ventana", "cuánto tarda en redibujarse el explorable de la ventana (lección 02)"),
     "resumenes": Medicion("coste_de_los_resumenes", "explorar las carreras de los resúmenes e instalar con "
                                        "synchronous=FULL, frente a fsync (lección 04)"),

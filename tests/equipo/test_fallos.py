@@ -3,12 +3,13 @@ import http.client
 import json
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 
 import pytest
 
-from curso.ensayo.fallos import VARIACION, Fallos, leer_plan
+from curso.ensayo.fallos import TROZOS_DEL_GOTEO, VARIACION, Fallos, leer_plan
 from curso.ensayo.servidor import ServidorEnsayo
 
 PETICION = {"model": "guion:eco", "max_tokens": 50, "messages": [{"role": "user", "content": "hola"}]}
@@ -119,6 +120,24 @@ def test_a_medias_manda_la_mitad_del_cuerpo_y_se_calla():
             r.read()
         conexion.close()
     assert r.status == 200 and 0 < len(llegados) == anunciados // 2
+
+
+def test_goteo_manda_el_cuerpo_entero_a_trozos_sin_callarse_nunca_lo_que_mide_una_espera():
+    """Cada silencio (0,1 s) es más corto que la espera por lectura del cliente (1 s), que no lo
+    corta nunca; el cuerpo llega entero, pero tras TROZOS_DEL_GOTEO silencios."""
+    with ServidorEnsayo(0, fallos=Fallos("goteo", lento_s=0.1)) as servidor:
+        anfitrion, puerto = servidor.url.removeprefix("http://").split(":")
+        conexion = http.client.HTTPConnection(anfitrion, int(puerto), timeout=1)
+        conexion.request("POST", "/v1/messages", json.dumps(PETICION), {"content-type": "application/json"})
+        inicio = time.monotonic()
+        r = conexion.getresponse()
+        trozos = []
+        while trozo := r.read1(1 << 16):
+            trozos.append(trozo)
+        tardo = time.monotonic() - inicio
+        conexion.close()
+    assert r.status == 200 and json.loads(b"".join(trozos))["content"][0]["text"] == "hola"
+    assert len(trozos) > 1 and tardo >= TROZOS_DEL_GOTEO * 0.1 * 0.9, (len(trozos), tardo)
 
 
 def test_llegadas_cuenta_cada_peticion_con_fallo_o_sin_el():

@@ -10,10 +10,12 @@ import socket
 import ssl
 import subprocess
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
+import api
 from agente import inicio
 from api import MAX_TOKENS, VERSION, ErrorDelModelo, ErrorVentana, ModeloAPI, peticion
 from curso.ensayo.fallos import Fallos
@@ -314,6 +316,37 @@ def test_una_conexion_cortada_y_un_servidor_callado_tienen_su_causa():
                 ModeloAPI("guion:eco", url=servidor.url, espera=espera)(M)
             causas.append((info.value.estado, info.value.causa))
     assert causas == [(None, "cortada"), (None, "tiempo"), (None, "tiempo")]
+
+
+@pytest.mark.parametrize("variante", ["correcta", "espera_por_lectura"])
+def test_un_cuerpo_que_llega_a_gotas_se_corta_al_acabarse_la_espera(monkeypatch, variante):
+    """El servidor manda las cabeceras y luego el cuerpo en diez trozos, 0,15 s de silencio antes
+    de cada uno: ningún silencio llega a la espera (0,5 s), pero la petición entera dura 1,5 s. La
+    espera es de la petición entera: se corta a los 0,5 s con causa «tiempo». La variante ingenua
+    (leer el cuerpo con la espera por lectura, `r.read()`) no lo corta nunca y acaba tras el goteo."""
+    if variante == "espera_por_lectura":
+        monkeypatch.setattr(api, "leer_entera", lambda respuesta, fin: respuesta.read())
+    with ServidorEnsayo(0, fallos=Fallos("goteo", lento_s=0.15)) as servidor:
+        inicio = time.monotonic()
+        try:
+            ModeloAPI("guion:eco", url=servidor.url, espera=0.5)(M)
+            causa = None
+        except ErrorDelModelo as error:
+            causa, aviso = error.causa, str(error)
+        tardo = time.monotonic() - inicio
+    if variante == "correcta":
+        assert causa == "tiempo" and "no ha llegado entera en 0.5 s" in aviso, aviso
+        assert tardo < 1.2, tardo  # el goteo entero dura 1,5 s
+    else:
+        assert causa is None and tardo >= 1.4, (causa, tardo)
+
+
+def test_un_error_con_su_cuerpo_sigue_llegando_entero():
+    """El cuerpo de un estado de error se lee con el mismo plazo, y llega con su mensaje."""
+    with ServidorEnsayo(0, fallos="503") as servidor:
+        with pytest.raises(ErrorDelModelo) as error:
+            ModeloAPI("guion:eco", url=servidor.url, espera=5)(M)
+    assert error.value.estado == 503 and "no está disponible" in error.value.mensaje
 
 
 @pytest.mark.parametrize("plan, falta", [("html", "no es JSON (empieza por «<!DOCTYPE html>"),

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from curso.rutas import RECETARIO
 
 PUNTO = Path(__file__).resolve().parent.parent  # la carpeta del punto de control
@@ -60,3 +62,26 @@ def test_correr_py_con_un_proyecto_que_no_existe_lo_dice(tmp_path):
         capture_output=True, text=True, timeout=120)
     assert hecho.returncode == 2
     assert "no encuentro la carpeta del proyecto" in hecho.stderr and "Traceback" not in hecho.stderr
+
+
+# La variante ingenua: el ArgumentParser de argparse tal cual, que habla inglés.
+CON_ARGPARSE_TAL_CUAL = ("import argparse, sys, correr; correr.Analizador = argparse.ArgumentParser; "
+                         "sys.exit(correr.main(sys.argv[1:]))")
+EN_INGLES = ("usage:", "show this help message", "positional arguments", "options:", "required", "error: argument ", "invalid int")
+
+
+@pytest.mark.parametrize("variante", ["correcta", "argparse_tal_cual"])
+@pytest.mark.parametrize("argumentos, codigo, dice", [
+    (["--help"], 0, ["uso: python correr.py", "argumentos:", "opciones:", "-h, --ayuda, --help  muestra esta ayuda y sale"]),
+    (["--ayuda"], 0, ["uso: python correr.py", "proyecto", "pedido"]),
+    ([], 2, ["uso: python correr.py", "error: faltan los argumentos: proyecto, pedido"]),
+    (["a", "b", "--tope", "diez"], 2, ["error: argumento --tope: no es un número entero: 'diez'"]),
+])
+def test_la_ayuda_y_los_errores_de_la_orden_hablan_castellano(tmp_path, variante, argumentos, codigo, dice):
+    orden = ["correr.py"] if variante == "correcta" else ["-c", CON_ARGPARSE_TAL_CUAL]
+    hecho = subprocess.run([sys.executable, *orden, *argumentos], cwd=PUNTO, capture_output=True, text=True,
+                           env=dict(os.environ, TMPDIR=str(tmp_path), PYTHONDONTWRITEBYTECODE="1"), timeout=60)
+    salida = hecho.stdout + hecho.stderr
+    en_castellano = (hecho.returncode == codigo and all(d in salida for d in dice)
+                     and not any(ingles in salida for ingles in EN_INGLES))
+    assert en_castellano is (variante == "correcta"), salida

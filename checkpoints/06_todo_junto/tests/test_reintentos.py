@@ -7,9 +7,11 @@ avanza con lo que se duerme (o con lo que le digamos que tarda una petición).
 import http.client
 import random
 import sqlite3
+import time
 
 import pytest
 
+import api
 import todo_junto
 from api import ESPERA, ErrorDelModelo, ModeloAPI
 from ayudas_06 import INCIDENTE, carpeta_en_memoria, foto
@@ -298,6 +300,31 @@ def test_un_servidor_que_se_para_a_media_respuesta_no_pasa_del_plazo():
             ModeloConReintentos(modelo, plazo=0.2, dormir=lambda s: None, azar=AlMaximo())(M)
     assert error.value.causa == "tiempo" and len(modelo.vistas) == 1 and modelo.vistas[0] <= 0.2
     assert modelo.espera == ESPERA
+
+
+@pytest.mark.parametrize("variante", ["correcta", "espera_por_lectura"])
+def test_un_cuerpo_que_llega_a_gotas_no_pasa_del_plazo(monkeypatch, variante):
+    """Lo que retenía a `todo_junto.py reanudar`: cabeceras y luego el cuerpo en diez trozos, con
+    0,15 s de silencio antes de cada uno. Con la espera de siempre (900 s) y un plazo de 0,4 s, el
+    intento se corta en el plazo y se rinde. La variante ingenua (el cuerpo leído con la espera por
+    lectura, que mide silencios) no se corta: espera el goteo entero, 1,5 s, pasado el plazo."""
+    if variante == "espera_por_lectura":
+        monkeypatch.setattr(api, "leer_entera", lambda respuesta, fin: respuesta.read())
+    with ServidorEnsayo(0, fallos=Fallos("goteo,goteo", lento_s=0.15)) as servidor:
+        modelo = ModeloConReintentos(ModeloAPI("guion:eco", url=servidor.url), plazo=0.4,
+                                     dormir=lambda s: None, azar=AlMaximo())
+        inicio = time.monotonic()
+        try:
+            modelo(M)
+            rendido = None
+        except SeRinde as error:
+            rendido = error
+        tardo = time.monotonic() - inicio
+    if variante == "correcta":
+        assert rendido is not None and rendido.causa == "tiempo" and "plazo de 0.4 s" in str(rendido)
+        assert tardo < 1.2, tardo
+    else:
+        assert rendido is None and tardo >= 1.4, (rendido, tardo)
 
 
 @pytest.mark.parametrize("plan", ["html", "sin_usage", "400"])

@@ -24,6 +24,7 @@ from curso.material.incidente import concluir
 import todo_junto
 from api import ModeloAPI
 from ayudas_06 import INCIDENTE, carpeta_en_memoria, foto, huella_de, informe, pasos_de, servidor_que_cuenta
+import reanudar as reanudar_
 from reanudar import NoSePuede, cerrojo, comprobar, reanudar
 
 
@@ -242,6 +243,27 @@ def test_sin_sitio_para_las_vistas_se_dice_no_queda_ninguna_a_medias_y_se_reanud
     with servidor_que_cuenta() as (url, _):
         hecho = reanudar(ruta, lambda nombre: ModeloAPI(nombre, url=url))
     assert hecho["vida"] == 1 and foto(ruta) == ejecucion[1]
+
+
+@pytest.mark.parametrize("variante", ["correcta", "todo_no_se_puede"])
+def test_con_el_disco_lleno_reanudar_sale_a_medias_y_no_con_no_se_puede(tmp_path, monkeypatch, capsys, variante):
+    """El contrato de los códigos de salida de todo_junto.py: un disco lleno se arregla liberando
+    sitio, y entonces la misma orden sigue donde se quedó: 3, «a medias», como un modelo que no
+    contesta. La variante ingenua trata todo NoSePuede igual y sale con 1, como si la base no fuera
+    de esta lección: quien lo automatice no volvería a reanudar."""
+    ruta = todo_junto.preparar(tmp_path / "e", INCIDENTE)
+    antes = foto(ruta)
+
+    def sin_sitio(origen, destino, **opciones):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(destino))
+    monkeypatch.setattr(shutil, "copyfile", sin_sitio)
+    if variante == "todo_no_se_puede":
+        monkeypatch.setattr(reanudar_, "SinSitio", NoSePuede)
+    codigo = todo_junto.main(["reanudar", str(ruta), "--url", "http://127.0.0.1:9"])  # no llega a pedir
+    errores = capsys.readouterr().err
+    assert "no queda sitio en el disco" in errores and "vuelve a reanudar" in errores, errores
+    assert (codigo == todo_junto.CODIGO_A_MEDIAS) is (variante == "correcta"), codigo
+    assert foto(ruta) == antes  # y nada escrito en la base
 
 
 # Un proceso que comprueba la base de `ruta` como lo haría con el disco lleno: SQLite no puede
