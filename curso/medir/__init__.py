@@ -30,6 +30,8 @@ MEDICIONES = {
                                      "SIGKILL y cortes: perdidas y repetidas (lección 07)"),
     "replica": Medicion("replica", "la espera a la réplica síncrona de la celda del COMMIT, 30 veces con un "
                                    "CHECKPOINT en marcha durante la recarga: SHOW frente a la sonda (lección 07)"),
+    "modelo": Medicion("modelo_de_verdad", "SmolLM2 en llama-server (python -m curso modelo): tokens por segundo "
+                                       "al leer y al generar, con 1000 y 7000 tokens de entrada"),
     "calificar": Medicion("clase_de_treinta", "calificar una clase de 30 (correctos, a medias y con los errores "
                                        "típicos): el tiempo y la CPU por alumno-lección, y al repetirlo"),
 }

