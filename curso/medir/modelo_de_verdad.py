@@ -2,10 +2,10 @@
 
 Arranca el llama-server de `python -m curso modelo` (tiene que estar instalado: `python -m curso
 modelo --solo-instalar`) y le pide, con unos 1000 y unos 7000 tokens en la entrada (los dos puntos de
-las cifras de las semillas: 0,4 s y 1,6 s por token generado), 64 tokens de salida sin pararse en el
+las cifras de las semillas: 0,4 s y 1,6 s por token generado), 32 tokens de salida sin pararse en el
 final del texto y sin caché. Las cifras son las que mide el propio llama-server (`timings` de su API
 de OpenAI): tokens por segundo al leer la entrada (prefill) y al generar, y segundos por token
-generado. Cada medida, dos veces: la primera carga el modelo en memoria.
+generado. Antes, una petición corta que carga el modelo en memoria y no cuenta.
 """
 import json
 import urllib.request
@@ -13,7 +13,7 @@ import urllib.request
 from curso.modelo import instalar, llama_server
 
 ENTRADAS = (1000, 7000)
-SALIDA = 64
+SALIDA = 32
 FRASE = "El agente lee el fichero, ejecuta los tests y edita la función que falla. "
 
 
@@ -24,6 +24,12 @@ def _post(url, ruta, cuerpo):
         return json.loads(respuesta.read())
 
 
+def _pedir(url, texto, salida):
+    return _post(url, "/v1/chat/completions", {
+        "model": llama_server.NOMBRE, "messages": [{"role": "user", "content": texto}],
+        "max_tokens": salida, "temperature": 0, "ignore_eos": True, "cache_prompt": False})
+
+
 def _texto_de(url, tokens):
     """Un texto de unos `tokens` tokens, contados por el tokenizador del propio modelo."""
     por_frase = len(_post(url, "/tokenize", {"content": FRASE})["tokens"])
@@ -32,13 +38,9 @@ def _texto_de(url, tokens):
 
 def medir(url):
     filas = []
+    _pedir(url, "Hola.", 1)  # carga el modelo en memoria: no cuenta
     for tokens in ENTRADAS:
-        texto = _texto_de(url, tokens)
-        for _ in range(2):
-            r = _post(url, "/v1/chat/completions", {
-                "model": llama_server.NOMBRE, "messages": [{"role": "user", "content": texto}],
-                "max_tokens": SALIDA, "temperature": 0, "ignore_eos": True, "cache_prompt": False})
-        t = r["timings"]
+        t = _pedir(url, _texto_de(url, tokens), SALIDA)["timings"]
         filas.append({"entrada": t["prompt_n"], "prefill_tokens_por_s": round(t["prompt_per_second"], 1),
                       "generados": t["predicted_n"], "generacion_tokens_por_s": round(t["predicted_per_second"], 1),
                       "s_por_token_generado": round(t["predicted_ms"] / 1000 / max(1, t["predicted_n"]), 4)})

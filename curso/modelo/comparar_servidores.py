@@ -67,8 +67,11 @@ CASOS = [
         _usuario("Lee recetas.txt y dime qué hay."), _asistente({"type": "text", "text": "Voy a leerlo."}, LLAMADA),
         {"role": "user", "content": [RESULTADO]}], tools=[LEER])]),
     ("ventana desbordada", "/v1/messages", [_peticion("guion:eco", [_usuario(LARGO * 700)])]),
+    # Con `stop_sequences`, llama-server para en la primera palabra: sin ellas, un modelo pequeño al que
+    # se le deja escribir 100 000 tokens escribe hasta llenar la ventana (minutos u horas en una CPU).
     ("max_tokens mayor que la ventana", "/v1/messages", [
-        {**_peticion("guion:eco", [_usuario("Contesta solo «sí».")]), "max_tokens": 100_000}]),
+        {**_peticion("guion:eco", [_usuario("Contesta solo «sí».")]), "max_tokens": 100_000,
+         "stop_sequences": [" ", "\n", "."]}]),
     ("tool_result huérfano", "/v1/messages", [_peticion("guion:eco", [
         _usuario("Hola."), _asistente({"type": "text", "text": "Hola, ¿qué hago?"}),
         {"role": "user", "content": [RESULTADO]}], tools=[LEER])]),
@@ -77,8 +80,8 @@ CASOS = [
     ("count_tokens", "/v1/messages/count_tokens", [
         {"model": "guion:eco", "system": SISTEMA, "messages": [_usuario(PEDIDO)]}]),
     ("usage con un prefijo repetido", "/v1/messages", [
-        _peticion("guion:eco", [_usuario(LARGO * 20)]),
-        _peticion("guion:eco", [_usuario(LARGO * 20), _asistente({"type": "text", "text": "Entendido."}),
+        _peticion("guion:eco", [_usuario(LARGO * 8)]),
+        _peticion("guion:eco", [_usuario(LARGO * 8), _asistente({"type": "text", "text": "Entendido."}),
                                 _usuario(PEDIDO)])]),
     ("las herramientas cuentan", "/v1/messages/count_tokens", [
         {"model": "guion:eco", "system": SISTEMA, "messages": [_usuario(PEDIDO)]},
@@ -99,50 +102,47 @@ class Diferencia:
 
 A_PROPOSITO = "a propósito"
 
-# (caso, rasgo) → Diferencia. Solo las que se ven hoy; las arregladas en el servidor de ensayo ya no
-# difieren y salen de la tabla (su historia, en el commit que las arregló).
+# (caso, rasgo) → Diferencia; el caso «*» vale para todos los casos en que se vea. Solo las que se ven
+# hoy: una que se arregla en el servidor de ensayo deja de verse, y `comparar` pide quitarla de aquí.
+# Cuando un caso da estados distintos (uno rechaza, el otro contesta), solo cuenta el estado: el
+# resto de rasgos es consecuencia suya.
+TODOS = "*"
 DIFERENCIAS = {
-    ("texto", "id empieza por msg_"): Diferencia(
+    (TODOS, "id empieza por msg_"): Diferencia(
         True, False, A_PROPOSITO,
         "la API de verdad da ids «msg_…»; llama-server, «chatcmpl-…» (los de su API de OpenAI). El harness "
         "no lee el id"),
-    ("texto", "model es el pedido"): Diferencia(
+    (TODOS, "model es el pedido"): Diferencia(
         True, False, A_PROPOSITO,
         "la API de verdad devuelve en `model` el modelo pedido; llama-server sirve uno solo y devuelve su "
         "alias (smollm2) pida lo que pida. El harness no lo lee"),
-    ("texto", "claves de usage"): Diferencia(
+    (TODOS, "claves de usage"): Diferencia(
         ["cache_creation_input_tokens", "cache_read_input_tokens", "input_tokens", "output_tokens"],
         ["cache_read_input_tokens", "input_tokens", "output_tokens"], A_PROPOSITO,
-        "la API de verdad trae también `cache_creation_input_tokens`; llama-server no (no escribe una caché "
-        "aparte). El harness suma input_tokens y cache_read_input_tokens, las dos que traen los dos"),
+        "la API de verdad trae también `cache_creation_input_tokens` (el de ensayo, 0); llama-server no. El "
+        "harness solo suma `input_tokens` y `cache_read_input_tokens`, que traen los dos"),
     ("ventana desbordada", "forma del error"): Diferencia(
         "anthropic", "openai", A_PROPOSITO,
-        "la API de verdad contesta {\"type\": \"error\", \"error\": {...}}; llama-server, la forma de OpenAI "
-        "{\"error\": {\"code\", \"message\", \"type\"}}. ModeloAPI (lección 01) entiende las dos"),
+        "la API de verdad contesta `{\"type\": \"error\", \"error\": {…}}`; llama-server, la forma de OpenAI "
+        "`{\"error\": {\"code\", \"message\", \"type\"}}`. `ModeloAPI` (lección 01) entiende las dos"),
     ("ventana desbordada", "tipo de error"): Diferencia(
         "invalid_request_error", "exceed_context_size_error", A_PROPOSITO,
-        "el tipo de la API de verdad es invalid_request_error; el de llama-server trae además las dos "
-        "cifras (n_prompt_tokens, n_ctx), que ModeloAPI usa para su ErrorVentana"),
+        "el de la API de verdad es `invalid_request_error`; el de llama-server trae aparte las dos cifras "
+        "(`n_prompt_tokens`, `n_ctx`), que `ModeloAPI` usa para su `ErrorVentana`"),
     ("max_tokens mayor que la ventana", "estado"): Diferencia(
         400, 200, A_PROPOSITO,
-        "la API de verdad rechaza con 400 una petición cuya entrada más max_tokens no cabe en la ventana; "
-        "llama-server la acepta y corta la respuesta al llenarse. El servidor de ensayo hace lo de la API: "
-        "el harness debe pedir lo que cabe"),
-    ("max_tokens mayor que la ventana", "tipos de bloque"): Diferencia(
-        None, ["text"], A_PROPOSITO, "consecuencia de la anterior: uno rechaza, el otro contesta"),
-    ("max_tokens mayor que la ventana", "stop_reason"): Diferencia(
-        None, "end_turn", A_PROPOSITO, "consecuencia de la anterior"),
-    ("max_tokens mayor que la ventana", "forma del error"): Diferencia(
-        "anthropic", None, A_PROPOSITO, "consecuencia de la anterior"),
-    ("max_tokens mayor que la ventana", "tipo de error"): Diferencia(
-        "invalid_request_error", None, A_PROPOSITO, "consecuencia de la anterior"),
-    ("max_tokens mayor que la ventana", "id empieza por msg_"): Diferencia(
-        None, False, A_PROPOSITO, "consecuencia de la anterior"),
-    ("max_tokens mayor que la ventana", "model es el pedido"): Diferencia(
-        None, False, A_PROPOSITO, "consecuencia de la anterior"),
-    ("max_tokens mayor que la ventana", "claves de usage"): Diferencia(
-        None, ["cache_read_input_tokens", "input_tokens", "output_tokens"], A_PROPOSITO,
-        "consecuencia de la anterior"),
+        "la API de verdad rechaza con 400 una petición cuya entrada más `max_tokens` no cabe en la ventana; "
+        "llama-server la acepta y, si el modelo no para antes, corta al llenarse la ventana. El de ensayo "
+        "hace lo de la API: el harness debe pedir lo que cabe"),
+    ("tool_result huérfano", "estado"): Diferencia(
+        400, 200, A_PROPOSITO,
+        "la API de verdad rechaza con 400 un `tool_result` sin su `tool_use` en el mensaje anterior "
+        "(«unexpected tool_use_id found in tool_result blocks»); llama-server lo pasa al modelo como un "
+        "mensaje más. Un harness que pierde el `tool_use` al compactar lo descubre con la API, no aquí"),
+    ("tool_use sin respuesta", "estado"): Diferencia(
+        400, 200, A_PROPOSITO,
+        "la API de verdad rechaza con 400 un `tool_use` sin su `tool_result` justo después («tool_use ids "
+        "were found without tool_result blocks immediately after»); llama-server lo acepta"),
 }
 
 
@@ -223,12 +223,16 @@ def comparar(ensayo, real, diferencias=None):
     vistas = set()
     for caso in sorted(set(ensayo) | set(real)):
         de_ensayo, de_real = ensayo.get(caso, {}), real.get(caso, {})
-        for rasgo in sorted(set(de_ensayo) | set(de_real)):
+        rasgos_del_caso = sorted(set(de_ensayo) | set(de_real))
+        if de_ensayo.get("estado") != de_real.get("estado"):
+            rasgos_del_caso = ["estado"]  # uno rechaza y el otro contesta: lo demás es consecuencia
+        for rasgo in rasgos_del_caso:
             a, b = de_ensayo.get(rasgo), de_real.get(rasgo)
             if a == b:
                 continue
-            vistas.add((caso, rasgo))
-            escrita = diferencias.get((caso, rasgo))
+            clave = (caso, rasgo) if (caso, rasgo) in diferencias else (TODOS, rasgo)
+            vistas.add(clave)
+            escrita = diferencias.get(clave)
             if escrita is None:
                 resultado.nuevas.append((caso, rasgo, a, b))
             elif (escrita.ensayo, escrita.real) != (a, b):
@@ -254,6 +258,7 @@ def tabla_markdown(diferencias=None):
     diferencias = DIFERENCIAS if diferencias is None else diferencias
     filas = ["| caso | rasgo | ensayo | llama-server | por qué |", "|---|---|---|---|---|"]
     for (caso, rasgo), d in diferencias.items():
+        caso = "todos los que contestan" if caso == TODOS else caso
         filas.append(f"| {caso} | {rasgo} | {_celda(d.ensayo)} | {_celda(d.real)} | {d.porque} |")
     return "\n".join(filas)
 

