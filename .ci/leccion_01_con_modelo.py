@@ -17,7 +17,8 @@ from curso import rutas
 from curso.modelo import llama_server
 
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
-ESPERA_S = 1800  # diez turnos de un modelo pequeño en una CPU ocupada caben de sobra
+TOPE = "3"  # turnos: cada uno puede escribir 512 tokens, minutos en una CPU (0,65 tokens/s con la máquina cargada)
+ESPERA_S = 3600  # tres turnos así caben de sobra; pasarse es que algo se ha colgado
 
 
 def main():
@@ -29,10 +30,14 @@ def main():
               flush=True)
         entorno = {**os.environ, "ANTHROPIC_BASE_URL": servidor.url, "TMPDIR": temporal}
         inicio = time.monotonic()
-        hecho = subprocess.run([sys.executable, "correr.py", str(rutas.RAIZ / "recetario"), PEDIDO,
-                                "--modelo", llama_server.NOMBRE, "--si-a-lo-del-guion"],
-                               cwd=punto, env=entorno, capture_output=True, text=True, timeout=ESPERA_S,
-                               stdin=subprocess.DEVNULL)
+        try:
+            hecho = subprocess.run([sys.executable, "correr.py", str(rutas.RAIZ / "recetario"), PEDIDO,
+                                    "--modelo", llama_server.NOMBRE, "--tope", TOPE, "--si-a-lo-del-guion"],
+                                   cwd=punto, env=entorno, capture_output=True, text=True, timeout=ESPERA_S,
+                                   stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            print(f"✘ correr.py no ha terminado en {ESPERA_S} s: algo se ha colgado", file=sys.stderr)
+            return 1
         segundos = time.monotonic() - inicio
     print(hecho.stdout)
     print(hecho.stderr, file=sys.stderr)
