@@ -38,6 +38,7 @@ ORDENES = [
     ("sincronizar", "curso.autor.sincronizar", "lleva un fichero editado en un punto de control a sus copias siguientes"),
     ("servidor", "curso.ensayo.servidor", "arranca el servidor de ensayo en 127.0.0.1"),
     ("postgres", "curso.postgres.cluster", "arranca un PostgreSQL de usar y tirar (lección 07)"),
+    ("modelo", "curso.modelo.llama_server", "instala y arranca un modelo pequeño de verdad con llama-server"),
     ("medir", "curso.medir", "mide el rendimiento de una pieza"),
     ("probar", "curso.autor.probar", "ejecuta los tests del curso"),
 ]

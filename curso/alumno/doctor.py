@@ -236,6 +236,17 @@ def revisar_postgres():
     return Revision(POSTGRES, True, f"{version}: arranca uno de usar y tirar ({programas}) y se para sin dejar nada")
 
 
+MODELO = "modelo de verdad (opcional)"
+
+
+def revisar_modelo():
+    """Si `python -m curso modelo` tiene ya el modelo y llama-server (sin instalar ni arrancar nada)."""
+    from curso.modelo import instalar
+    listo, detalle = instalar.estado()
+    return Revision(MODELO, listo, detalle, "python -m curso modelo (solo si quieres un modelo de verdad)",
+                    obligatoria=False)
+
+
 def revisar_espacio():
     """Dónde está tu espacio de trabajo y si ya existe (lo crea la lección 00)."""
     from curso.alumno.puntos import describir_espacio
@@ -254,7 +265,7 @@ def revisar_plataforma():
 def revisar():
     """Todas las comprobaciones, en el orden en que se imprimen."""
     return [revisar_python(), *revisar_requisitos(), revisar_sqlite(), revisar_nucleo(),
-            revisar_extension_widgets(), revisar_puerto(), revisar_postgres(), revisar_chromium(),
+            revisar_extension_widgets(), revisar_puerto(), revisar_postgres(), revisar_chromium(), revisar_modelo(),
             revisar_espacio(), revisar_plataforma()]
 
 
