@@ -43,10 +43,10 @@ from pathlib import Path
 
 from curso import rutas
 from curso.clase import notas
-from curso.comprobaciones import aparte, tests_del_curso, veredicto
-from curso.clase.cache_de_corridas import Cache, contenido, huella_del_curso
+from curso.comprobaciones import aparte, culpa, tests_del_curso, veredicto
+from curso.clase.cache_de_corridas import Cache, huella_del_curso
 from curso.comprobaciones.espacio import INTERRUMPIDO, agrupar_por_modulo, ficheros_del_espacio, modulos_de
-from curso.clase.espacios_de_la_clase import Alumno, alumnos_de, modulos_del_curso
+from curso.clase.espacios_de_la_clase import Alumno, alumnos_de
 from curso.rutas import LECCIONES
 
 NOMBRE_DE_LA_TABLA = "calificaciones"
@@ -57,6 +57,7 @@ TODO_JUNTO = None  # la «lección» de la columna que mira el espacio entero
 # Cómo queda una celda.
 VERDE, ROJA, AMBAR, GRIS = "verde", "roja", "ambar", "gris"
 SIN_EMPEZAR, SIN_ESPACIO = "sin empezar", "no encuentro su espacio"
+A_LA_VISTA = "mi_agente/"  # cómo se escribe el espacio en los mensajes (el mismo en todos: la caché se comparte)
 
 
 @dataclass
@@ -75,6 +76,17 @@ class Celda:
     @property
     def ejercicios_hechos(self):
         return self.comprobacion.ejercicios_hechos if self.comprobacion else 0
+
+    @property
+    def tests_sin_comprobar(self):
+        """Cuántos de sus tests no llegaron a correr: entonces cuántos pasan no se sabe (no es 0)."""
+        return self.comprobacion.sin_comprobar if self.comprobacion else 0
+
+    @property
+    def ejercicios_sin_comprobar(self):
+        c = self.comprobacion
+        return sum(1 for r in c.ejercicios.values()
+                   if r.estado in (aparte.SIN_COMPROBAR, aparte.SALTADO)) if c else 0
 
 
 @dataclass
@@ -154,7 +166,7 @@ class _Corredor:
             self.fila.de_la_cache += 1
             return guardada
         corrida = aparte.correr_aparte(ficheros, punto, seleccion, ejercicios, o.limite, o.limite_total,
-                                       o.parar, agrupar_por_modulo(modulos_de(punto)))
+                                       o.parar, agrupar_por_modulo(modulos_de(punto)), a_la_vista=A_LA_VISTA)
         self.fila.corridas += 1
         if not (o.parar and o.parar.is_set()) and clave:
             o.cache.guardar(clave, corrida)
@@ -167,20 +179,29 @@ def _celda_gris(leccion, texto, tests_total=0, ejercicios_total=0):
 
 def celda_de(leccion, comprobacion):
     """La celda de una comprobación: su color y lo que dice. Roja si algo falla o falta; ámbar si
-    algo se colgó o quedó sin comprobar; verde si no. Si algo no llegó a correr, lo cuenta."""
+    algo se colgó o quedó sin comprobar; verde si no. Primero los culpables; detrás, lo que falla
+    solo por ellos («durable.py, por resumenes.py»). Si algo no llegó a correr, lo cuenta."""
     lineas = comprobacion.lineas
     malas = [l for l in lineas if l.estado in (veredicto.MAL, veredicto.FALTA)]
     faltan = [l for l in malas if l.estado == veredicto.FALTA]
     colgadas = [l for l in lineas if l.estado == veredicto.COLGADO]
-    if malas:
+    consecuencias = [l for l in lineas if l.estado == veredicto.CONSECUENCIA]
+    de_colgados = {l.modulo for l in colgadas} | {x.modulo for x in comprobacion.culpables if x.por == culpa.COLGADO}
+    por = {}
+    for l in consecuencias:
+        por.setdefault(l.por, []).append(l.modulo + ".py")
+    detras = "; ".join(f"{', '.join(dict.fromkeys(ms))}, por {c}.py" for c, ms in por.items())
+    if malas or any(l.por not in de_colgados for l in consecuencias):
         partes = ([f"faltan {len(faltan)} módulos"] if len(faltan) > 2 else
                   [f"{l.nombre} (falta)" for l in faltan])
         for l in malas:
             if l.estado == veredicto.MAL:
                 partes.append(_quien(l) + (f" (ejercicio {l.pendiente} pendiente)" if l.pendiente else ""))
-        estado, texto = ROJA, "✘ " + ", ".join(dict.fromkeys(partes))
-    elif colgadas:
-        estado, texto = AMBAR, "⚠ " + ", ".join(dict.fromkeys(_quien(l) for l in colgadas)) + " colgado"
+        partes += [f"{_quien(l)} colgado" for l in colgadas]
+        estado, texto = ROJA, "✘ " + "; ".join(x for x in [", ".join(dict.fromkeys(partes)), detras] if x)
+    elif colgadas or consecuencias:
+        texto = ", ".join(dict.fromkeys(_quien(l) for l in colgadas)) + " colgado" if colgadas else ""
+        estado, texto = AMBAR, "⚠ " + "; ".join(x for x in [texto, detras] if x)
     elif comprobacion.sin_comprobar or any(l.estado == veredicto.SIN_COMPROBAR for l in lineas):
         estado, texto = AMBAR, ""
     else:
@@ -205,17 +226,6 @@ def _quien(linea):
 def _celda_rota(leccion, error):
     """Lo que no se pudo ni intentar (el espacio no se puede leer...): una celda roja que lo dice."""
     return Celda(leccion, ROJA, f"✘ el espacio no se pudo comprobar: {type(error).__name__}: {error}")
-
-
-def _referencia_con(punto, espacio, propios, presentes_del_curso):
-    """Los ficheros de una copia «de la lección»: los del punto de control, con los `propios` del
-    alumno encima, y los suyos que no son módulos del curso (los que él añadió)."""
-    ficheros = {p.name: p for p in Path(punto).glob("*.py")}
-    for relativa, origen in ficheros_del_espacio(espacio).items():
-        modulo = relativa.removesuffix(".py")
-        if "/" in relativa or not relativa.endswith(".py") or modulo in propios or modulo not in presentes_del_curso:
-            ficheros[relativa] = origen
-    return ficheros
 
 
 def calificar_alumno(alumno, opciones):
@@ -256,50 +266,44 @@ def _calificar_empezadas(fila, alumno, opciones, b, empezadas, presentes, de_cad
     lecciones = opciones.lecciones
     punto = rutas.puntos_de_control()[b]
     todos = modulos_de(punto)
-    del_curso = modulos_del_curso()
     corredor = _Corredor(opciones, fila)
     tests = [t for t in tests_del_curso.tests_del_punto(punto) if de_cada_test.get(t) in lecciones]
     ejercicios = [id for n in empezadas for id in lecciones[n].ejercicios]
     entero = corredor.correr(ficheros_del_espacio(alumno.espacio), punto, tests, ejercicios)
+    de_ejercicio = {tests_del_curso.test_de_ejercicio(id): id for id in ejercicios}
+
+    def modulo_de(t):
+        return (_modulo_del_ejercicio(de_ejercicio[t]) if t in de_ejercicio else
+                veredicto.modulo_de_test(tests_del_curso.fichero_de(t), todos))
+
+    reparto = culpa.repartir(alumno.espacio, punto, tests + list(de_ejercicio), entero.resultados,
+                             lambda ficheros, seleccion, ids: corredor.correr(ficheros, punto, seleccion, ids),
+                             modulo_de, A_LA_VISTA)
     leccion_de = {m: n for n in sorted(lecciones, reverse=True) for m in lecciones[n].nuevos}
+    resultados, por = culpa.resultados_para(reparto, entero.resultados, modulo_de)
     c = veredicto.Comprobacion(b, f"todo junto (punto de control {b:02d})",
-                               veredicto.lineas_de(todos, presentes, tests, entero.resultados,
-                                                   leccion_de=leccion_de),
+                               veredicto.lineas_de(todos, presentes, tests, resultados, leccion_de=leccion_de,
+                                                   por=por, culpables=reparto.culpables),
                                opciones.limite, *veredicto.cuentas(tests, entero.resultados), notas=entero.notas,
-                               sin_comprobar=veredicto.sin_comprobar(tests, entero.resultados))
+                               sin_comprobar=veredicto.sin_comprobar(tests, entero.resultados),
+                               culpables=reparto.culpables)
     fila.todo_junto = celda_de(TODO_JUNTO, c)
     for n in empezadas:
         l = lecciones[n]
         suyos = [t for t in tests if de_cada_test[t] == n]
-        faltan = {m for m in l.modulos if m not in presentes}
-        propios = set(l.modulos) - faltan
-        resultados = {t: entero.resultados.get(t) for t in suyos}
         ids = {tests_del_curso.test_de_ejercicio(id): id for id in l.ejercicios}
-        resultados.update({t: entero.resultados.get(t) for t in ids})
-
-        def repetir(t, resultados=resultados, ids=ids, propios=propios, faltan=faltan):
-            r = resultados[t]
-            if r is not None and (r.estado == aparte.PASA or (r.estado == aparte.COLGADO and r.donde in propios)):
-                return False  # pasó, o se colgó en un módulo suyo de esta lección: se colgaría igual
-            modulo = (_modulo_del_ejercicio(ids[t]) if t in ids else
-                      veredicto.modulo_de_test(tests_del_curso.fichero_de(t), todos))
-            return modulo not in faltan if modulo else not faltan
-
-        otra_vez = [t for t in suyos if repetir(t)]
-        otra_vez_ej = [ids[t] for t in ids if repetir(t)]
-        ficheros = _referencia_con(punto, alumno.espacio, set(l.modulos), del_curso)
-        if (otra_vez or otra_vez_ej) and contenido(ficheros) != contenido(ficheros_del_espacio(alumno.espacio)):
-            aislada = corredor.correr(ficheros, punto, otra_vez, otra_vez_ej)
-            resultados.update({t: r for t, r in aislada.resultados.items() if t in resultados})
-        resultados = {t: r for t, r in resultados.items() if r is not None}
+        todos_los_resultados, por = culpa.resultados_para(reparto, entero.resultados, modulo_de, set(l.modulos))
+        resultados = {t: todos_los_resultados[t] for t in [*suyos, *ids] if todos_los_resultados.get(t) is not None}
+        culpables = [x for x in reparto.culpables if x.modulo in l.modulos]
         modulos = list(l.modulos) + sorted(
             {m for t in suyos for m in [veredicto.modulo_de_test(tests_del_curso.fichero_de(t), todos)]
              if m and m not in l.modulos})
         comprobacion = veredicto.Comprobacion(
-            n, l.nombre, veredicto.lineas_de(modulos, presentes, suyos, resultados, todos, leccion_de),
+            n, l.nombre, veredicto.lineas_de(modulos, presentes, suyos, resultados, todos, leccion_de,
+                                             por=por, culpables=culpables),
             opciones.limite, *veredicto.cuentas(suyos, resultados),
             ejercicios={ids[t]: resultados.get(t) or aparte.Resultado(aparte.SIN_COMPROBAR) for t in ids},
-            sin_comprobar=veredicto.sin_comprobar(suyos, resultados))
+            sin_comprobar=veredicto.sin_comprobar(suyos, resultados), culpables=culpables)
         fila.celdas[n] = celda_de(n, comprobacion)
 
 

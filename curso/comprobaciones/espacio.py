@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from curso import rutas
-from curso.comprobaciones import aparte, tests_del_curso, veredicto
+from curso.comprobaciones import aparte, culpa, tests_del_curso, veredicto
 
 INTERRUMPIDO = 130  # el código de salida de la costumbre tras un Ctrl-C (128 + SIGINT)
 
@@ -47,19 +47,60 @@ def agrupar_por_modulo(modulos):
     return grupo_de
 
 
-def comprobar_en(espacio, carpeta_punto, limite=aparte.LIMITE_TEST, parar=None):
-    """Corre todos los tests de `carpeta_punto` contra los módulos de `espacio`, aparte; la
-    Comprobacion con una línea por módulo."""
+class Progreso:
+    """Dice una línea por módulo en cuanto acaban todos sus tests, mientras corren los demás."""
+
+    def __init__(self, tests, grupo_de, escribir=print):
+        self.quedan, self.fallan, self.grupo_de, self.escribir = {}, {}, grupo_de, escribir
+        for t in tests:
+            self.quedan.setdefault(grupo_de(t), set()).add(t)
+
+    def __call__(self, test, falla):
+        grupo = self.grupo_de(test)
+        quedan = self.quedan.get(grupo)
+        if not quedan or test not in quedan:
+            return
+        quedan.discard(test)
+        self.fallan[grupo] = self.fallan.get(grupo, 0) + bool(falla)
+        if not quedan:
+            nombre = f"{grupo}.py" if not grupo.endswith(".py") else grupo
+            fallan = self.fallan[grupo]
+            self.escribir(f"  {'✘' if fallan else '✔'} {nombre}" + (f" ({fallan} fallan)" if fallan else ""),
+                          flush=True)
+
+
+def comprobar_en(espacio, carpeta_punto, limite=aparte.LIMITE_TEST, parar=None, a_la_vista=None,
+                 avisar=None, a_la_vez=2):
+    """Corre todos los tests de `carpeta_punto` contra los módulos de `espacio`, aparte, y reparte
+    la culpa de lo que falle (`curso/comprobaciones/culpa.py`); la Comprobacion con una línea por
+    módulo. avisar(test, falla): al acabar cada test de la primera corrida; a_la_vista: cómo se
+    escribe la carpeta del espacio en los mensajes."""
     carpeta_punto = Path(carpeta_punto)
     modulos = modulos_de(carpeta_punto)
     tests = tests_del_curso.tests_del_punto(carpeta_punto)
+    a_la_vista = a_la_vista or f"{Path(espacio)}/"
+    grupo_de = agrupar_por_modulo(modulos)
     corrida = aparte.correr_aparte(ficheros_del_espacio(espacio), carpeta_punto, tests,
-                                   limite_test=limite, parar=parar, grupo_de=agrupar_por_modulo(modulos))
-    lineas = veredicto.lineas_de(modulos, set(modulos_de(espacio)), tests, corrida.resultados,
-                                 leccion_de=lecciones_de_los_modulos())
+                                   limite_test=limite, parar=parar, grupo_de=grupo_de, avisar=avisar,
+                                   a_la_vista=a_la_vista)
+
+    def correr(ficheros, seleccion, ejercicios):
+        return aparte.correr_aparte(ficheros, carpeta_punto, seleccion, ejercicios, limite_test=limite,
+                                    parar=parar, grupo_de=grupo_de, a_la_vista=a_la_vista)
+
+    def modulo_de(test):
+        return veredicto.modulo_de_test(tests_del_curso.fichero_de(test), modulos)
+
+    if avisar is not None and any(r.estado not in (aparte.PASA, aparte.SALTADO) for r in corrida.resultados.values()):
+        print("Buscando de quién es cada fallo (cada módulo que falla, con los demás de referencia)…", flush=True)
+    reparto = culpa.repartir(espacio, carpeta_punto, tests, corrida.resultados, correr, modulo_de,
+                             a_la_vista, a_la_vez)
+    resultados, por = culpa.resultados_para(reparto, corrida.resultados, modulo_de)
+    lineas = veredicto.lineas_de(modulos, set(modulos_de(espacio)), tests, resultados,
+                                 leccion_de=lecciones_de_los_modulos(), por=por, culpables=reparto.culpables)
     pasan, total = veredicto.cuentas(tests, corrida.resultados)
     return veredicto.Comprobacion(int(carpeta_punto.name[:2]), carpeta_punto.name[3:], lineas, limite,
-                                  pasan, total, notas=corrida.notas)
+                                  pasan, total, notas=corrida.notas, culpables=reparto.culpables)
 
 
 def comprobar(n, espacio=None, limite=None):
@@ -80,9 +121,11 @@ def comprobar(n, espacio=None, limite=None):
               f"(o di cuál con --espacio CARPETA).")
         return 1
     print(f"Corriendo los tests del punto de control {carpeta.name[:2]} contra tu código "
-          f"(cada test, como mucho {limite:g} s)…", flush=True)
+          f"(cada test, como mucho {limite:g} s); cada módulo, en cuanto acaban sus tests:", flush=True)
     try:
-        comprobacion = comprobar_en(espacio, carpeta, limite)
+        modulos = modulos_de(carpeta)
+        progreso = Progreso(tests_del_curso.tests_del_punto(carpeta), agrupar_por_modulo(modulos))
+        comprobacion = comprobar_en(espacio, carpeta, limite, a_la_vista=f"{espacio}/", avisar=progreso)
     except KeyboardInterrupt:  # los tests ya están parados y su carpeta temporal, borrada
         print("Interrumpido: se han parado los tests.", file=sys.stderr)
         return INTERRUMPIDO

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from curso import rutas
-from curso.comprobaciones.aparte import INFORME, PILA, VARIABLE_COPIA, motivo_corto
+from curso.comprobaciones.aparte import INFORME, PILA, VARIABLE_A_LA_VISTA, VARIABLE_COPIA, motivo_corto
 
 _pila = None  # el fichero de PILA, abierto mientras viva el proceso
 # El aviso de un esbozo, también dentro del texto de otro proceso (un test que corre correr.py).
@@ -45,7 +45,17 @@ def _fichero(nodeid):
 def _motivo(informe_de_pytest):
     crash = getattr(informe_de_pytest.longrepr, "reprcrash", None)
     texto = crash.message if crash is not None else str(informe_de_pytest.longrepr)
-    return motivo_corto(texto.replace(os.environ.get(VARIABLE_COPIA, "\0"), "…"))
+    return motivo_corto(a_la_vista(texto))
+
+
+def a_la_vista(texto):
+    """El texto con la carpeta de los módulos de la copia escrita como la del espacio del alumno
+    (VARIABLE_A_LA_VISTA: así un `cannot import name` apunta a SU agentes.py), y el resto de la
+    carpeta temporal como «…»."""
+    vista, espacio = os.environ.get(VARIABLE_A_LA_VISTA), os.environ.get(rutas.VARIABLE_ESPACIO)
+    if vista and espacio:
+        texto = texto.replace(espacio.rstrip("/") + "/", vista)
+    return texto.replace(os.environ.get(VARIABLE_COPIA, "\0"), "…")
 
 
 def ejercicio_pendiente(excepcion, texto=""):

@@ -93,7 +93,8 @@ def test_un_fallo_de_una_leccion_no_pinta_de_rojo_las_anteriores(curso_de_juguet
     clase = tmp_path / "clase"
     alumno(clase, "ana", {"a.py": A_11, "b.py": B_11.replace("return 1", "return 5")})
     fila = calificar_juguete(clase, tmp_path / "notas")["ana"]
-    assert fila["todo junto"] == "✘ a.py, b.py"  # la calificación ingenua, del espacio entero
+    # Todo junto, el espacio entero: b.py es la culpable; a.py falla solo por ella (consecuencia).
+    assert fila["todo junto"] == "✘ b.py; a.py, por b.py"
     assert fila["10 estado"] == "✔" and (fila["10 tests"], fila["10 tests en total"]) == ("1", "1")
     assert fila["11 estado"] == "✘ b.py"
 
@@ -132,7 +133,8 @@ def test_lo_que_no_llega_a_correr_se_cuenta_como_sin_comprobar(curso_de_juguete,
         {11: lecciones[11]}, limite=1.5, limite_total=3.5)).celdas[11]
     assert celda.tests_pasan == 0 and celda.estado == calificar.AMBAR
     assert re.search(r" · \d sin comprobar$", celda.texto), celda.texto
-    sin = [l for l in celda.comprobacion.lineas if l.estado == "sin comprobar"]
+    # b.py es la culpable (colgada al importarse): su línea lo dice, y cuántos suyos quedan sin comprobar.
+    sin = [l for l in celda.comprobacion.lineas if "sin comprobar" in l.detalle]
     assert sin and "se acabaron los 3.5 s de la corrida" in sin[0].detalle
 
 
