@@ -35,6 +35,7 @@ escriben en el CSV a medida que acaba cada alumno, así un Ctrl-C guarda lo hech
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -42,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from curso import rutas
+from curso.clase import cuadernos_de_la_clase as cuadernos
 from curso.clase import notas
 from curso.comprobaciones import aparte, culpa, tests_del_curso, veredicto
 from curso.clase.cache_de_corridas import Cache, huella_del_curso
@@ -57,6 +59,7 @@ TODO_JUNTO = None  # la «lección» de la columna que mira el espacio entero
 # Cómo queda una celda.
 VERDE, ROJA, AMBAR, GRIS = "verde", "roja", "ambar", "gris"
 SIN_EMPEZAR, SIN_ESPACIO = "sin empezar", "no encuentro su espacio"
+SIN_CUADERNO = "no encuentro su cuaderno ({cuaderno}: cópialo con su mi_agente/)"
 A_LA_VISTA = "mi_agente/"  # cómo se escribe el espacio en los mensajes (el mismo en todos: la caché se comparte)
 
 
@@ -109,11 +112,13 @@ class Leccion:
     modulos: list  # los que añade o cambia, sin .py, en el orden de LECCIONES
     nuevos: set  # los que añade (no estaban en el punto de control anterior)
     ejercicios: list  # los ejercicios que se comprueban en un módulo, en orden
+    del_cuaderno: bool = False  # sus ejercicios son funciones del cuaderno (la 02): se leen de él
 
 
 def lecciones_que_se_califican():
-    """{número: Leccion} de las lecciones que añaden o cambian algún módulo (la 02 no: sus
-    ejercicios son funciones del cuaderno)."""
+    """{número: Leccion} de las lecciones que añaden o cambian algún módulo, y de las que no añaden
+    ninguno pero tienen ejercicios en el cuaderno (la 02: se califican las celdas de su cuaderno,
+    ver `curso/clase/cuadernos_de_la_clase.py`)."""
     from curso.comprobaciones import ejercicios
     puntos = rutas.puntos_de_control()
     registro = ejercicios.cargar_registro()
@@ -124,6 +129,9 @@ def lecciones_que_se_califican():
             lecciones[numero] = Leccion(
                 numero, puntos[numero].name[3:], modulos, set(modulos) - anteriores,
                 ejercicios.ordenados(id for id, e in registro.items() if e.leccion == numero and e.modulo))
+        elif numero in LECCIONES and any(e.leccion == numero for e in registro.values()):
+            lecciones[numero] = Leccion(numero, puntos[numero].name[3:], [], set(), ejercicios.ordenados(
+                id for id, e in registro.items() if e.leccion == numero), del_cuaderno=True)
         anteriores = set(modulos_de(puntos[numero]))
     return lecciones
 
@@ -229,7 +237,61 @@ def _celda_rota(leccion, error):
 
 
 def calificar_alumno(alumno, opciones):
-    """La Fila de un alumno: una celda por lección y la de todo junto (ver el docstring)."""
+    """La Fila de un alumno: una celda por lección y la de todo junto (ver el docstring); las de
+    las lecciones del cuaderno (la 02), por las celdas de su cuaderno."""
+    del_cuaderno = {n: l for n, l in opciones.lecciones.items() if l.del_cuaderno}
+    fila = _calificar_espacio(alumno, opciones)
+    for n, l in del_cuaderno.items():
+        inicio = time.monotonic()
+        try:
+            fila.celdas[n] = _celda_del_cuaderno(alumno, l, opciones, fila)
+        except Exception as error:  # noqa: BLE001 - un cuaderno raro no para a los demás
+            fila.celdas[n] = _celda_rota(n, error)
+        fila.segundos += time.monotonic() - inicio
+    fila.celdas = dict(sorted(fila.celdas.items()))
+    return fila
+
+
+def _celda_del_cuaderno(alumno, leccion, opciones, fila):
+    """La celda de una lección cuyos ejercicios son funciones del cuaderno: sus celdas de
+    ejercicio, del cuaderno que hay en la carpeta del alumno, comprobadas en el proceso vigilado."""
+    n = leccion.numero
+    carpeta = alumno.carpeta or (alumno.espacio.parent if alumno.espacio else None)
+    cuaderno = cuadernos.buscar_cuaderno(carpeta, n) if carpeta else None
+    if cuaderno is None:
+        return _celda_gris(n, SIN_CUADERNO.format(cuaderno=cuadernos.nombre_del_cuaderno(n)), 0,
+                           len(leccion.ejercicios))
+    celdas = {id: texto for id, texto in cuadernos.celdas_de_ejercicios(cuaderno).items() if id in leccion.ejercicios}
+    if not celdas or cuadernos.sin_tocar(celdas, n):
+        return _celda_gris(n, SIN_EMPEZAR, 0, len(leccion.ejercicios))
+    punto = rutas.puntos_de_control()[n]
+    with tempfile.TemporaryDirectory(prefix="curso-celdas-") as temporal:
+        ficheros = {p.name: p for p in punto.glob("*.py")}
+        for id, texto in celdas.items():
+            ruta = Path(temporal) / f"{id}.py"
+            ruta.write_text(texto, encoding="utf-8")
+            ficheros[f"{tests_del_curso.CUADERNO}/{id}.py"] = ruta
+        corrida = _Corredor(opciones, fila).correr(ficheros, punto, [], leccion.ejercicios)
+    from curso.comprobaciones import ejercicios
+    resultados, lineas = {}, []
+    for id in leccion.ejercicios:
+        test = tests_del_curso.test_de_ejercicio(id)
+        r = corrida.resultados.get(test) or aparte.Resultado(aparte.SIN_COMPROBAR, "no llegó a correr")
+        resultados[id] = r
+        nombre = f"{ejercicios.buscar(id).nombre}() (ejercicio {id}, en {cuaderno.name})"
+        if r.estado == aparte.PASA:
+            lineas.append(veredicto.Linea(nombre, veredicto.BIEN, "su celda pasa la comprobación"))
+        elif r.estado == aparte.COLGADO:
+            lineas.append(veredicto.Linea(nombre, veredicto.COLGADO, r.motivo, test))
+        elif r.estado in (aparte.SIN_COMPROBAR, aparte.SALTADO):
+            lineas.append(veredicto.Linea(nombre, veredicto.SIN_COMPROBAR, r.motivo, test))
+        else:
+            detalle = f"ejercicio {r.pendiente} pendiente" if r.pendiente else r.motivo
+            lineas.append(veredicto.Linea(nombre, veredicto.MAL, detalle, test, r.pendiente))
+    return celda_de(n, veredicto.Comprobacion(n, leccion.nombre, lineas, opciones.limite, ejercicios=resultados))
+
+
+def _calificar_espacio(alumno, opciones):
     fila = Fila(alumno)
     inicio = time.monotonic()
     lecciones = opciones.lecciones
@@ -318,6 +380,17 @@ def _minutos(segundos):
     return f"{segundos / 60:.0f} min" if segundos >= 90 else f"{segundos:.0f} s"
 
 
+def _estimacion(filas, quedan, a_la_vez):
+    """«; quedan unos 4 min (…)»: por lo que tardaron los alumnos que corrieron tests (los que
+    salieron enteros de la caché no cuentan: no dicen lo que tarda uno nuevo), o "" si no hay."""
+    corrieron = [f for f in filas if f.corridas]
+    if not quedan or not corrieron:
+        return ""
+    por_alumno = sum(f.segundos for f in corrieron) / len(corrieron)
+    return (f"; quedan unos {_minutos(por_alumno * quedan / a_la_vez)} como mucho, a {por_alumno:.0f} s "
+            f"por alumno que corre tests ({len(corrieron)} hasta ahora; los que salen de la caché no cuentan)")
+
+
 def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, con_bom=True,
               devoluciones=False, con_cache=True, limite_total=None):
     """`python -m curso calificar CARPETA`: califica a cada alumno, `a_la_vez` a la vez, y escribe
@@ -338,9 +411,9 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
                   file=sys.stderr)
             return 2
         if sin_modulos:
-            print(f"✘ La lección {', '.join(f'{n:02d}' for n in sin_modulos)} no añade módulos al "
-                  "espacio (sus ejercicios son funciones del cuaderno): no hay nada suyo que calificar.",
-                  file=sys.stderr)
+            print(f"✘ La lección {', '.join(f'{n:02d}' for n in sin_modulos)} no añade módulos al espacio "
+                  "ni tiene ejercicios: no hay nada suyo que calificar. Las que sí: "
+                  f"{' '.join(str(n) for n in todas)}.", file=sys.stderr)
             return 2
         elegidas = {n: todas[n] for n in sorted(set(lecciones))}
     else:
@@ -371,10 +444,7 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
             with open(csv_, "a", encoding="utf-8", newline="") as f:  # la fila entera de una vez
                 f.write(notas.fila_csv(fila, elegidas))
             quedan = len(alumnos) - len(filas)
-            estimacion = ""
-            if quedan:
-                transcurrido = time.monotonic() - inicio
-                estimacion = f"; quedan unos {_minutos(transcurrido / len(filas) * quedan)}"
+            estimacion = _estimacion(filas, quedan, a_la_vez)
             cache = f", {fila.de_la_cache} de la caché" if fila.de_la_cache else ""
             print(f"[{len(filas)}/{len(alumnos)}] {notas.progreso(fila)} "
                   f"({fila.segundos:.0f} s, {fila.corridas} corridas{cache}{estimacion})", flush=True)

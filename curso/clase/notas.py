@@ -152,7 +152,9 @@ def primer_problema(fila):
         if malas:
             l = malas[0]
             modulo = l.nombre.split(" (")[0].removesuffix(".py")
-            ejercicio = l.pendiente or next((id for id, _ in sin_hacer if _modulo_del_ejercicio(id) == modulo), "")
+            from curso.comprobaciones.tests_del_curso import ejercicio_de_test
+            ejercicio = (l.pendiente or (ejercicio_de_test(l.primero) if l.primero else None)
+                         or next((id for id, _ in sin_hacer if _modulo_del_ejercicio(id) == modulo), ""))
             nombrado = l.pendiente or not l.primero or l.primero in l.detalle
             que = f"{l.nombre}: " + ("" if nombrado else f"{l.primero} · ") + l.detalle
         elif sin_hacer:
