@@ -17,10 +17,15 @@ no el espacio entero:
   tal como están en el punto de control de su nivel: con sus módulos de ahora, que otras lecciones
   han cambiado después, son los que valen.
 - Primero corren todos, con su espacio entero: es la columna «todo junto». Un test de la lección N
-  que pasa ahí, pasa. Uno que no, se repite con sus módulos de la lección N y la versión de
-  referencia de todos los demás, como hace `comprobar("N.M")` en el cuaderno, y cuenta lo que
-  salga: así un fallo de la 03 en compactar.py, que usa correr.py, no pinta de rojo la 01.
-- Igual con los ejercicios de la lección (`comprobar("N.M")` de los que están en un módulo).
+  que pasa ahí, pasa. Lo que no, lo reparte la regla de la culpa (`curso/comprobaciones/culpa.py`,
+  la misma de `comprobar N`): cada módulo que falla se repite con la versión de referencia de los
+  demás; si sigue fallando es culpable, y si no es una consecuencia de otro, que se nombra detrás
+  («durable.py, por resumenes.py»). Una consecuencia de un culpable de otra lección cuenta en la
+  lección N lo que dio con los vecinos de referencia: así un fallo de la 03 en compactar.py, que usa
+  correr.py, no pinta de rojo la 01. «Lo primero que mirar» es el primer culpable.
+- Igual con los ejercicios de la lección (`comprobar("N.M")` de los que están en un módulo). Los de
+  la 02, que son funciones del cuaderno, se toman de las celdas de su cuaderno
+  (`curso/clase/cuadernos_de_la_clase.py`).
 
 Cada test tiene su presupuesto de tiempo (`--limite`): el que se cuelga queda «colgado» (ámbar) y
 los demás siguen; lo que no llega a correr se cuenta como «N sin comprobar». Al acabar cada alumno
@@ -346,8 +351,8 @@ def _calificar_empezadas(fila, alumno, opciones, b, empezadas, presentes, de_cad
     c = veredicto.Comprobacion(b, f"todo junto (punto de control {b:02d})",
                                veredicto.lineas_de(todos, presentes, tests, resultados, leccion_de=leccion_de,
                                                    por=por, culpables=reparto.culpables),
-                               opciones.limite, *veredicto.cuentas(tests, entero.resultados), notas=entero.notas,
-                               sin_comprobar=veredicto.sin_comprobar(tests, entero.resultados),
+                               opciones.limite, *veredicto.cuentas(tests, resultados), notas=entero.notas,
+                               sin_comprobar=veredicto.sin_comprobar(tests, resultados),
                                culpables=reparto.culpables)
     fila.todo_junto = celda_de(TODO_JUNTO, c)
     for n in empezadas:

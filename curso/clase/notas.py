@@ -252,9 +252,10 @@ def pagina_html(filas, lecciones, limite, faltan=0):
 <body>
 <h1>Calificaciones del curso</h1>
 {aviso}<p>Una fila por alumno y una columna por lección. Cada celda mira lo que esa lección añade o
-cambia: los tests que trae su punto de control, con los módulos del alumno. Un test que no pasa con
-su espacio entero se repite con sus módulos de esa lección y la versión de referencia de los demás,
-así un fallo de otra lección no pinta esta de rojo. <strong>Todo junto</strong> es su espacio entero
+cambia: los tests que trae su punto de control, con los módulos del alumno. Un módulo cuyos tests no
+pasan con su espacio entero se repite con la versión de referencia de los demás: si sigue fallando, es
+el <em>culpable</em>; si no, falla solo por otro y se nombra detrás de él («durable.py, por
+resumenes.py»), así un fallo de otra lección no pinta esta de rojo. <strong>Todo junto</strong> es su espacio entero
 contra todos esos tests. Cada test tiene {limite:g} s como mucho. Pasa el ratón por una celda para
 ver sus líneas, o abre el detalle de cada alumno más abajo.</p>
 <p class="leyenda">{leyenda}</p>

@@ -73,6 +73,9 @@ class Reparto:
     culpables: list = field(default_factory=list)  # [Culpa]
     por: dict = field(default_factory=dict)  # {test: módulo culpable}
     aislados: dict = field(default_factory=dict)  # {test: aparte.Resultado}
+    # Los que no llegaron a correr (se dejó de insistir tras los colgados) y corrieron después, con
+    # los culpables de referencia, sin que ni su módulo ni su fichero de tests los usen: su resultado.
+    reales: dict = field(default_factory=dict)  # {test: aparte.Resultado}
     corridas: int = 0
 
     def culpa_de(self, modulo):
@@ -228,14 +231,29 @@ def repartir(espacio, punto, tests, junto, correr, modulo_de, a_la_vista="mi_age
         sintaxis = error_de_sintaxis(espacio / f"{m}.py", a_la_vista)
         if sintaxis:
             culpar(m, NO_SE_IMPORTA, sintaxis)
+    sin_donde = []  # colgados sin un módulo suyo en la pila (esperaban a otro proceso, p. ej.)
     for t in malos:
         r = junto.get(t)
         if r is not None and r.estado == aparte.COLGADO:
-            culpar(r.donde or modulo_de(t), COLGADO, f"{t} {r.motivo}")
+            if r.donde in suyos:
+                culpar(r.donde, COLGADO, f"{t} {r.motivo}")
+            else:
+                sin_donde.append(t)
         elif r is not None and "no se pudo importar" in r.motivo:
             otro = culpable_de_la_importacion(r.motivo, suyos)
             if otro:
                 culpar(otro, NO_SE_IMPORTA, r.motivo.split(": ", 1)[-1])
+
+    if not any(c.por == COLGADO for c in culpas.values()):
+        for t in sin_donde:  # si no se sabe de otro colgado, el suyo
+            culpar(modulo_de(t), COLGADO, f"{t} {junto[t].motivo}")
+
+    def usa(t):
+        """Los módulos del alumno que usa el test `t`: los que importan su fichero y su módulo."""
+        propio = modulo_de(t)
+        fichero = punto / "tests" / fichero_de(t)
+        directos = ([propio] if propio else []) + importados(fichero, suyos)
+        return set(directos) | {m for d in directos for m in importados_a_fondo(d, espacio, suyos)}
 
     def ejecutar(suyos_aqui, seleccion):
         ids = [ejercicio_de_test(t) for t in seleccion if ejercicio_de_test(t)]
@@ -263,9 +281,14 @@ def repartir(espacio, punto, tests, junto, correr, modulo_de, a_la_vista="mi_age
         if otra_vez:
             resultados = ejecutar(suyos - set(culpas), otra_vez)
             for t in otra_vez:
-                if _pasa(resultados.get(t)):
+                r = resultados.get(t)
+                if junto.get(t) is None or junto[t].estado == aparte.SIN_COMPROBAR:
+                    if r is not None and r.estado != aparte.SIN_COMPROBAR and not set(culpas) & usa(t):
+                        reparto.reales[t] = r  # no usa a ningún culpable: es lo que habría dado
+                        continue
+                if _pasa(r):
                     reparto.por[t] = culpable_para(t, set(culpas)) or ordenar(list(culpas.values()))[0].modulo
-                    reparto.aislados[t] = resultados[t]
+                    reparto.aislados[t] = r
     # 3. Lo que sigue sin explicar, módulo a módulo, con los demás de referencia.
     quedan = {}
     for t in malos:
@@ -323,7 +346,7 @@ def resultados_para(reparto, junto, modulo_de, propios=None):
     nombrando a su culpable; pero si se dan `propios` (los módulos de una lección, en
     `calificar`) y su culpable no es uno de ellos, cuenta lo que dio con los demás de referencia:
     la culpa es de otra lección, y esta no se pinta de rojo por ella."""
-    resultados, por = dict(junto), {}
+    resultados, por = {**junto, **reparto.reales}, {}
     por_sus_tests = {c.modulo for c in reparto.culpables if c.por == SUS_TESTS}
     for t, r in reparto.aislados.items():
         if modulo_de(t) in por_sus_tests and t in resultados:

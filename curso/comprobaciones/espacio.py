@@ -141,7 +141,7 @@ def comprobar_en(espacio, carpeta_punto, limite=aparte.LIMITE_TEST, parar=None, 
     resultados, por = culpa.resultados_para(reparto, corrida.resultados, modulo_de)
     lineas = veredicto.lineas_de(modulos, set(modulos_de(espacio)), tests, resultados,
                                  leccion_de=lecciones_de_los_modulos(), por=por, culpables=reparto.culpables)
-    pasan, total = veredicto.cuentas(tests, corrida.resultados)
+    pasan, total = veredicto.cuentas(tests, resultados)
     return veredicto.Comprobacion(int(carpeta_punto.name[:2]), carpeta_punto.name[3:], lineas, limite,
                                   pasan, total, notas=corrida.notas, culpables=reparto.culpables)
 

@@ -41,7 +41,7 @@ CLAVE = {
     "colgado_permisos": {"estados": {1: "⚠ permisos.py colgado", 4: "✔"},
                          "primero": ("permisos", ["se colgó"]),
                          "consecuencias": {}},
-    "cas": {"estados": {1: "✔", 4: "✘ resumenes.py"}, "primero": ("resumenes", ["falla test_resumenes.py"]),
+    "cas": {"estados": {1: "✔", 4: "✘ resumenes.py"}, "primero": ("resumenes", ["ejercicio 4.2"]),
             "consecuencias": {"durable": "resumenes"}},
     "sin_empezar": {"estados": {1: "sin empezar", 4: "sin empezar"}, "primero": None, "consecuencias": {}},
 }
