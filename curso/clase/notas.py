@@ -22,7 +22,8 @@ VERDE, ROJA, AMBAR, GRIS = "verde", "roja", "ambar", "gris"  # los de curso.clas
 LEYENDA = [
     (VERDE, "✔", "pasan todos los tests de la lección (o de todo junto)"),
     (AMBAR, "⚠", "ninguno falla, pero alguno se colgó (pasó de su límite de tiempo) o quedó sin comprobar"),
-    (GRIS, "—", "sin empezar (no tiene ninguno de los módulos que la lección añade) o no encuentro su espacio"),
+    (GRIS, "—", "sin empezar (no tiene ninguno de los módulos que la lección añade, o sus celdas del "
+                "cuaderno están como las da el curso) o no encuentro su espacio (o su cuaderno)"),
     (ROJA, "✘", "algún test falla o falta algún módulo de la lección"),
 ]
 

@@ -37,7 +37,10 @@ CLAVE = {
                                              "durable": "historial"}},
     "colgado_resumenes": {"estados": {1: "✔", 4: "⚠ resumenes.py colgado"},
                           "primero": ("resumenes", ["se colgó"]),
-                          "consecuencias": {"durable": "resumenes"}},
+                          # test_validacion.py importa resumenes: sus tests, que no llegaron a
+                          # correr tras los colgados, pasan con el de referencia (corregido tras la
+                          # primera corrida: la clave decía solo durable).
+                          "consecuencias": {"durable": "resumenes", "validacion": "resumenes"}},
     "colgado_permisos": {"estados": {1: "⚠ permisos.py colgado", 4: "✔"},
                          "primero": ("permisos", ["se colgó"]),
                          "consecuencias": {}},
