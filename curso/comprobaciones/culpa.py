@@ -42,6 +42,7 @@ CANDIDATOS_COMO_MUCHO = 6  # corridas de más, como mucho, para dar con el culpa
 NO_IMPORTA_NOMBRE = re.compile(r"cannot import name '(\w+)' from '(\w+)'")
 SIN_MODULO = re.compile(r"No module named '(\w+)'")
 SIN_ATRIBUTO = re.compile(r"module '(\w+)' has no attribute '(\w+)'")
+EN_EL_MODULO = re.compile(r" · en (?:\S*/)?(\w+)\.py, línea \d+: `")  # lo que añade registro_de_tests
 
 
 @dataclass
@@ -241,8 +242,12 @@ def repartir(espacio, punto, tests, junto, correr, modulo_de, a_la_vista="mi_age
                 sin_donde.append(t)
         elif r is not None and "no se pudo importar" in r.motivo:
             otro = culpable_de_la_importacion(r.motivo, suyos)
+            en = EN_EL_MODULO.search(r.motivo)
+            que = r.motivo.split(" no se pudo importar: ", 1)[-1]
             if otro:
-                culpar(otro, NO_SE_IMPORTA, r.motivo.split(": ", 1)[-1])
+                culpar(otro, NO_SE_IMPORTA, que)
+            elif en and en.group(1) in suyos:  # el error está en un módulo suyo, al importarse
+                culpar(en.group(1), NO_SE_IMPORTA, que)
 
     if not any(c.por == COLGADO for c in culpas.values()):
         for t in sin_donde:  # si no se sabe de otro colgado, el suyo

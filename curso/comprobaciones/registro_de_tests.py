@@ -102,10 +102,27 @@ def pytest_collectstart(collector):
         _apuntar({"tipo": "importa", "fichero": _fichero(collector.nodeid)})
 
 
+def donde_no_se_importa(texto):
+    """«mi_agente/calentamiento.py, línea 1: `import paquete`»: el último marco de un módulo de la
+    copia (no de sus tests) en la traza de un error al importar, o ""."""
+    copia = os.environ.get(rutas.VARIABLE_ESPACIO, "\0").rstrip("/")
+    # La ruta sale relativa a la carpeta de trabajo (la copia) o a la raíz, o absoluta.
+    marcos = re.findall(rf"(?m)^(?:{re.escape(copia)}/|\S*checkpoints/[^/\s]+/)?(\w+\.py):(\d+): in <module>\n\s+(.+)$",
+                        str(texto))
+    if not marcos:
+        return ""
+    fichero, linea, fuente = marcos[-1]
+    vista = os.environ.get(VARIABLE_A_LA_VISTA) or f"{copia}/"
+    return f"{vista}{fichero}, línea {linea}: `{fuente.strip()}`"
+
+
 def pytest_collectreport(report):
     if report.nodeid.endswith(".py"):
-        _apuntar({"tipo": "importado", "fichero": _fichero(report.nodeid),
-                  "motivo": _motivo(report) if report.failed else None})
+        motivo = None
+        if report.failed:
+            motivo, donde = _motivo(report), donde_no_se_importa(report.longrepr)
+            motivo = f"{motivo} · en {donde}" if donde else motivo
+        _apuntar({"tipo": "importado", "fichero": _fichero(report.nodeid), "motivo": motivo})
 
 
 def pytest_collection_finish(session):

@@ -158,9 +158,9 @@ def de_culpable(linea_, culpa):
     """La línea de un módulo culpable: la suya si ya lo dice (sus tests fallan), o una que dice por
     qué es culpable (no se importa, se colgó, falla con otros) aunque no tenga tests propios."""
     from curso.comprobaciones import culpa as regla
-    if culpa.por == regla.SUS_TESTS and linea_.estado == MAL:
+    if (culpa.por, linea_.estado) in ((regla.SUS_TESTS, MAL), (regla.COLGADO, COLGADO)):
         quien = f" (lo escribe el ejercicio {culpa.ejercicio})" if culpa.ejercicio and not linea_.pendiente else ""
-        return Linea(linea_.nombre, MAL, linea_.detalle + quien, linea_.primero, linea_.pendiente,
+        return Linea(linea_.nombre, linea_.estado, linea_.detalle + quien, linea_.primero, linea_.pendiente,
                      linea_.donde, culpable=True)
     estado = COLGADO if culpa.por == regla.COLGADO else MAL
     detalle = culpa.texto() + (f" ({linea_.detalle})" if linea_.estado == SIN_COMPROBAR else "")

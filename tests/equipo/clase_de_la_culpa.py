@@ -36,13 +36,13 @@ CLAVE = {
                            "consecuencias": {"validacion": "historial", "resumenes": "historial",
                                              "durable": "historial"}},
     "colgado_resumenes": {"estados": {1: "✔", 4: "⚠ resumenes.py colgado"},
-                          "primero": ("resumenes", ["se colgó"]),
+                          "primero": ("resumenes", ["colg", "no terminó en"]),
                           # test_validacion.py importa resumenes: sus tests, que no llegaron a
                           # correr tras los colgados, pasan con el de referencia (corregido tras la
                           # primera corrida: la clave decía solo durable).
                           "consecuencias": {"durable": "resumenes", "validacion": "resumenes"}},
     "colgado_permisos": {"estados": {1: "⚠ permisos.py colgado", 4: "✔"},
-                         "primero": ("permisos", ["se colgó"]),
+                         "primero": ("permisos", ["colg", "no terminó en"]),
                          "consecuencias": {}},
     "cas": {"estados": {1: "✔", 4: "✘ resumenes.py"}, "primero": ("resumenes", ["ejercicio 4.2"]),
             "consecuencias": {"durable": "resumenes"}},
