@@ -263,6 +263,8 @@ def _celda_del_cuaderno(alumno, leccion, opciones, fila):
     n = leccion.numero
     carpeta = alumno.carpeta or (alumno.espacio.parent if alumno.espacio else None)
     cuaderno = cuadernos.buscar_cuaderno(carpeta, n) if carpeta else None
+    if cuaderno is None and alumno.espacio is None:  # no hay nada suyo: ni espacio ni cuaderno
+        return _celda_gris(n, SIN_ESPACIO, 0, len(leccion.ejercicios))
     if cuaderno is None:
         return _celda_gris(n, SIN_CUADERNO.format(cuaderno=cuadernos.nombre_del_cuaderno(n)), 0,
                            len(leccion.ejercicios))

@@ -335,6 +335,10 @@ def repartir(espacio, punto, tests, junto, correr, modulo_de, a_la_vista="mi_age
             continue
         for t in suyos_tests:
             reparto.por[t] = culpable
+    for t in malos:  # los de un fichero de conjunto (test_recorridos.py): por el culpable de su traza
+        r = junto.get(t)
+        if modulo_de(t) is None and t not in reparto.por and _falla(r) and r.donde in culpas:
+            reparto.por[t] = r.donde
     for t, c in reparto.por.items():
         m = modulo_de(t)
         if m and m not in culpas[c].arrastra:
