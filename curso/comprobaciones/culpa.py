@@ -210,7 +210,7 @@ def repartir(espacio, punto, tests, junto, correr, modulo_de, a_la_vista="mi_age
 
     modulo_de(test): el módulo del que es un test (el de su ejercicio, para los de ejercicios), o
     None si prueba varios; correr(ficheros, tests, ejercicios): una aparte.Corrida; a_la_vista: cómo
-    se le enseña al alumno la carpeta de su espacio; a_la_vez: corridas de la paso 3 en paralelo."""
+    se le enseña al alumno la carpeta de su espacio; a_la_vez: corridas del paso 3 a la vez."""
     espacio, punto = Path(espacio), Path(punto)
     de_referencia = {p.stem for p in punto.glob("*.py")}
     suyos = {p.stem for p in espacio.glob("*.py")} & de_referencia
