@@ -19,9 +19,16 @@ from curso import rutas
 from curso.comprobaciones import aparte, culpa, tests_del_curso, veredicto
 
 INTERRUMPIDO = 130  # el código de salida de la costumbre tras un Ctrl-C (128 + SIGINT)
-# Procesos de tests a la vez en `comprobar N`: más que núcleos, porque muchos tests esperan más de
-# lo que calculan (las cifras, antes y después, en curso/README.md).
-PARTES = max(2, min(4, 2 * (os.cpu_count() or 1)))
+# Procesos de tests a la vez en `comprobar N`: uno por cada TESTS_POR_PROCESO tests, como mucho
+# PARTES (y no más del doble de núcleos). Muchos tests esperan más de lo que calculan, y en paralelo
+# esas esperas se solapan; pero cada proceso paga su arranque (pytest y el curso: un par de segundos
+# de CPU), que en un punto pequeño cuesta más de lo que ahorra. Las cifras, en curso/README.md.
+PARTES = 4
+TESTS_POR_PROCESO = 100
+
+
+def partes_para(tests):
+    return max(1, min(PARTES, 2 * (os.cpu_count() or 1), -(-len(tests) // TESTS_POR_PROCESO)))
 
 
 def modulos_de(carpeta):
@@ -123,7 +130,7 @@ def comprobar_en(espacio, carpeta_punto, limite=aparte.LIMITE_TEST, parar=None, 
              if ficheros_de_tests is None or tests_del_curso.fichero_de(t) in ficheros_de_tests]
     a_la_vista = a_la_vista or f"{Path(espacio)}/"
     grupo_de = agrupar_por_modulo(modulos)
-    corrida = correr_en_partes(ficheros_del_espacio(espacio), carpeta_punto, tests, PARTES,
+    corrida = correr_en_partes(ficheros_del_espacio(espacio), carpeta_punto, tests, partes_para(tests),
                                limite_test=limite, parar=parar, grupo_de=grupo_de, avisar=avisar,
                                a_la_vista=a_la_vista)
 
