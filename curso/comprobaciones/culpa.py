@@ -42,6 +42,7 @@ CANDIDATOS_COMO_MUCHO = 6  # corridas de más, como mucho, para dar con el culpa
 NO_IMPORTA_NOMBRE = re.compile(r"cannot import name '(\w+)' from '(\w+)'")
 SIN_MODULO = re.compile(r"No module named '(\w+)'")
 SIN_ATRIBUTO = re.compile(r"module '(\w+)' has no attribute '(\w+)'")
+DE_SINTAXIS = re.compile(r"\b(SyntaxError|IndentationError|TabError)\b")
 EN_EL_MODULO = re.compile(r" · en (?:\S*/)?(\w+)\.py, línea \d+: `")  # lo que añade registro_de_tests
 
 
@@ -246,7 +247,9 @@ def repartir(espacio, punto, tests, junto, correr, modulo_de, a_la_vista="mi_age
             que = r.motivo.split(" no se pudo importar: ", 1)[-1]
             if otro:
                 culpar(otro, NO_SE_IMPORTA, que)
-            elif en and en.group(1) in suyos:  # el error está en un módulo suyo, al importarse
+            elif en and en.group(1) in suyos and not DE_SINTAXIS.search(r.motivo):
+                # el error está en un módulo suyo al importarse (los de sintaxis ya se vieron arriba,
+                # en su fichero: la traza acaba en quien lo importa)
                 culpar(en.group(1), NO_SE_IMPORTA, que)
 
     if not any(c.por == COLGADO for c in culpas.values()):
