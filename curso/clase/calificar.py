@@ -17,10 +17,15 @@ no el espacio entero:
   tal como están en el punto de control de su nivel: con sus módulos de ahora, que otras lecciones
   han cambiado después, son los que valen.
 - Primero corren todos, con su espacio entero: es la columna «todo junto». Un test de la lección N
-  que pasa ahí, pasa. Uno que no, se repite con sus módulos de la lección N y la versión de
-  referencia de todos los demás, como hace `comprobar("N.M")` en el cuaderno, y cuenta lo que
-  salga: así un fallo de la 03 en compactar.py, que usa correr.py, no pinta de rojo la 01.
-- Igual con los ejercicios de la lección (`comprobar("N.M")` de los que están en un módulo).
+  que pasa ahí, pasa. Lo que no, lo reparte la regla de la culpa (`curso/comprobaciones/culpa.py`,
+  la misma de `comprobar N`): cada módulo que falla se repite con la versión de referencia de los
+  demás; si sigue fallando es culpable, y si no es una consecuencia de otro, que se nombra detrás
+  («durable.py, por resumenes.py»). Una consecuencia de un culpable de otra lección cuenta en la
+  lección N lo que dio con los vecinos de referencia: así un fallo de la 03 en compactar.py, que usa
+  correr.py, no pinta de rojo la 01. «Lo primero que mirar» es el primer culpable.
+- Igual con los ejercicios de la lección (`comprobar("N.M")` de los que están en un módulo). Los de
+  la 02, que son funciones del cuaderno, se toman de las celdas de su cuaderno
+  (`curso/clase/cuadernos_de_la_clase.py`).
 
 Cada test tiene su presupuesto de tiempo (`--limite`): el que se cuelga queda «colgado» (ámbar) y
 los demás siguen; lo que no llega a correr se cuenta como «N sin comprobar». Al acabar cada alumno
@@ -35,6 +40,7 @@ escriben en el CSV a medida que acaba cada alumno, así un Ctrl-C guarda lo hech
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -42,11 +48,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from curso import rutas
+from curso.clase import cuadernos_de_la_clase as cuadernos
 from curso.clase import notas
-from curso.comprobaciones import aparte, tests_del_curso, veredicto
-from curso.clase.cache_de_corridas import Cache, contenido, huella_del_curso
+from curso.comprobaciones import aparte, culpa, tests_del_curso, veredicto
+from curso.clase.cache_de_corridas import Cache, huella_del_curso
 from curso.comprobaciones.espacio import INTERRUMPIDO, agrupar_por_modulo, ficheros_del_espacio, modulos_de
-from curso.clase.espacios_de_la_clase import Alumno, alumnos_de, modulos_del_curso
+from curso.clase.espacios_de_la_clase import Alumno, alumnos_de
 from curso.rutas import LECCIONES
 
 NOMBRE_DE_LA_TABLA = "calificaciones"
@@ -57,6 +64,8 @@ TODO_JUNTO = None  # la «lección» de la columna que mira el espacio entero
 # Cómo queda una celda.
 VERDE, ROJA, AMBAR, GRIS = "verde", "roja", "ambar", "gris"
 SIN_EMPEZAR, SIN_ESPACIO = "sin empezar", "no encuentro su espacio"
+SIN_CUADERNO = "no encuentro su cuaderno ({cuaderno}: cópialo con su mi_agente/)"
+A_LA_VISTA = "mi_agente/"  # cómo se escribe el espacio en los mensajes (el mismo en todos: la caché se comparte)
 
 
 @dataclass
@@ -75,6 +84,17 @@ class Celda:
     @property
     def ejercicios_hechos(self):
         return self.comprobacion.ejercicios_hechos if self.comprobacion else 0
+
+    @property
+    def tests_sin_comprobar(self):
+        """Cuántos de sus tests no llegaron a correr: entonces cuántos pasan no se sabe (no es 0)."""
+        return self.comprobacion.sin_comprobar if self.comprobacion else 0
+
+    @property
+    def ejercicios_sin_comprobar(self):
+        c = self.comprobacion
+        return sum(1 for r in c.ejercicios.values()
+                   if r.estado in (aparte.SIN_COMPROBAR, aparte.SALTADO)) if c else 0
 
 
 @dataclass
@@ -97,11 +117,13 @@ class Leccion:
     modulos: list  # los que añade o cambia, sin .py, en el orden de LECCIONES
     nuevos: set  # los que añade (no estaban en el punto de control anterior)
     ejercicios: list  # los ejercicios que se comprueban en un módulo, en orden
+    del_cuaderno: bool = False  # sus ejercicios son funciones del cuaderno (la 02): se leen de él
 
 
 def lecciones_que_se_califican():
-    """{número: Leccion} de las lecciones que añaden o cambian algún módulo (la 02 no: sus
-    ejercicios son funciones del cuaderno)."""
+    """{número: Leccion} de las lecciones que añaden o cambian algún módulo, y de las que no añaden
+    ninguno pero tienen ejercicios en el cuaderno (la 02: se califican las celdas de su cuaderno,
+    ver `curso/clase/cuadernos_de_la_clase.py`)."""
     from curso.comprobaciones import ejercicios
     puntos = rutas.puntos_de_control()
     registro = ejercicios.cargar_registro()
@@ -112,6 +134,9 @@ def lecciones_que_se_califican():
             lecciones[numero] = Leccion(
                 numero, puntos[numero].name[3:], modulos, set(modulos) - anteriores,
                 ejercicios.ordenados(id for id, e in registro.items() if e.leccion == numero and e.modulo))
+        elif numero in LECCIONES and any(e.leccion == numero for e in registro.values()):
+            lecciones[numero] = Leccion(numero, puntos[numero].name[3:], [], set(), ejercicios.ordenados(
+                id for id, e in registro.items() if e.leccion == numero), del_cuaderno=True)
         anteriores = set(modulos_de(puntos[numero]))
     return lecciones
 
@@ -154,7 +179,7 @@ class _Corredor:
             self.fila.de_la_cache += 1
             return guardada
         corrida = aparte.correr_aparte(ficheros, punto, seleccion, ejercicios, o.limite, o.limite_total,
-                                       o.parar, agrupar_por_modulo(modulos_de(punto)))
+                                       o.parar, agrupar_por_modulo(modulos_de(punto)), a_la_vista=A_LA_VISTA)
         self.fila.corridas += 1
         if not (o.parar and o.parar.is_set()) and clave:
             o.cache.guardar(clave, corrida)
@@ -167,20 +192,29 @@ def _celda_gris(leccion, texto, tests_total=0, ejercicios_total=0):
 
 def celda_de(leccion, comprobacion):
     """La celda de una comprobación: su color y lo que dice. Roja si algo falla o falta; ámbar si
-    algo se colgó o quedó sin comprobar; verde si no. Si algo no llegó a correr, lo cuenta."""
+    algo se colgó o quedó sin comprobar; verde si no. Primero los culpables; detrás, lo que falla
+    solo por ellos («durable.py, por resumenes.py»). Si algo no llegó a correr, lo cuenta."""
     lineas = comprobacion.lineas
     malas = [l for l in lineas if l.estado in (veredicto.MAL, veredicto.FALTA)]
     faltan = [l for l in malas if l.estado == veredicto.FALTA]
     colgadas = [l for l in lineas if l.estado == veredicto.COLGADO]
-    if malas:
+    consecuencias = [l for l in lineas if l.estado == veredicto.CONSECUENCIA]
+    de_colgados = {l.modulo for l in colgadas} | {x.modulo for x in comprobacion.culpables if x.por == culpa.COLGADO}
+    por = {}
+    for l in consecuencias:
+        por.setdefault(l.por, []).append(l.modulo + ".py")
+    detras = "; ".join(f"{', '.join(dict.fromkeys(ms))}, por {c}.py" for c, ms in por.items())
+    if malas or any(l.por not in de_colgados for l in consecuencias):
         partes = ([f"faltan {len(faltan)} módulos"] if len(faltan) > 2 else
                   [f"{l.nombre} (falta)" for l in faltan])
         for l in malas:
             if l.estado == veredicto.MAL:
                 partes.append(_quien(l) + (f" (ejercicio {l.pendiente} pendiente)" if l.pendiente else ""))
-        estado, texto = ROJA, "✘ " + ", ".join(dict.fromkeys(partes))
-    elif colgadas:
-        estado, texto = AMBAR, "⚠ " + ", ".join(dict.fromkeys(_quien(l) for l in colgadas)) + " colgado"
+        partes += [f"{_quien(l)} colgado" for l in colgadas]
+        estado, texto = ROJA, "✘ " + "; ".join(x for x in [", ".join(dict.fromkeys(partes)), detras] if x)
+    elif colgadas or consecuencias:
+        texto = ", ".join(dict.fromkeys(_quien(l) for l in colgadas)) + " colgado" if colgadas else ""
+        estado, texto = AMBAR, "⚠ " + "; ".join(x for x in [texto, detras] if x)
     elif comprobacion.sin_comprobar or any(l.estado == veredicto.SIN_COMPROBAR for l in lineas):
         estado, texto = AMBAR, ""
     else:
@@ -207,19 +241,64 @@ def _celda_rota(leccion, error):
     return Celda(leccion, ROJA, f"✘ el espacio no se pudo comprobar: {type(error).__name__}: {error}")
 
 
-def _referencia_con(punto, espacio, propios, presentes_del_curso):
-    """Los ficheros de una copia «de la lección»: los del punto de control, con los `propios` del
-    alumno encima, y los suyos que no son módulos del curso (los que él añadió)."""
-    ficheros = {p.name: p for p in Path(punto).glob("*.py")}
-    for relativa, origen in ficheros_del_espacio(espacio).items():
-        modulo = relativa.removesuffix(".py")
-        if "/" in relativa or not relativa.endswith(".py") or modulo in propios or modulo not in presentes_del_curso:
-            ficheros[relativa] = origen
-    return ficheros
-
-
 def calificar_alumno(alumno, opciones):
-    """La Fila de un alumno: una celda por lección y la de todo junto (ver el docstring)."""
+    """La Fila de un alumno: una celda por lección y la de todo junto (ver el docstring); las de
+    las lecciones del cuaderno (la 02), por las celdas de su cuaderno."""
+    del_cuaderno = {n: l for n, l in opciones.lecciones.items() if l.del_cuaderno}
+    fila = _calificar_espacio(alumno, opciones)
+    for n, l in del_cuaderno.items():
+        inicio = time.monotonic()
+        try:
+            fila.celdas[n] = _celda_del_cuaderno(alumno, l, opciones, fila)
+        except Exception as error:  # noqa: BLE001 - un cuaderno raro no para a los demás
+            fila.celdas[n] = _celda_rota(n, error)
+        fila.segundos += time.monotonic() - inicio
+    fila.celdas = dict(sorted(fila.celdas.items()))
+    return fila
+
+
+def _celda_del_cuaderno(alumno, leccion, opciones, fila):
+    """La celda de una lección cuyos ejercicios son funciones del cuaderno: sus celdas de
+    ejercicio, del cuaderno que hay en la carpeta del alumno, comprobadas en el proceso vigilado."""
+    n = leccion.numero
+    carpeta = alumno.carpeta or (alumno.espacio.parent if alumno.espacio else None)
+    cuaderno = cuadernos.buscar_cuaderno(carpeta, n) if carpeta else None
+    if cuaderno is None and alumno.espacio is None:  # no hay nada suyo: ni espacio ni cuaderno
+        return _celda_gris(n, SIN_ESPACIO, 0, len(leccion.ejercicios))
+    if cuaderno is None:
+        return _celda_gris(n, SIN_CUADERNO.format(cuaderno=cuadernos.nombre_del_cuaderno(n)), 0,
+                           len(leccion.ejercicios))
+    celdas = {id: texto for id, texto in cuadernos.celdas_de_ejercicios(cuaderno).items() if id in leccion.ejercicios}
+    if not celdas or cuadernos.sin_tocar(celdas, n):
+        return _celda_gris(n, SIN_EMPEZAR, 0, len(leccion.ejercicios))
+    punto = rutas.puntos_de_control()[n]
+    with tempfile.TemporaryDirectory(prefix="curso-celdas-") as temporal:
+        ficheros = {p.name: p for p in punto.glob("*.py")}
+        for id, texto in celdas.items():
+            ruta = Path(temporal) / f"{id}.py"
+            ruta.write_text(texto, encoding="utf-8")
+            ficheros[f"{tests_del_curso.CUADERNO}/{id}.py"] = ruta
+        corrida = _Corredor(opciones, fila).correr(ficheros, punto, [], leccion.ejercicios)
+    from curso.comprobaciones import ejercicios
+    resultados, lineas = {}, []
+    for id in leccion.ejercicios:
+        test = tests_del_curso.test_de_ejercicio(id)
+        r = corrida.resultados.get(test) or aparte.Resultado(aparte.SIN_COMPROBAR, "no llegó a correr")
+        resultados[id] = r
+        nombre = f"{ejercicios.buscar(id).nombre}() (ejercicio {id}, en {cuaderno.name})"
+        if r.estado == aparte.PASA:
+            lineas.append(veredicto.Linea(nombre, veredicto.BIEN, "su celda pasa la comprobación"))
+        elif r.estado == aparte.COLGADO:
+            lineas.append(veredicto.Linea(nombre, veredicto.COLGADO, r.motivo, test))
+        elif r.estado in (aparte.SIN_COMPROBAR, aparte.SALTADO):
+            lineas.append(veredicto.Linea(nombre, veredicto.SIN_COMPROBAR, r.motivo, test))
+        else:
+            detalle = f"ejercicio {r.pendiente} pendiente" if r.pendiente else r.motivo
+            lineas.append(veredicto.Linea(nombre, veredicto.MAL, detalle, test, r.pendiente))
+    return celda_de(n, veredicto.Comprobacion(n, leccion.nombre, lineas, opciones.limite, ejercicios=resultados))
+
+
+def _calificar_espacio(alumno, opciones):
     fila = Fila(alumno)
     inicio = time.monotonic()
     lecciones = opciones.lecciones
@@ -256,50 +335,44 @@ def _calificar_empezadas(fila, alumno, opciones, b, empezadas, presentes, de_cad
     lecciones = opciones.lecciones
     punto = rutas.puntos_de_control()[b]
     todos = modulos_de(punto)
-    del_curso = modulos_del_curso()
     corredor = _Corredor(opciones, fila)
     tests = [t for t in tests_del_curso.tests_del_punto(punto) if de_cada_test.get(t) in lecciones]
     ejercicios = [id for n in empezadas for id in lecciones[n].ejercicios]
     entero = corredor.correr(ficheros_del_espacio(alumno.espacio), punto, tests, ejercicios)
+    de_ejercicio = {tests_del_curso.test_de_ejercicio(id): id for id in ejercicios}
+
+    def modulo_de(t):
+        return (_modulo_del_ejercicio(de_ejercicio[t]) if t in de_ejercicio else
+                veredicto.modulo_de_test(tests_del_curso.fichero_de(t), todos))
+
+    reparto = culpa.repartir(alumno.espacio, punto, tests + list(de_ejercicio), entero.resultados,
+                             lambda ficheros, seleccion, ids: corredor.correr(ficheros, punto, seleccion, ids),
+                             modulo_de, A_LA_VISTA)
     leccion_de = {m: n for n in sorted(lecciones, reverse=True) for m in lecciones[n].nuevos}
+    resultados, por = culpa.resultados_para(reparto, entero.resultados, modulo_de)
     c = veredicto.Comprobacion(b, f"todo junto (punto de control {b:02d})",
-                               veredicto.lineas_de(todos, presentes, tests, entero.resultados,
-                                                   leccion_de=leccion_de),
-                               opciones.limite, *veredicto.cuentas(tests, entero.resultados), notas=entero.notas,
-                               sin_comprobar=veredicto.sin_comprobar(tests, entero.resultados))
+                               veredicto.lineas_de(todos, presentes, tests, resultados, leccion_de=leccion_de,
+                                                   por=por, culpables=reparto.culpables),
+                               opciones.limite, *veredicto.cuentas(tests, resultados), notas=entero.notas,
+                               sin_comprobar=veredicto.sin_comprobar(tests, resultados),
+                               culpables=reparto.culpables)
     fila.todo_junto = celda_de(TODO_JUNTO, c)
     for n in empezadas:
         l = lecciones[n]
         suyos = [t for t in tests if de_cada_test[t] == n]
-        faltan = {m for m in l.modulos if m not in presentes}
-        propios = set(l.modulos) - faltan
-        resultados = {t: entero.resultados.get(t) for t in suyos}
         ids = {tests_del_curso.test_de_ejercicio(id): id for id in l.ejercicios}
-        resultados.update({t: entero.resultados.get(t) for t in ids})
-
-        def repetir(t, resultados=resultados, ids=ids, propios=propios, faltan=faltan):
-            r = resultados[t]
-            if r is not None and (r.estado == aparte.PASA or (r.estado == aparte.COLGADO and r.donde in propios)):
-                return False  # pasó, o se colgó en un módulo suyo de esta lección: se colgaría igual
-            modulo = (_modulo_del_ejercicio(ids[t]) if t in ids else
-                      veredicto.modulo_de_test(tests_del_curso.fichero_de(t), todos))
-            return modulo not in faltan if modulo else not faltan
-
-        otra_vez = [t for t in suyos if repetir(t)]
-        otra_vez_ej = [ids[t] for t in ids if repetir(t)]
-        ficheros = _referencia_con(punto, alumno.espacio, set(l.modulos), del_curso)
-        if (otra_vez or otra_vez_ej) and contenido(ficheros) != contenido(ficheros_del_espacio(alumno.espacio)):
-            aislada = corredor.correr(ficheros, punto, otra_vez, otra_vez_ej)
-            resultados.update({t: r for t, r in aislada.resultados.items() if t in resultados})
-        resultados = {t: r for t, r in resultados.items() if r is not None}
+        todos_los_resultados, por = culpa.resultados_para(reparto, entero.resultados, modulo_de, set(l.modulos))
+        resultados = {t: todos_los_resultados[t] for t in [*suyos, *ids] if todos_los_resultados.get(t) is not None}
+        culpables = [x for x in reparto.culpables if x.modulo in l.modulos]
         modulos = list(l.modulos) + sorted(
             {m for t in suyos for m in [veredicto.modulo_de_test(tests_del_curso.fichero_de(t), todos)]
              if m and m not in l.modulos})
         comprobacion = veredicto.Comprobacion(
-            n, l.nombre, veredicto.lineas_de(modulos, presentes, suyos, resultados, todos, leccion_de),
+            n, l.nombre, veredicto.lineas_de(modulos, presentes, suyos, resultados, todos, leccion_de,
+                                             por=por, culpables=culpables),
             opciones.limite, *veredicto.cuentas(suyos, resultados),
             ejercicios={ids[t]: resultados.get(t) or aparte.Resultado(aparte.SIN_COMPROBAR) for t in ids},
-            sin_comprobar=veredicto.sin_comprobar(suyos, resultados))
+            sin_comprobar=veredicto.sin_comprobar(suyos, resultados), culpables=culpables)
         fila.celdas[n] = celda_de(n, comprobacion)
 
 
@@ -312,6 +385,17 @@ def _como_un_ctrl_c(numero, marco):
 
 def _minutos(segundos):
     return f"{segundos / 60:.0f} min" if segundos >= 90 else f"{segundos:.0f} s"
+
+
+def _estimacion(filas, quedan, a_la_vez):
+    """«; quedan unos 4 min (…)»: por lo que tardaron los alumnos que corrieron tests (los que
+    salieron enteros de la caché no cuentan: no dicen lo que tarda uno nuevo), o "" si no hay."""
+    corrieron = [f for f in filas if f.corridas]
+    if not quedan or not corrieron:
+        return ""
+    por_alumno = sum(f.segundos for f in corrieron) / len(corrieron)
+    return (f"; quedan unos {_minutos(por_alumno * quedan / a_la_vez)} como mucho, a {por_alumno:.0f} s "
+            f"por alumno que corre tests ({len(corrieron)} hasta ahora; los que salen de la caché no cuentan)")
 
 
 def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, con_bom=True,
@@ -334,9 +418,9 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
                   file=sys.stderr)
             return 2
         if sin_modulos:
-            print(f"✘ La lección {', '.join(f'{n:02d}' for n in sin_modulos)} no añade módulos al "
-                  "espacio (sus ejercicios son funciones del cuaderno): no hay nada suyo que calificar.",
-                  file=sys.stderr)
+            print(f"✘ La lección {', '.join(f'{n:02d}' for n in sin_modulos)} no añade módulos al espacio "
+                  "ni tiene ejercicios: no hay nada suyo que calificar. Las que sí: "
+                  f"{' '.join(str(n) for n in todas)}.", file=sys.stderr)
             return 2
         elegidas = {n: todas[n] for n in sorted(set(lecciones))}
     else:
@@ -367,10 +451,7 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
             with open(csv_, "a", encoding="utf-8", newline="") as f:  # la fila entera de una vez
                 f.write(notas.fila_csv(fila, elegidas))
             quedan = len(alumnos) - len(filas)
-            estimacion = ""
-            if quedan:
-                transcurrido = time.monotonic() - inicio
-                estimacion = f"; quedan unos {_minutos(transcurrido / len(filas) * quedan)}"
+            estimacion = _estimacion(filas, quedan, a_la_vez)
             cache = f", {fila.de_la_cache} de la caché" if fila.de_la_cache else ""
             print(f"[{len(filas)}/{len(alumnos)}] {notas.progreso(fila)} "
                   f"({fila.segundos:.0f} s, {fila.corridas} corridas{cache}{estimacion})", flush=True)

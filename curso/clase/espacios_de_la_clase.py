@@ -3,6 +3,7 @@
 Cada subcarpeta de la carpeta de la clase es un alumno, y su nombre, su identificador. Su espacio
 es la carpeta `mi_agente/` que tenga dentro, a cualquier profundidad (un «Download ZIP» de GitHub
 la deja en `ivan/construye-tu-agente-main/mi_agente/`), o si no la que tenga más módulos del curso.
+Un `mi_agente/` sin ningún módulo del curso también es su espacio: está, y está sin empezar.
 """
 import os
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ class Alumno:
     nombre: str  # la subcarpeta de CARPETA: su identificador en la tabla
     espacio: Path = None  # su mi_agente/, o None si no se encontró
     donde: str = ""  # el espacio, relativo a CARPETA
+    carpeta: Path = None  # su subcarpeta de CARPETA (donde se buscan también sus cuadernos)
 
 
 def modulos_del_curso():
@@ -36,16 +38,20 @@ def buscar_espacio(carpeta, del_curso=None):
     más; a igualdad, la menos honda. No se mira dentro de NO_SE_MIRAN ni de carpetas ocultas, ni
     en las copias que deja `restaurar` (mi_agente.copia-…)."""
     del_curso = del_curso or modulos_del_curso()
-    candidatas = []
+    candidatas, vacias = [], []
     for actual, carpetas, ficheros in os.walk(carpeta):
         carpetas[:] = sorted(c for c in carpetas if c not in NO_SE_MIRAN and not c.startswith(".")
                              and ".copia-" not in c and not c.endswith(".egg-info"))
         cuantos = sum(1 for f in ficheros if f.endswith(".py") and f[:-3] in del_curso)
+        actual = Path(actual)
+        profundidad = len(actual.relative_to(carpeta).parts)
         if cuantos:
-            actual = Path(actual)
-            profundidad = len(actual.relative_to(carpeta).parts)
             candidatas.append((actual.name != rutas.NOMBRE_DEL_ESPACIO, -cuantos, profundidad, str(actual)))
-    return Path(min(candidatas)[3]) if candidatas else None
+        elif actual.name == rutas.NOMBRE_DEL_ESPACIO:
+            vacias.append((profundidad, str(actual)))
+    if candidatas:
+        return Path(min(candidatas)[3])
+    return Path(min(vacias)[1]) if vacias else None  # un mi_agente/ sin nada: está, sin empezar
 
 
 def alumnos_de(carpeta, salida=None):
@@ -58,5 +64,5 @@ def alumnos_de(carpeta, salida=None):
             continue
         espacio = buscar_espacio(sub, del_curso)
         donde = espacio.relative_to(carpeta).as_posix() + "/" if espacio else ""
-        alumnos.append(Alumno(sub.name, espacio, donde))
+        alumnos.append(Alumno(sub.name, espacio, donde, sub))
     return alumnos

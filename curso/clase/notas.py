@@ -22,7 +22,8 @@ VERDE, ROJA, AMBAR, GRIS = "verde", "roja", "ambar", "gris"  # los de curso.clas
 LEYENDA = [
     (VERDE, "✔", "pasan todos los tests de la lección (o de todo junto)"),
     (AMBAR, "⚠", "ninguno falla, pero alguno se colgó (pasó de su límite de tiempo) o quedó sin comprobar"),
-    (GRIS, "—", "sin empezar (no tiene ninguno de los módulos que la lección añade) o no encuentro su espacio"),
+    (GRIS, "—", "sin empezar (no tiene ninguno de los módulos que la lección añade, o sus celdas del "
+                "cuaderno están como las da el curso) o no encuentro su espacio (o su cuaderno)"),
     (ROJA, "✘", "algún test falla o falta algún módulo de la lección"),
 ]
 
@@ -43,21 +44,55 @@ def _linea_csv(campos):
     return salida.getvalue()
 
 
+SIN_COMPROBAR = ""  # lo que lleva en el CSV una cuenta que no se pudo hacer: vacía, no 0
+
+
+def tests_pasan(celda):
+    """Cuántos tests pasan, o SIN_COMPROBAR si alguno no llegó a correr (entonces no se sabe)."""
+    return SIN_COMPROBAR if getattr(celda, "tests_sin_comprobar", 0) else celda.tests_pasan
+
+
+def ejercicios_hechos(celda):
+    return SIN_COMPROBAR if getattr(celda, "ejercicios_sin_comprobar", 0) else celda.ejercicios_hechos
+
+
+def _suma(valores):
+    valores = list(valores)
+    return SIN_COMPROBAR if SIN_COMPROBAR in valores else sum(valores)
+
+
+def _de(cuantos, total):
+    """«5/12», o «sin comprobar (de 12)» si la cuenta no se pudo hacer."""
+    return f"{cuantos}/{total}" if cuantos != SIN_COMPROBAR else f"sin comprobar (de {total})"
+
+
 def fila_csv(fila, lecciones):
-    """La línea de un alumno, con su \\r\\n."""
+    """La línea de un alumno, con su \\r\\n. Una cuenta que no se pudo hacer (tests que no llegaron
+    a correr tras un colgado) va vacía, no 0, y el comentario dice por qué."""
     campos = [fila.alumno.nombre, fila.alumno.donde]
     for n in lecciones:
         c = fila.celdas[n]
-        campos += [c.texto, c.tests_pasan, c.tests_total, c.ejercicios_hechos, c.ejercicios_total]
+        campos += [c.texto, tests_pasan(c), c.tests_total, ejercicios_hechos(c), c.ejercicios_total]
     t = fila.todo_junto
-    campos += [t.texto, t.tests_pasan, t.tests_total,
-               sum(fila.celdas[n].tests_pasan for n in lecciones),
+    campos += [t.texto, tests_pasan(t), t.tests_total,
+               _suma(tests_pasan(fila.celdas[n]) for n in lecciones),
                sum(fila.celdas[n].tests_total for n in lecciones),
-               sum(fila.celdas[n].ejercicios_hechos for n in lecciones),
+               _suma(ejercicios_hechos(fila.celdas[n]) for n in lecciones),
                sum(fila.celdas[n].ejercicios_total for n in lecciones),
                sum(1 for n in lecciones if fila.celdas[n].estado == VERDE),
                comentario(fila)]
     return _linea_csv(campos)
+
+
+def sin_comprobar(fila):
+    """«Sin comprobar (por eso van vacías sus cuentas): 01, 3 tests y 2 ejercicios», o ""."""
+    partes = []
+    for n, c in fila.celdas.items():
+        que = [f"{x} {nombre}" for x, nombre in ((getattr(c, "tests_sin_comprobar", 0), "tests"),
+                                                 (getattr(c, "ejercicios_sin_comprobar", 0), "ejercicios")) if x]
+        if que:
+            partes.append(f"{n:02d}, {' y '.join(que)}")
+    return ("Sin comprobar, por eso van vacías sus cuentas (no son ceros): " + "; ".join(partes) + ".") if partes else ""
 
 
 def progreso(fila):
@@ -82,9 +117,33 @@ def _modulo_del_ejercicio(id):
     return e.modulo if e else None
 
 
+def _primer_culpable(fila):
+    """El problema del primer culpable de la regla de la culpa (`curso/comprobaciones/culpa.py`:
+    uno colgado, si no uno que no se importa, si no el del ejercicio más temprano), en la celda de
+    la lección cuya línea lo nombra; o None si no hay culpables."""
+    todo = fila.todo_junto.comprobacion if fila.todo_junto is not None else None
+    if todo is None or not todo.culpables:
+        return None
+    culpa = todo.culpables[0]
+    sitios = [(f"lección {n:02d}", c.comprobacion) for n, c in fila.celdas.items() if c.comprobacion]
+    for donde, c in [*sitios, ("todo junto", todo)]:
+        linea = next((l for l in c.lineas if l.modulo == culpa.modulo and l.culpable), None)
+        if linea is not None:
+            ejercicio = linea.pendiente or culpa.ejercicio
+            return {"donde": donde, "que": f"{linea.nombre}: {linea.detalle}", "ejercicio": ejercicio,
+                    "pista": _pista(ejercicio) if ejercicio else ""}
+    ejercicio = culpa.ejercicio
+    return {"donde": "todo junto", "que": f"{culpa.modulo}.py: {culpa.texto()}", "ejercicio": ejercicio,
+            "pista": _pista(ejercicio) if ejercicio else ""}
+
+
 def primer_problema(fila):
-    """{"donde", "que", "ejercicio", "pista"} del primer problema del alumno, lección a lección
-    (el primer test que falla o se cuelga, o el primer ejercicio sin hacer), o None si no hay."""
+    """{"donde", "que", "ejercicio", "pista"} del primer problema del alumno: su primer culpable
+    si hay alguno; si no, lección a lección, el primer test que falla o se cuelga, o el primer
+    ejercicio sin hacer; o None si no hay."""
+    culpable = _primer_culpable(fila)
+    if culpable is not None:
+        return culpable
     for n, celda in fila.celdas.items():
         c = celda.comprobacion
         if c is None or celda.estado == VERDE and c.ejercicios_hechos == len(c.ejercicios):
@@ -94,7 +153,9 @@ def primer_problema(fila):
         if malas:
             l = malas[0]
             modulo = l.nombre.split(" (")[0].removesuffix(".py")
-            ejercicio = l.pendiente or next((id for id, _ in sin_hacer if _modulo_del_ejercicio(id) == modulo), "")
+            from curso.comprobaciones.tests_del_curso import ejercicio_de_test
+            ejercicio = (l.pendiente or (ejercicio_de_test(l.primero) if l.primero else None)
+                         or next((id for id, _ in sin_hacer if _modulo_del_ejercicio(id) == modulo), ""))
             nombrado = l.pendiente or not l.primero or l.primero in l.detalle
             que = f"{l.nombre}: " + ("" if nombrado else f"{l.primero} · ") + l.detalle
         elif sin_hacer:
@@ -119,7 +180,8 @@ def comentario(fila):
     texto = f"{problema['donde'].capitalize()}, {problema['que']}"
     if problema["pista"]:
         texto += f". Pista ({problema['ejercicio']}): {problema['pista']}"
-    return texto
+    sin = sin_comprobar(fila)
+    return f"{texto} · {sin}" if sin else texto
 
 
 # ---------------------------------------------------------------- la página
@@ -153,9 +215,14 @@ def _td(celda):
     lineas = chr(10).join(l.texto() for l in celda.comprobacion.lineas) if celda.comprobacion else celda.texto
     numeros = ""
     if celda.tests_total:
-        numeros = f"{celda.tests_pasan}/{celda.tests_total} tests"
-        if celda.ejercicios_total:
-            numeros += f" · {celda.ejercicios_hechos}/{celda.ejercicios_total} ej."
+        pasan = tests_pasan(celda)
+        numeros = f"{pasan}/{celda.tests_total} tests" if pasan != SIN_COMPROBAR else \
+            f"{celda.tests_total} tests, sin comprobar"
+    if celda.ejercicios_total:
+        hechos = ejercicios_hechos(celda)
+        numeros += (" · " if numeros else "") + (
+            f"{hechos}/{celda.ejercicios_total} ej." if hechos != SIN_COMPROBAR else
+            f"{celda.ejercicios_total} ej., sin comprobar")
     return (f'<td class="{celda.estado}" title="{e(lineas)}">{e(celda.texto)}'
             + (f"<small>{e(numeros)}</small>" if numeros else "") + "</td>")
 
@@ -186,9 +253,10 @@ def pagina_html(filas, lecciones, limite, faltan=0):
 <body>
 <h1>Calificaciones del curso</h1>
 {aviso}<p>Una fila por alumno y una columna por lección. Cada celda mira lo que esa lección añade o
-cambia: los tests que trae su punto de control, con los módulos del alumno. Un test que no pasa con
-su espacio entero se repite con sus módulos de esa lección y la versión de referencia de los demás,
-así un fallo de otra lección no pinta esta de rojo. <strong>Todo junto</strong> es su espacio entero
+cambia: los tests que trae su punto de control, con los módulos del alumno. Un módulo cuyos tests no
+pasan con su espacio entero se repite con la versión de referencia de los demás: si sigue fallando, es
+el <em>culpable</em>; si no, falla solo por otro y se nombra detrás de él («durable.py, por
+resumenes.py»), así un fallo de otra lección no pinta esta de rojo. <strong>Todo junto</strong> es su espacio entero
 contra todos esos tests. Cada test tiene {limite:g} s como mucho. Pasa el ratón por una celda para
 ver sus líneas, o abre el detalle de cada alumno más abajo.</p>
 <p class="leyenda">{leyenda}</p>
@@ -227,7 +295,7 @@ def _detalle(fila, lecciones):
         lineas += [f"{'✔' if r.estado == aparte.PASA else '✘'} ejercicio {id}"
                    + (f": {r.motivo}" if r.motivo and r.estado != aparte.PASA else "")
                    for id, r in c.ejercicios.items()]
-        partes.append(f"<h4>{e(titulo)}: {celda.tests_pasan}/{celda.tests_total} tests</h4>"
+        partes.append(f"<h4>{e(titulo)}: {_de(tests_pasan(celda), celda.tests_total)} tests</h4>"
                       f"<pre>{e(chr(10).join(lineas))}</pre>")
     return (f"<details><summary><strong>{e(fila.alumno.nombre)}</strong> · {e(resumen)}</summary>"
             f"{primero}{''.join(partes)}</details>")
@@ -253,8 +321,8 @@ def devolucion(fila, lecciones):
             lineas.append(f"{titulo}: {celda.texto}")
             continue
         c = celda.comprobacion
-        ejercicios = f", {c.ejercicios_hechos}/{len(c.ejercicios)} ejercicios" if c.ejercicios else ""
-        lineas.append(f"{titulo}: {celda.texto} ({c.tests_pasan}/{c.tests_total} tests{ejercicios})")
+        ejercicios = f", {_de(ejercicios_hechos(celda), len(c.ejercicios))} ejercicios" if c.ejercicios else ""
+        lineas.append(f"{titulo}: {celda.texto} ({_de(tests_pasan(celda), c.tests_total)} tests{ejercicios})")
         lineas += [f"  {l.texto()}" for l in c.lineas]
     ultima = max((n for n, c in fila.celdas.items() if c.comprobacion is not None), default=None)
     if ultima is not None:

@@ -51,6 +51,7 @@ from curso.comprobaciones.tests_del_curso import EJERCICIOS, fichero_de, funcion
 # Lo que comparten este módulo y el complemento de pytest (`curso.comprobaciones.registro_de_tests`), que corre
 # en el proceso de los tests: la variable con la carpeta temporal y los ficheros que escribe en ella.
 VARIABLE_COPIA = "CURSO_COMPROBAR_COPIA"
+VARIABLE_A_LA_VISTA = "CURSO_COMPROBAR_A_LA_VISTA"  # cómo se le enseña al alumno la carpeta de su espacio
 INFORME = "informe.jsonl"  # un evento por línea
 PILA = "pila.txt"  # dónde estaba cada hilo cuando llegó SIGUSR1
 CARACTERES_DEL_MOTIVO = 240  # lo que se enseña de lo que esperaba un test que falla
@@ -145,7 +146,7 @@ def armar(raiz, carpeta_punto, ficheros, ejercicios=()):
 # ---------------------------------------------------------------- correr, vigilando cada test
 
 
-def _entorno(raiz, copia):
+def _entorno(raiz, copia, a_la_vista=None):
     """Las variables del proceso de los tests: sin nada que cambie cómo corre pytest o a qué
     servidor habla el modelo, con HOME, TMPDIR y el espacio dentro de la carpeta temporal, y el
     mismo paquete `curso` y la misma carpeta del curso que este proceso."""
@@ -156,6 +157,8 @@ def _entorno(raiz, copia):
                     rutas.VARIABLE_RAIZ: str(rutas.RAIZ),
                     "PYTHONPATH": str(Path(curso.__file__).resolve().parent.parent),
                     "PYTHONDONTWRITEBYTECODE": "1"})
+    if a_la_vista:  # las rutas de la copia, en los mensajes, como las de su espacio
+        entorno[VARIABLE_A_LA_VISTA] = a_la_vista
     return entorno
 
 
@@ -173,8 +176,10 @@ def orden_de_pytest(raiz, copia, tests):
 class _Lector:
     """Lee el informe del complemento a medida que crece, y sabe qué se está haciendo y desde cuándo."""
 
-    def __init__(self, ruta):
+    def __init__(self, ruta, avisar=None):
         self.ruta, self.leido, self.resto = ruta, 0, ""
+        self.avisar = avisar  # avisar(test, falla): al acabar cada función de test, con todos sus casos
+        self.casos, self.hechos, self.fallidos = {}, set(), set()
         self.eventos = []
         self.importando = self.corriendo = self.pid = None
         self.desde = time.monotonic()  # desde cuándo se está en lo que se está
@@ -208,6 +213,21 @@ class _Lector:
                 self.importando, self.corriendo = None, evento["test"]
             elif tipo == "resultado" and evento.get("fase") == "teardown":
                 self.corriendo = None
+            if tipo == "recogidos":
+                for nodeid in evento["tests"]:
+                    self.casos.setdefault(funcion_de(nodeid), []).append(nodeid)
+            elif tipo == "resultado":
+                self._apuntar_resultado(evento)
+
+    def _apuntar_resultado(self, evento):
+        if evento.get("resultado") == "failed":
+            self.fallidos.add(funcion_de(evento["test"]))
+        if evento.get("fase") != "teardown" or self.avisar is None:
+            return
+        self.hechos.add(evento["test"])
+        funcion = funcion_de(evento["test"])
+        if all(c in self.hechos for c in self.casos.get(funcion, [evento["test"]])):
+            self.avisar(funcion, funcion in self.fallidos)
 
 
 def donde_estaba(pila, copia):
@@ -252,15 +272,15 @@ def _donde_estaba(raiz, copia, pid, guardian, vuelta):
     return donde_estaba(texto, copia)
 
 
-def _una_vuelta(raiz, copia, tests, limite_test, fin_total, parar, vuelta):
+def _una_vuelta(raiz, copia, tests, limite_test, fin_total, parar, vuelta, avisar=None, a_la_vista=None):
     """Corre pytest una vez con `tests`; devuelve (lector, código o None, por qué se paró o "")."""
     ruta = raiz / INFORME
     if ruta.exists():
         ruta.rename(raiz / f"informe-{vuelta}.jsonl")
-    lector = _Lector(ruta)
+    lector = _Lector(ruta, avisar)
     with open(raiz / "salida.txt", "ab") as salida:
         proceso = subprocess.Popen(orden_de_pytest(raiz, copia, tests), cwd=copia,
-                                   env=_entorno(raiz, copia), stdin=subprocess.PIPE, stdout=salida,
+                                   env=_entorno(raiz, copia, a_la_vista), stdin=subprocess.PIPE, stdout=salida,
                                    stderr=subprocess.STDOUT, start_new_session=True)
         motivo = ""
         try:
@@ -286,11 +306,13 @@ def _una_vuelta(raiz, copia, tests, limite_test, fin_total, parar, vuelta):
 
 
 def correr(copia, raiz, seleccion, limite_test=LIMITE_TEST, limite_total=LIMITE_TOTAL, parar=None,
-           grupo_de=fichero_de):
+           grupo_de=fichero_de, avisar=None, a_la_vista=None):
     """Corre los tests `seleccion` («test_x.py::test_y», en orden) de `copia`; la Corrida.
 
     grupo_de(test): el módulo al que se achaca un test, para dejar de insistir con un módulo que
-    se cuelga (por defecto, su fichero)."""
+    se cuelga (por defecto, su fichero); avisar(test, falla): se llama al acabar cada test, mientras
+    corren (para ir diciendo qué módulos han acabado); a_la_vista: la carpeta que se enseña en los
+    mensajes en vez de la de la copia (la del espacio del alumno)."""
     corrida = Corrida()
     inicio = time.monotonic()
     fin_total = inicio + limite_total
@@ -302,7 +324,7 @@ def correr(copia, raiz, seleccion, limite_test=LIMITE_TEST, limite_total=LIMITE_
             break
         corrida.vueltas += 1
         lector, codigo, motivo = _una_vuelta(raiz, copia, pendientes, limite_test, fin_total, parar,
-                                             corrida.vueltas)
+                                             corrida.vueltas, avisar, a_la_vista)
         antes = len(corrida.resultados)
         culpables = _repartir(corrida, pendientes, lector, codigo, motivo, limite_test)
         for test in culpables:
@@ -437,14 +459,14 @@ def borrar(carpeta):
 
 
 def correr_aparte(ficheros, carpeta_punto, seleccion, ejercicios=(), limite_test=LIMITE_TEST,
-                  limite_total=LIMITE_TOTAL, parar=None, grupo_de=fichero_de):
+                  limite_total=LIMITE_TOTAL, parar=None, grupo_de=fichero_de, avisar=None, a_la_vista=None):
     """Arma la copia con `ficheros` en una carpeta temporal, corre `seleccion` (y un test por
     ejercicio de `ejercicios`, «test_ejercicios_del_curso.py::test_ejercicio_3_2») y la borra."""
     raiz = Path(tempfile.mkdtemp(prefix="curso-comprobar-"))
     try:
         copia = armar(raiz, carpeta_punto, ficheros, ejercicios)
         tests = list(seleccion) + [test_de_ejercicio(id) for id in ejercicios]
-        corrida = correr(copia, raiz, tests, limite_test, limite_total, parar, grupo_de)
+        corrida = correr(copia, raiz, tests, limite_test, limite_total, parar, grupo_de, avisar, a_la_vista)
     finally:
         borrar(raiz)
     return corrida

@@ -11,13 +11,24 @@ tiempo máximo por test (`--limite S`): un bucle sin fin deja ese test «colgado
 al acabar no queda en marcha nada de lo que arrancó tu código (ver `curso/comprobaciones/aparte.py` y
 `curso/clase/guardian.py`), y la carpeta temporal se borra.
 """
+import os
 import sys
 from pathlib import Path
 
 from curso import rutas
-from curso.comprobaciones import aparte, tests_del_curso, veredicto
+from curso.comprobaciones import aparte, culpa, tests_del_curso, veredicto
 
 INTERRUMPIDO = 130  # el código de salida de la costumbre tras un Ctrl-C (128 + SIGINT)
+# Procesos de tests a la vez en `comprobar N`: uno por cada TESTS_POR_PROCESO tests, como mucho
+# PARTES (y no más del doble de núcleos). Muchos tests esperan más de lo que calculan, y en paralelo
+# esas esperas se solapan; pero cada proceso paga su arranque (pytest y el curso: un par de segundos
+# de CPU), que en un punto pequeño cuesta más de lo que ahorra. Las cifras, en curso/README.md.
+PARTES = 4
+TESTS_POR_PROCESO = 100
+
+
+def partes_para(tests):
+    return max(1, min(PARTES, 2 * (os.cpu_count() or 1), -(-len(tests) // TESTS_POR_PROCESO)))
 
 
 def modulos_de(carpeta):
@@ -47,19 +58,99 @@ def agrupar_por_modulo(modulos):
     return grupo_de
 
 
-def comprobar_en(espacio, carpeta_punto, limite=aparte.LIMITE_TEST, parar=None):
-    """Corre todos los tests de `carpeta_punto` contra los módulos de `espacio`, aparte; la
-    Comprobacion con una línea por módulo."""
+class Progreso:
+    """Dice una línea por módulo en cuanto acaban todos sus tests, mientras corren los demás."""
+
+    def __init__(self, tests, grupo_de, escribir=print):
+        self.quedan, self.fallan, self.grupo_de, self.escribir = {}, {}, grupo_de, escribir
+        for t in tests:
+            self.quedan.setdefault(grupo_de(t), set()).add(t)
+
+    def __call__(self, test, falla):
+        grupo = self.grupo_de(test)
+        quedan = self.quedan.get(grupo)
+        if not quedan or test not in quedan:
+            return
+        quedan.discard(test)
+        self.fallan[grupo] = self.fallan.get(grupo, 0) + bool(falla)
+        if not quedan:
+            nombre = f"{grupo}.py" if not grupo.endswith(".py") else grupo
+            fallan = self.fallan[grupo]
+            self.escribir(f"  {'✘' if fallan else '✔'} {nombre}" + (f" ({fallan} fallan)" if fallan else ""),
+                          flush=True)
+
+
+def partir(tests, partes):
+    """`tests` en `partes` grupos para correrlos a la vez: uno de cada `partes`, en su orden, así
+    los tests seguidos de un fichero (los lentos suelen ir juntos: los simulacros de caídas) caen
+    en grupos distintos. Importar todos los ficheros de tests en cada grupo cuesta poco (medio
+    segundo de CPU en el punto 06, frente a los dos que cuesta arrancar pytest)."""
+    n = max(1, min(partes, len(tests)))
+    return [tests[i::n] for i in range(n)]
+
+
+def correr_en_partes(ficheros, carpeta_punto, tests, partes, **opciones):
+    """Como aparte.correr_aparte, con los tests repartidos en `partes` procesos a la vez (cada uno
+    con su copia, su presupuesto por test y su guardián); una sola Corrida con todo. Muchos tests
+    esperan (a un proceso hijo, a un servidor, a que venza un plazo): en paralelo, esas esperas se
+    solapan."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+    avisar = opciones.pop("avisar", None)
+    cerrojo = threading.Lock()
+
+    def avisar_con_cerrojo(test, falla):
+        with cerrojo:
+            avisar(test, falla)
+
+    grupos = partir(tests, partes)
+    with ThreadPoolExecutor(max_workers=len(grupos) or 1) as grupo:
+        corridas = list(grupo.map(lambda g: aparte.correr_aparte(
+            ficheros, carpeta_punto, g, avisar=avisar_con_cerrojo if avisar else None, **opciones), grupos))
+    junta = aparte.Corrida()
+    for c in corridas:
+        junta.resultados.update(c.resultados)
+        junta.notas += c.notas
+        junta.vueltas += c.vueltas
+        junta.segundos = max(junta.segundos, c.segundos)
+        junta.salida += c.salida
+    return junta
+
+
+def comprobar_en(espacio, carpeta_punto, limite=aparte.LIMITE_TEST, parar=None, a_la_vista=None,
+                 avisar=None, a_la_vez=2, ficheros_de_tests=None):
+    """Corre todos los tests de `carpeta_punto` contra los módulos de `espacio`, aparte, y reparte
+    la culpa de lo que falle (`curso/comprobaciones/culpa.py`); la Comprobacion con una línea por
+    módulo. avisar(test, falla): al acabar cada test de la primera corrida; a_la_vista: cómo se
+    escribe la carpeta del espacio en los mensajes; ficheros_de_tests: solo los de esos ficheros
+    («test_pasos.py»; todos si no se dice)."""
     carpeta_punto = Path(carpeta_punto)
     modulos = modulos_de(carpeta_punto)
-    tests = tests_del_curso.tests_del_punto(carpeta_punto)
-    corrida = aparte.correr_aparte(ficheros_del_espacio(espacio), carpeta_punto, tests,
-                                   limite_test=limite, parar=parar, grupo_de=agrupar_por_modulo(modulos))
-    lineas = veredicto.lineas_de(modulos, set(modulos_de(espacio)), tests, corrida.resultados,
-                                 leccion_de=lecciones_de_los_modulos())
-    pasan, total = veredicto.cuentas(tests, corrida.resultados)
+    tests = [t for t in tests_del_curso.tests_del_punto(carpeta_punto)
+             if ficheros_de_tests is None or tests_del_curso.fichero_de(t) in ficheros_de_tests]
+    a_la_vista = a_la_vista or f"{Path(espacio)}/"
+    grupo_de = agrupar_por_modulo(modulos)
+    corrida = correr_en_partes(ficheros_del_espacio(espacio), carpeta_punto, tests, partes_para(tests),
+                               limite_test=limite, parar=parar, grupo_de=grupo_de, avisar=avisar,
+                               a_la_vista=a_la_vista)
+
+    def correr(ficheros, seleccion, ejercicios):
+        return aparte.correr_aparte(ficheros, carpeta_punto, seleccion, ejercicios, limite_test=limite,
+                                    parar=parar, grupo_de=grupo_de, a_la_vista=a_la_vista)
+
+    def modulo_de(test):
+        return veredicto.modulo_de_test(tests_del_curso.fichero_de(test), modulos)
+
+    if avisar is not None and any(r.estado not in (aparte.PASA, aparte.SALTADO) for r in corrida.resultados.values()):
+        print("Buscando de quién es cada fallo (cada módulo que falla, con los demás de referencia)…", flush=True)
+    reparto = culpa.repartir(espacio, carpeta_punto, tests, corrida.resultados, correr, modulo_de,
+                             a_la_vista, a_la_vez)
+    resultados, por = culpa.resultados_para(reparto, corrida.resultados, modulo_de)
+    lineas = veredicto.lineas_de(modulos, set(modulos_de(espacio)), tests, resultados,
+                                 leccion_de=lecciones_de_los_modulos(), por=por, culpables=reparto.culpables)
+    pasan, total = veredicto.cuentas(tests, resultados)
     return veredicto.Comprobacion(int(carpeta_punto.name[:2]), carpeta_punto.name[3:], lineas, limite,
-                                  pasan, total, notas=corrida.notas)
+                                  pasan, total, notas=corrida.notas, culpables=reparto.culpables)
 
 
 def comprobar(n, espacio=None, limite=None):
@@ -80,9 +171,11 @@ def comprobar(n, espacio=None, limite=None):
               f"(o di cuál con --espacio CARPETA).")
         return 1
     print(f"Corriendo los tests del punto de control {carpeta.name[:2]} contra tu código "
-          f"(cada test, como mucho {limite:g} s)…", flush=True)
+          f"(cada test, como mucho {limite:g} s); cada módulo, en cuanto acaban sus tests:", flush=True)
     try:
-        comprobacion = comprobar_en(espacio, carpeta, limite)
+        modulos = modulos_de(carpeta)
+        progreso = Progreso(tests_del_curso.tests_del_punto(carpeta), agrupar_por_modulo(modulos))
+        comprobacion = comprobar_en(espacio, carpeta, limite, a_la_vista=f"{espacio}/", avisar=progreso)
     except KeyboardInterrupt:  # los tests ya están parados y su carpeta temporal, borrada
         print("Interrumpido: se han parado los tests.", file=sys.stderr)
         return INTERRUMPIDO

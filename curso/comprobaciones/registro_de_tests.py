@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from curso import rutas
-from curso.comprobaciones.aparte import INFORME, PILA, VARIABLE_COPIA, motivo_corto
+from curso.comprobaciones.aparte import INFORME, PILA, VARIABLE_A_LA_VISTA, VARIABLE_COPIA, motivo_corto
 
 _pila = None  # el fichero de PILA, abierto mientras viva el proceso
 # El aviso de un esbozo, también dentro del texto de otro proceso (un test que corre correr.py).
@@ -45,7 +45,17 @@ def _fichero(nodeid):
 def _motivo(informe_de_pytest):
     crash = getattr(informe_de_pytest.longrepr, "reprcrash", None)
     texto = crash.message if crash is not None else str(informe_de_pytest.longrepr)
-    return motivo_corto(texto.replace(os.environ.get(VARIABLE_COPIA, "\0"), "…"))
+    return motivo_corto(a_la_vista(texto))
+
+
+def a_la_vista(texto):
+    """El texto con la carpeta de los módulos de la copia escrita como la del espacio del alumno
+    (VARIABLE_A_LA_VISTA: así un `cannot import name` apunta a SU agentes.py), y el resto de la
+    carpeta temporal como «…»."""
+    vista, espacio = os.environ.get(VARIABLE_A_LA_VISTA), os.environ.get(rutas.VARIABLE_ESPACIO)
+    if vista and espacio:
+        texto = texto.replace(espacio.rstrip("/") + "/", vista)
+    return texto.replace(os.environ.get(VARIABLE_COPIA, "\0"), "…")
 
 
 def ejercicio_pendiente(excepcion, texto=""):
@@ -92,10 +102,27 @@ def pytest_collectstart(collector):
         _apuntar({"tipo": "importa", "fichero": _fichero(collector.nodeid)})
 
 
+def donde_no_se_importa(texto):
+    """«mi_agente/calentamiento.py, línea 1: `import paquete`»: el último marco de un módulo de la
+    copia (no de sus tests) en la traza de un error al importar, o ""."""
+    copia = os.environ.get(rutas.VARIABLE_ESPACIO, "\0").rstrip("/")
+    # La ruta sale relativa a la carpeta de trabajo (la copia) o a la raíz, o absoluta.
+    marcos = re.findall(rf"(?m)^(?:{re.escape(copia)}/|\S*checkpoints/[^/\s]+/)?(\w+\.py):(\d+): in <module>\n\s+(.+)$",
+                        str(texto))
+    if not marcos:
+        return ""
+    fichero, linea, fuente = marcos[-1]
+    vista = os.environ.get(VARIABLE_A_LA_VISTA) or f"{copia}/"
+    return f"{vista}{fichero}, línea {linea}: `{fuente.strip()}`"
+
+
 def pytest_collectreport(report):
     if report.nodeid.endswith(".py"):
-        _apuntar({"tipo": "importado", "fichero": _fichero(report.nodeid),
-                  "motivo": _motivo(report) if report.failed else None})
+        motivo = None
+        if report.failed:
+            motivo, donde = _motivo(report), donde_no_se_importa(report.longrepr)
+            motivo = f"{motivo} · en {donde}" if donde else motivo
+        _apuntar({"tipo": "importado", "fichero": _fichero(report.nodeid), "motivo": motivo})
 
 
 def pytest_collection_finish(session):

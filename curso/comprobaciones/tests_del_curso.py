@@ -16,6 +16,7 @@ from pathlib import Path
 from curso import rutas
 
 EJERCICIOS = "test_ejercicios_del_curso.py"  # el fichero de los ejercicios en la copia
+CUADERNO = "celdas_del_cuaderno"  # la carpeta de la copia con las celdas de los ejercicios del cuaderno
 
 
 def funciones_de_test(fichero):
@@ -97,6 +98,8 @@ def _comprobar(id, request, monkeypatch, tmp_path):
         except pytest.FixtureLookupError:
             pass
     espacio = PUNTO
+    if ejercicios.buscar(id).modulo is None:
+        return _del_cuaderno(id)
     resultado = ejercicios.evaluar(id, espacio=espacio)
     for _ in range(VUELTAS):
         if not resultado.solo_espera:
@@ -105,6 +108,27 @@ def _comprobar(id, request, monkeypatch, tmp_path):
         espacio = _con_referencias(espacio, resultado, tmp_path)
         resultado = ejercicios.evaluar(id, espacio=espacio)
     ejercicios.olvidar_modulos(espacio)
+    _decir(id, resultado)
+
+
+def _del_cuaderno(id):
+    """Un ejercicio que es una función del cuaderno: la de la celda del alumno, ejecutada aquí."""
+    e = ejercicios.buscar(id)
+    celda = PUNTO / {CUADERNO!r} / f"{{id}}.py"
+    if not celda.exists():
+        pytest.fail(f"No está la celda del ejercicio {{id}} de su cuaderno.", pytrace=False)
+    nombres = {{"__name__": "cuaderno"}}
+    try:
+        exec(compile(celda.read_text(encoding="utf-8"), f"la celda del ejercicio {{id}}", "exec"), nombres)
+    except Exception as error:  # noqa: BLE001 - lo dice como lo diría el cuaderno
+        pytest.fail(f"La celda del ejercicio {{id}} no se puede ejecutar: {{ejercicios.describir(error)}}",
+                    pytrace=False)
+    if not callable(nombres.get(e.nombre)):
+        pytest.fail(f"La celda del ejercicio {{id}} no define {{e.nombre}}().", pytrace=False)
+    _decir(id, ejercicios.evaluar(id, objetivo=nombres[e.nombre]))
+
+
+def _decir(id, resultado):
     if resultado.aprobado:
         return
     if resultado.pendiente_propio:

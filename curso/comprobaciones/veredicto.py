@@ -18,9 +18,12 @@ from curso.comprobaciones.aparte import FALLA, MUERTO, PASA, SALTADO
 from curso.comprobaciones.tests_del_curso import ejercicio_de_test, fichero_de
 
 # Cómo queda cada línea.
-BIEN, MAL, FALTA, COLGADO, SIN_TESTS, SIN_COMPROBAR = (
-    "bien", "mal", "falta", "colgado", "sin tests", "sin comprobar")
-SIMBOLO = {BIEN: "✔", MAL: "✘", FALTA: "✘", COLGADO: "⚠", SIN_TESTS: "·", SIN_COMPROBAR: "·"}
+# CONSECUENCIA: sus tests fallan (o no llegaron a correr) solo por otro módulo, su culpable
+# (ver `curso/comprobaciones/culpa.py`): la línea lo nombra detrás, «durable.py, por resumenes.py».
+BIEN, MAL, FALTA, COLGADO, SIN_TESTS, SIN_COMPROBAR, CONSECUENCIA = (
+    "bien", "mal", "falta", "colgado", "sin tests", "sin comprobar", "consecuencia")
+SIMBOLO = {BIEN: "✔", MAL: "✘", FALTA: "✘", COLGADO: "⚠", SIN_TESTS: "·", SIN_COMPROBAR: "·",
+           CONSECUENCIA: "✘"}
 NO_IMPIDEN_EL_VERDE = {BIEN, SIN_TESTS}
 
 # Tests cuyo nombre no es el de su módulo: `buscar` es una herramienta de herramientas.py.
@@ -37,9 +40,17 @@ class Linea:
     primero: str = ""  # el primer test que falla o se cuelga, si alguno («test_x.py::test_y»)
     pendiente: str = ""  # el ejercicio cuyo esbozo alcanzó ese test, si es eso
     donde: str = ""  # el módulo (sin .py) en el que falló o se colgó ese test, si se sabe
+    por: str = ""  # su culpable (sin .py), si es una CONSECUENCIA
+    culpable: bool = False  # si es la línea de un culpable
+
+    @property
+    def modulo(self):
+        """El módulo de la línea, sin .py («test_recorridos» para la de un fichero de conjunto)."""
+        return self.nombre.split(" (")[0].removesuffix(".py")
 
     def texto(self):
-        return f"{SIMBOLO[self.estado]} {self.nombre}" + (f": {self.detalle}" if self.detalle else "")
+        por = f", por {self.por}.py" if self.por else ""
+        return f"{SIMBOLO[self.estado]} {self.nombre}{por}" + (f": {self.detalle}" if self.detalle else "")
 
 
 @dataclass
@@ -54,6 +65,7 @@ class Comprobacion:
     ejercicios: dict = field(default_factory=dict)  # {"3.2": aparte.Resultado}
     notas: list = field(default_factory=list)
     sin_comprobar: int = 0  # tests que no llegaron a correr (o se saltaron)
+    culpables: list = field(default_factory=list)  # [culpa.Culpa], el primero es lo primero que mirar
 
     @property
     def en_verde(self):
@@ -133,15 +145,41 @@ def linea(nombre, tests, resultados):
     return Linea(nombre, BIEN, _cuantos(len(pasan), "test pasa", "tests pasan"))
 
 
-def lineas_de(modulos, presentes, tests, resultados, todos=None, leccion_de=None):
+def consecuencia(linea_, por):
+    """La línea de un módulo cuyos tests que no pasan son todos consecuencia de otro (`por`:
+    {test: culpable}); la misma línea si no."""
+    if linea_.estado not in (MAL, COLGADO, SIN_COMPROBAR) or not por:
+        return linea_
+    return Linea(linea_.nombre, CONSECUENCIA, linea_.detalle, linea_.primero, linea_.pendiente,
+                 linea_.donde, por)
+
+
+def de_culpable(linea_, culpa):
+    """La línea de un módulo culpable: la suya si ya lo dice (sus tests fallan), o una que dice por
+    qué es culpable (no se importa, se colgó, falla con otros) aunque no tenga tests propios."""
+    from curso.comprobaciones import culpa as regla
+    if (culpa.por, linea_.estado) in ((regla.SUS_TESTS, MAL), (regla.COLGADO, COLGADO)):
+        quien = f" (lo escribe el ejercicio {culpa.ejercicio})" if culpa.ejercicio and not linea_.pendiente else ""
+        return Linea(linea_.nombre, linea_.estado, linea_.detalle + quien, linea_.primero, linea_.pendiente,
+                     linea_.donde, culpable=True)
+    estado = COLGADO if culpa.por == regla.COLGADO else MAL
+    detalle = culpa.texto() + (f" ({linea_.detalle})" if linea_.estado == SIN_COMPROBAR else "")
+    return Linea(linea_.nombre, estado, detalle, linea_.primero, linea_.pendiente, culpa.modulo,
+                 culpable=True)
+
+
+def lineas_de(modulos, presentes, tests, resultados, todos=None, leccion_de=None, por=None, culpables=()):
     """Las líneas de un informe.
 
     modulos: los módulos (sin .py) que llevan línea, en orden; presentes: los que tiene el espacio;
     tests: los que cuentan («test_x.py::test_y»); resultados: {test: aparte.Resultado}; todos:
     todos los módulos del punto de control (para saber de quién es cada fichero; `modulos` si no
-    se da); leccion_de: {módulo: lección que lo escribe}, para decirlo si falta."""
+    se da); leccion_de: {módulo: lección que lo escribe}, para decirlo si falta; por: {test: su
+    culpable}, los que fallan solo por otro módulo; culpables: [culpa.Culpa] de la regla de la culpa."""
     todos = list(todos or modulos)
     leccion_de = leccion_de or {}
+    por = por or {}
+    culpa_de = {c.modulo: c for c in culpables}
     grupos, sueltos = {m: [] for m in modulos}, {}
     for t in tests:
         if ejercicio_de_test(t) is not None:
@@ -157,11 +195,23 @@ def lineas_de(modulos, presentes, tests, resultados, todos=None, leccion_de=None
             leccion = leccion_de.get(m)
             quien = f" (lo escribe la lección {leccion:02d})" if leccion is not None else ""
             lineas.append(Linea(f"{m}.py", FALTA, f"falta en tu espacio{quien}"))
+        elif m in culpa_de:
+            lineas.append(de_culpable(linea(f"{m}.py", grupos[m], resultados), culpa_de[m]))
         else:
-            lineas.append(linea(f"{m}.py", grupos[m], resultados))
+            lineas.append(_con_su_culpable(linea(f"{m}.py", grupos[m], resultados), grupos[m], resultados, por))
     for fichero, suyos in sueltos.items():
-        lineas.append(linea(f"{fichero} ({VARIOS})", suyos, resultados))
+        lineas.append(_con_su_culpable(linea(f"{fichero} ({VARIOS})", suyos, resultados), suyos, resultados, por))
     return lineas
+
+
+def _con_su_culpable(linea_, tests, resultados, por):
+    """La línea, como consecuencia si todos sus tests que no pasan lo son del mismo culpable."""
+    from curso.comprobaciones.aparte import PASA
+    malos = [t for t in tests if getattr(resultados.get(t), "estado", None) not in (PASA, SALTADO)]
+    culpables = {por.get(t) for t in malos}
+    if malos and len(culpables) == 1 and None not in culpables:
+        return consecuencia(linea_, culpables.pop())
+    return linea_
 
 
 def cuentas(tests, resultados):
@@ -183,6 +233,9 @@ def informe(comprobacion, de_donde):
     cabecera = f"Punto de control {c.numero:02d} ({c.nombre}): sus tests contra {de_donde}"
     cuerpo = [l.texto() for l in c.lineas] + [f"· {nota}" for nota in c.notas]
     rojas = sum(1 for l in c.lineas if l.estado not in NO_IMPIDEN_EL_VERDE)
+    if c.culpables:
+        primero = c.culpables[0]
+        cuerpo.append(f"Lo primero que mirar: {primero.modulo}.py ({primero.texto()})")
     if c.en_verde:
         final = (f"✔ Tu código pasa los {c.tests_total} tests del punto de control {c.numero:02d}.")
     else:

@@ -6,8 +6,10 @@ todo hecho, otros que se quedaron en la lección 00, 01, 03 o 05, y otros con lo
 error de sintaxis, el ejercicio 3.2 sin hacer, un compare-and-swap que no compara, un bucle que no acaba, un módulo que
 deja un `setsid sleep 301` en marcha, un reintento de los 400, un buzón en PostgreSQL sin
 `ON CONFLICT`, el «Download ZIP» de GitHub con el espacio una carpeta más abajo y una carpeta sin
-espacio). Cada alumno lleva su nombre en un comentario al final de cada módulo: dos alumnos con el
-mismo código no comparten la caché, como en una clase de verdad.
+espacio, y uno con un mi_agente/ vacío). Algunos traen su cuaderno de la lección 02 al lado (bien,
+sin tocar o con el 2.1 mal). Cada alumno lleva su nombre en un comentario al final de cada módulo (y
+de cada celda de ejercicio): no hay dos espacios iguales y no comparten la caché, como en una
+clase de verdad.
 
 Califica la clase dos veces: la primera, con la caché vacía; la segunda, sin cambiar nada (lo que
 tarda volver a calificar). Dice el tiempo y la CPU de todo (esta orden y sus procesos, también los
@@ -49,7 +51,7 @@ CLASE = (
     + [(f"en_la_03_{i}", 3, [], MI_AGENTE) for i in range(1, 5)]
     + [(f"en_la_05_{i}", 5, [], MI_AGENTE) for i in range(1, 4)]
     + [(f"en_la_01_{i}", 1, [], MI_AGENTE) for i in range(1, 3)]
-    + [(f"en_la_00_{i}", 0, [], MI_AGENTE) for i in range(1, 3)]
+    + [("en_la_00_1", 0, [], MI_AGENTE), ("vacio", None, [], MI_AGENTE)]
     + [("permitido", 7, ["permitido_sin_is_true"], MI_AGENTE),
        ("corte", 4, ["corte_de_mas"], MI_AGENTE),
        ("pendiente_32", 3, ["ejercicio_32_sin_hacer"], MI_AGENTE),
@@ -62,6 +64,30 @@ CLASE = (
        ("ivan", 4, [], f"construye-tu-agente-main/{MI_AGENTE}"),
        ("sin_espacio", 0, [], None)]
 )
+
+
+# Quién trae su cuaderno de la lección 02 al lado de su mi_agente/, y cómo: "bien" (las celdas de
+# solutions/), "esbozo" (como lo da el curso: sin empezar) o "sin_cache" (2.1 sin lo de la caché).
+CUADERNOS_02 = {**{f"completo{i}": "bien" for i in range(1, 9)}, "en_la_03_1": "esbozo",
+                "en_la_05_1": "sin_cache", "en_la_05_2": "bien"}
+
+
+def escribir_cuaderno_02(carpeta, nombre, como):
+    """notebooks/02_la_ventana.ipynb en `carpeta`: el del curso con sus celdas de ejercicio escritas
+    `como`, y el nombre del alumno en un comentario (no hay dos iguales)."""
+    import json
+    from curso.clase import cuadernos_de_la_clase as cuadernos
+    buenas = cuadernos.celdas_de_ejercicios(rutas.SOLUCIONES / "02_la_ventana.ipynb")
+    if como == "sin_cache":
+        buenas["2.1"] = cambiar(buenas["2.1"], ' + usage.get("cache_read_input_tokens", 0)', "")
+    datos = json.loads((rutas.CUADERNOS / "02_la_ventana.ipynb").read_text(encoding="utf-8"))
+    for celda in datos["cells"]:
+        id = celda.get("metadata", {}).get("curso", {}).get("ejercicio")
+        if id in buenas and como != "esbozo":
+            celda["source"] = buenas[id] + f"\n# {nombre}\n"
+    (carpeta / "notebooks").mkdir(parents=True, exist_ok=True)
+    (carpeta / "notebooks" / "02_la_ventana.ipynb").write_text(json.dumps(datos, ensure_ascii=False),
+                                                                encoding="utf-8")
 
 
 def cambiar(texto, viejo, nuevo):
@@ -82,6 +108,10 @@ def armar_clase(carpeta, alumnos=CLASE):
             continue
         espacio = suya / donde
         espacio.mkdir(parents=True)
+        if numero is None:
+            continue  # un mi_agente/ vacío: la primera celda lo creó y no se escribió nada más
+        if nombre in CUADERNOS_02:
+            escribir_cuaderno_02(espacio.parent, nombre, CUADERNOS_02[nombre])
         for modulo in sorted(puntos[numero].glob("*.py")):
             (espacio / modulo.name).write_text(modulo.read_text(encoding="utf-8") + f"\n# {nombre}\n",
                                                encoding="utf-8")

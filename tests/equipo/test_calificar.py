@@ -93,7 +93,8 @@ def test_un_fallo_de_una_leccion_no_pinta_de_rojo_las_anteriores(curso_de_juguet
     clase = tmp_path / "clase"
     alumno(clase, "ana", {"a.py": A_11, "b.py": B_11.replace("return 1", "return 5")})
     fila = calificar_juguete(clase, tmp_path / "notas")["ana"]
-    assert fila["todo junto"] == "✘ a.py, b.py"  # la calificación ingenua, del espacio entero
+    # Todo junto, el espacio entero: b.py es la culpable; a.py falla solo por ella (consecuencia).
+    assert fila["todo junto"] == "✘ b.py; a.py, por b.py"
     assert fila["10 estado"] == "✔" and (fila["10 tests"], fila["10 tests en total"]) == ("1", "1")
     assert fila["11 estado"] == "✘ b.py"
 
@@ -132,7 +133,8 @@ def test_lo_que_no_llega_a_correr_se_cuenta_como_sin_comprobar(curso_de_juguete,
         {11: lecciones[11]}, limite=1.5, limite_total=3.5)).celdas[11]
     assert celda.tests_pasan == 0 and celda.estado == calificar.AMBAR
     assert re.search(r" · \d sin comprobar$", celda.texto), celda.texto
-    sin = [l for l in celda.comprobacion.lineas if l.estado == "sin comprobar"]
+    # b.py es la culpable (colgada al importarse): su línea lo dice, y cuántos suyos quedan sin comprobar.
+    sin = [l for l in celda.comprobacion.lineas if "sin comprobar" in l.detalle]
     assert sin and "se acabaron los 3.5 s de la corrida" in sin[0].detalle
 
 
@@ -281,7 +283,21 @@ def test_tras_el_primer_alumno_dice_cuanto_queda(curso_de_juguete, tmp_path, tem
         alumno(clase, nombre, {"a.py": A_10})
     calificar_juguete(clase, tmp_path / "notas", a_la_vez=1)
     lineas = [l for l in capsys.readouterr().out.splitlines() if l.startswith("[")]
-    assert [bool(re.search(r"; quedan unos \d+ s\)$", l)) for l in lineas] == [True, True, False]
+    assert [bool(re.search(r"; quedan unos \d+ s como mucho", l)) for l in lineas] == [True, True, False]
+    # Otra vez, todo de la caché: ningún alumno corre tests, y no hay estimación que valga (la de
+    # antes contaba los de la caché como trabajo hecho y prometía segundos que luego eran minutos).
+    calificar_juguete(clase, tmp_path / "notas", a_la_vez=1)
+    lineas = [l for l in capsys.readouterr().out.splitlines() if l.startswith("[")]
+    assert lineas and not any("quedan unos" in l for l in lineas)
+
+
+def test_la_estimacion_cuenta_solo_los_alumnos_que_corrieron_tests():
+    """Dos alumnos de la caché (0 corridas, 0.1 s) y uno que corrió (40 s): quedan 2, a uno a la vez,
+    son 80 s; la cuenta ingenua (lo transcurrido entre los hechos) diría 27 s."""
+    filas = [calificar.Fila(calificar.Alumno(n), segundos=s, corridas=c)
+             for n, s, c in (("a", 0.1, 0), ("b", 0.1, 0), ("c", 40.0, 3))]
+    assert "quedan unos 80 s como mucho" in calificar._estimacion(filas, 2, 1)
+    assert calificar._estimacion(filas[:2], 2, 1) == ""
 
 
 # ---------------------------------------------------------------- lo que no se puede calificar
@@ -310,6 +326,47 @@ def test_la_orden_sin_carpeta_con_una_leccion_que_no_hay_o_sin_modulos_sale_con_
     assert "no es una carpeta" in capsys.readouterr().err
     assert cli.main(["calificar", str(tmp_path), "--lecciones", "99"]) == 2
     assert "No hay punto de control para la lección 99" in capsys.readouterr().err
-    assert cli.main(["calificar", str(tmp_path), "--lecciones", "2"]) == 2
-    assert "La lección 02 no añade módulos" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []  # no escribió nada
+
+
+# ---------------------------------------------------------------- la lección 02, de su cuaderno
+
+
+def cuaderno_con(carpeta, celdas):
+    """notebooks/02_la_ventana.ipynb del curso en `carpeta`, con el texto de `celdas` ({id: texto})
+    en las celdas de esos ejercicios: como lo deja un alumno que las escribió."""
+    import json
+    datos = json.loads((rutas.CUADERNOS / "02_la_ventana.ipynb").read_text(encoding="utf-8"))
+    for celda in datos["cells"]:
+        id = celda.get("metadata", {}).get("curso", {}).get("ejercicio")
+        if id in celdas:
+            celda["source"] = celdas[id]
+    (carpeta / "notebooks").mkdir(parents=True, exist_ok=True)
+    (carpeta / "notebooks" / "02_la_ventana.ipynb").write_text(json.dumps(datos), encoding="utf-8")
+
+
+def test_la_leccion_02_se_califica_por_las_celdas_de_su_cuaderno(tmp_path, temporal):
+    """Los ejercicios 2.1 y 2.2 son funciones del cuaderno, no módulos: se califican las celdas del
+    cuaderno que está junto a su mi_agente/ (antes, `--lecciones 2` no calificaba nada y salía con 2).
+    Las respuestas buenas son las de solutions/ (no se escribe aquí lo que deben dar)."""
+    from curso.clase import cuadernos_de_la_clase as cuadernos
+    buenas = cuadernos.celdas_de_ejercicios(rutas.SOLUCIONES / "02_la_ventana.ipynb")
+    clase = tmp_path / "clase"
+    for nombre, celdas in (("bien", buenas),
+                           ("olvida_la_cache", {**buenas, "2.1": buenas["2.1"].replace(
+                               ' + usage.get("cache_read_input_tokens", 0)', "", 1)}),
+                           ("esbozo", {}), ("sin_cuaderno", None)):
+        espacio = alumno(clase, nombre, {"calentamiento.py": (rutas.puntos_de_control()[0] / "calentamiento.py").read_text()})
+        if celdas is not None:
+            cuaderno_con(espacio.parent, celdas)
+    assert "cache_read_input_tokens" not in \
+        cuadernos.celdas_de_ejercicios(clase / "olvida_la_cache" / "notebooks" / "02_la_ventana.ipynb")["2.1"]
+    filas = calificar_juguete(clase, tmp_path / "notas", lecciones=[2], limite=aparte.LIMITE_TEST)
+    assert filas["bien"]["02 estado"] == "✔"
+    assert (filas["bien"]["02 ejercicios"], filas["bien"]["02 ejercicios en total"]) == ("2", "2")
+    assert filas["olvida_la_cache"]["02 estado"].startswith("✘ tamano()")
+    assert filas["olvida_la_cache"]["02 ejercicios"] == "1"
+    assert "2.1" in filas["olvida_la_cache"]["comentario"]
+    assert filas["esbozo"]["02 estado"] == "sin empezar"  # el cuaderno tal como lo da el curso
+    assert filas["sin_cuaderno"]["02 estado"].startswith("no encuentro su cuaderno (02_la_ventana.ipynb")
+

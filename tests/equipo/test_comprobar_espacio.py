@@ -228,7 +228,8 @@ def test_un_test_que_se_cuelga_se_corta_los_demas_siguen_y_no_queda_nada(tmp_pat
     (linea,) = c.lineas
     assert linea.estado == COLGADO and not c.en_verde
     assert re.fullmatch(rf"test_calentamiento\.py::test_sin_texto_devuelve_cadena_vacia colgado: no terminó en "
-                        rf"{LIMITE_CORTO} s \(estaba en calentamiento\.py, línea \d+\)", linea.detalle), linea.detalle
+                        rf"{LIMITE_CORTO} s \(estaba en calentamiento\.py, línea \d+\) \(lo escribe el ejercicio 0\.1\)",
+                        linea.detalle), linea.detalle
     assert (c.tests_pasan, c.tests_total) == (2, 3)  # los otros dos corrieron igual
     pytest_pid, hijo_pid = map(int, ficha.read_text().split())
     assert not vivo(pytest_pid) and not vivo(hijo_pid)  # también el hijo, que se fue a otra sesión
@@ -240,14 +241,16 @@ def test_un_espacio_que_se_muere_o_importa_lo_que_no_hay_es_una_linea_roja(tmp_p
     c = comprobar_aparte.comprobar_en(muere, punto(0), limite=60)
     assert [(l.nombre, l.estado) for l in c.lineas] == [("calentamiento.py", MAL)]
     assert c.lineas[0].detalle == ("el proceso de los tests terminó de golpe al importar test_calentamiento.py "
-                                   "(código 3) (fallan los 3 tests)")
+                                   "(código 3) (fallan los 3 tests) (lo escribe el ejercicio 0.1)")
 
     raro = copia_del_punto(0, tmp_path / "raro")
     (raro / "calentamiento.py").write_text("import paquete_que_no_existe_en_ningun_sitio\n", encoding="utf-8")
     c = comprobar_aparte.comprobar_en(raro, punto(0), limite=60)
     assert [(l.nombre, l.estado) for l in c.lineas] == [("calentamiento.py", MAL)]
-    assert c.lineas[0].detalle == ("test_calentamiento.py no se pudo importar: ModuleNotFoundError: "
-                                   "No module named 'paquete_que_no_existe_en_ningun_sitio' (fallan los 3 tests)")
+    # No se puede importar: con el fichero de SU espacio, la línea y su texto (regla de la culpa).
+    assert c.lineas[0].detalle == (f"no se puede importar: ModuleNotFoundError: No module named "
+                                   f"'paquete_que_no_existe_en_ningun_sitio' · en {raro}/calentamiento.py, línea 1: "
+                                   "`import paquete_que_no_existe_en_ningun_sitio` (lo escribe el ejercicio 0.1)")
 
 
 def test_nada_de_lo_que_hace_el_codigo_llega_a_tus_ficheros(tmp_path, temporal, monkeypatch):

@@ -1,0 +1,76 @@
+"""Para test_culpa.py: una clase sintética (la arma `armar`) y, al lado, su clave: lo que la regla de la culpa debe decir de cada alumno.
+
+Cada alumno sale del punto de control 04 con un error típico escrito encima (o ninguno), y lleva su
+nombre en un comentario al final de cada módulo, como en `medir calificar`: no hay dos iguales. La
+clave se escribió a mano antes de correr nada, a partir de lo que hace cada error (no de lo que
+dijo el código): qué dice la celda de cada lección, a quién hay que mirar primero y qué módulos
+fallan solo por otro («durable.py, por resumenes.py»).
+"""
+from pathlib import Path
+
+from curso import rutas
+
+PUNTO = 4
+LECCIONES = [1, 4]
+CONTEXTO = "def contexto(bd, ejecucion):\n"
+ERRORES = {
+    # Un `:` de menos: historial.py no se puede importar, y con él nada de lo que lo importa.
+    "sintaxis_historial": ("historial", "def abrir(ruta):", "def abrir(ruta)"),
+    # Un bucle sin fin en resumenes.contexto: se cuelga todo lo que lo llama.
+    "colgado_resumenes": ("resumenes", CONTEXTO, CONTEXTO + "    while True:\n        pass\n"),
+    # Un bucle sin fin en permisos.permitido: se cuelga todo lo que pide permiso (lección 01).
+    "colgado_permisos": ("permisos", "    return usuario(nombre, entrada) is True",
+                         "    while True:\n        pass"),
+    # Un compare-and-swap que no compara con su base: fallan sus tests y los de durable.py, que
+    # confía en él para no pisar un resumen más nuevo.
+    "cas": ("resumenes", 'WHERE id=? AND resumen_activo IS ?",\n        (nuevo, ejecucion, base),',
+            'WHERE id=?",\n        (nuevo, ejecucion),'),
+}
+# La clave. estados: {lección: cómo empieza su celda}; primero: el módulo de «Lo primero que
+# mirar» (y lo que su texto tiene que decir); consecuencias: {módulo: su culpable}, en la celda de
+# la lección 04 y en las líneas de todo junto.
+CLAVE = {
+    "bien": {"estados": {1: "✔", 4: "✔"}, "primero": None, "consecuencias": {}},
+    "sintaxis_historial": {"estados": {1: "✔", 4: "✘ historial.py"},
+                           "primero": ("historial", ["línea", "`def abrir(ruta)`", "SyntaxError"]),
+                           "consecuencias": {"validacion": "historial", "resumenes": "historial",
+                                             "durable": "historial"}},
+    "colgado_resumenes": {"estados": {1: "✔", 4: "⚠ resumenes.py colgado"},
+                          "primero": ("resumenes", ["colg", "no terminó en"]),
+                          # test_validacion.py importa resumenes: sus tests, que no llegaron a
+                          # correr tras los colgados, pasan con el de referencia (corregido tras la
+                          # primera corrida: la clave decía solo durable).
+                          "consecuencias": {"durable": "resumenes", "validacion": "resumenes"}},
+    "colgado_permisos": {"estados": {1: "⚠ permisos.py colgado", 4: "✔"},
+                         "primero": ("permisos", ["colg", "no terminó en"]),
+                         "consecuencias": {}},
+    "cas": {"estados": {1: "✔", 4: "✘ resumenes.py"}, "primero": ("resumenes", ["ejercicio 4.2"]),
+            "consecuencias": {"durable": "resumenes"}},
+    "sin_empezar": {"estados": {1: "sin empezar", 4: "sin empezar"}, "primero": None, "consecuencias": {}},
+}
+
+
+def cambiar(texto, viejo, nuevo):
+    if texto.count(viejo) != 1:
+        raise ValueError(f"no encuentro una sola vez {viejo!r}: ¿ha cambiado el punto de control?")
+    return texto.replace(viejo, nuevo)
+
+
+def armar(carpeta):
+    """Escribe la clase en `carpeta`, una subcarpeta por alumno; devuelve {alumno: su mi_agente/}."""
+    punto = rutas.puntos_de_control()[PUNTO]
+    espacios = {}
+    for nombre in CLAVE:
+        espacio = Path(carpeta) / nombre / "mi_agente"
+        espacio.mkdir(parents=True)
+        espacios[nombre] = espacio
+        if nombre == "sin_empezar":
+            continue  # un mi_agente/ vacío: lo creó la primera celda y no escribió nada más
+        for modulo in sorted(punto.glob("*.py")):
+            (espacio / modulo.name).write_text(modulo.read_text(encoding="utf-8") + f"\n# {nombre}\n",
+                                               encoding="utf-8")
+        if nombre in ERRORES:
+            modulo, viejo, nuevo = ERRORES[nombre]
+            fichero = espacio / f"{modulo}.py"
+            fichero.write_text(cambiar(fichero.read_text(encoding="utf-8"), viejo, nuevo), encoding="utf-8")
+    return espacios
