@@ -28,8 +28,9 @@ import urllib.request
 from collections import Counter
 from pathlib import Path
 
-RAIZ = Path(__file__).resolve().parents[2]
-GRABADA = RAIZ / "tests" / "datos" / "traza_real_smollm2.json"
+from curso import rutas
+
+GRABADA = Path("tests") / "datos" / "traza_real_smollm2.json"  # en la carpeta del curso (rutas.RAIZ)
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."  # el de la lección 01
 ANCHO = 110
 TAMANOS = (1000, 7000)  # tokens en M para medir la velocidad (los de la semilla)
@@ -337,15 +338,20 @@ def con_tool_choice(url):
     return [linea(b) for b in datos.get("content", [])]
 
 
-def cargar_grabada(ruta=GRABADA):
-    return json.loads(Path(ruta).read_text(encoding="utf-8"))
+def grabada():
+    """La ruta de la ejecución grabada, en la carpeta del curso como se haya instalado (rutas.RAIZ)."""
+    return rutas.RAIZ / GRABADA
 
 
-def grabar(url, ruta=GRABADA):
+def cargar_grabada(ruta=None):
+    return json.loads(Path(ruta or grabada()).read_text(encoding="utf-8"))
+
+
+def grabar(url, ruta=None):
     """Graba en `ruta` la ejecución de la lección 01, el resumen de la 03, el error de la
     ventana, las velocidades y la prueba de tool_choice, con la máquina y la fecha. Cada parte se
     guarda al acabar en `ruta` + ".parcial": si una falla, la siguiente vez solo se rehace esa."""
-    ruta = Path(ruta)
+    ruta = Path(ruta or grabada())
     parcial = ruta.with_name(ruta.name + ".parcial")
     datos = json.loads(parcial.read_text(encoding="utf-8")) if parcial.exists() else {}
     datos.update({
@@ -371,6 +377,6 @@ if __name__ == "__main__":
     url = servidor_real()
     if url is None:
         sys.exit("No hay un servidor de verdad en ANTHROPIC_BASE_URL: arráncalo (python -m curso modelo).")
-    sys.path.insert(0, str(RAIZ / "checkpoints" / PUNTO_DE_LA_GRABACION))  # el harness que se graba
+    sys.path.insert(0, str(rutas.PUNTOS / PUNTO_DE_LA_GRABACION))  # el harness que se graba
     grabar(url)
-    print(f"Grabada en {GRABADA}")
+    print(f"Grabada en {grabada()}")

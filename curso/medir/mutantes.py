@@ -309,13 +309,18 @@ def evaluar_aqui(reg, texto, espacio, limite):
 
 def evaluar_en_un_hijo(reg, texto, espacio, limite_s):
     """Corre la comprobación con `texto` en un proceso hijo (fork), con `limite_s` segundos en
-    total; si no acaba, mata su grupo de procesos. Devuelve (estado, detalle, segundos)."""
+    total; si no acaba, mata su grupo de procesos. Devuelve (estado, detalle, segundos).
+    El hijo crea sus temporales en una carpeta del padre, que la borra al acabar: un hijo matado
+    no llega a borrar los suyos."""
+    temporal = tempfile.mkdtemp(prefix="mutante-")
     lectura, escritura = os.pipe()
     empiezo = time.monotonic()
     pid = os.fork()
     if pid == 0:  # el hijo
         os.close(lectura)
         os.setpgid(0, 0)
+        tempfile.tempdir = temporal
+        os.environ["TMPDIR"] = temporal
         try:
             salida = evaluar_aqui(reg, texto, espacio, max(2, limite_s / 2))
         except BaseException as exc:  # noqa: BLE001 - lo que sea, el padre tiene que saberlo
@@ -341,6 +346,7 @@ def evaluar_en_un_hijo(reg, texto, espacio, limite_s):
         except ProcessLookupError:
             pass
     os.waitpid(pid, 0)
+    shutil.rmtree(temporal, ignore_errors=True)
     segundos = time.monotonic() - empiezo
     if not acabado:
         return "tiempo", f"pasó de {limite_s:.0f} s", segundos

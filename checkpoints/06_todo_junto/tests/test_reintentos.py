@@ -321,7 +321,7 @@ def test_un_cuerpo_que_llega_a_gotas_no_pasa_del_plazo(monkeypatch, variante):
             rendido = error
         tardo = time.monotonic() - inicio
     if variante == "correcta":
-        assert rendido is not None and rendido.causa == "tiempo" and "plazo de 0.4 s" in str(rendido)
+        assert rendido is not None and rendido.causa == "tiempo"  # el hecho, no la frase (que el 6.3 no fija)
         assert tardo < 1.2, tardo
     else:
         assert rendido is None and tardo >= 1.4, (rendido, tardo)
