@@ -96,6 +96,18 @@ def cambiar(texto, viejo, nuevo):
     return texto.replace(viejo, nuevo)
 
 
+def escribir_espacio(espacio, punto, nombre, errores=()):
+    """Copia en `espacio` los módulos del punto de control `punto`, cada uno con `# nombre` al final
+    (así no hay dos espacios iguales ni dos entradas iguales en la caché), y mete cada error
+    `(modulo, viejo, nuevo)` de `errores`."""
+    for modulo in sorted(punto.glob("*.py")):
+        (espacio / modulo.name).write_text(modulo.read_text(encoding="utf-8") + f"\n# {nombre}\n",
+                                           encoding="utf-8")
+    for modulo, viejo, nuevo in errores:
+        fichero = espacio / f"{modulo}.py"
+        fichero.write_text(cambiar(fichero.read_text(encoding="utf-8"), viejo, nuevo), encoding="utf-8")
+
+
 def armar_clase(carpeta, alumnos=CLASE):
     """Escribe la clase en `carpeta` (una subcarpeta por alumno); devuelve cuántos alumnos."""
     puntos = rutas.puntos_de_control()
@@ -112,13 +124,7 @@ def armar_clase(carpeta, alumnos=CLASE):
             continue  # un mi_agente/ vacío: la primera celda lo creó y no se escribió nada más
         if nombre in CUADERNOS_02:
             escribir_cuaderno_02(espacio.parent, nombre, CUADERNOS_02[nombre])
-        for modulo in sorted(puntos[numero].glob("*.py")):
-            (espacio / modulo.name).write_text(modulo.read_text(encoding="utf-8") + f"\n# {nombre}\n",
-                                               encoding="utf-8")
-        for error in errores:
-            modulo, viejo, nuevo = ERRORES[error]
-            fichero = espacio / f"{modulo}.py"
-            fichero.write_text(cambiar(fichero.read_text(encoding="utf-8"), viejo, nuevo), encoding="utf-8")
+        escribir_espacio(espacio, puntos[numero], nombre, [ERRORES[error] for error in errores])
         if donde != MI_AGENTE:  # un «Download ZIP»: con el curso al lado, puntos de control incluidos
             shutil.copytree(puntos[0], espacio.parent / "checkpoints" / puntos[0].name)
             shutil.copytree(puntos[1], espacio.parent / "checkpoints" / puntos[1].name)

@@ -9,6 +9,7 @@ fallan solo por otro («durable.py, por resumenes.py»).
 from pathlib import Path
 
 from curso import rutas
+from curso.medir.clase_de_treinta import escribir_espacio
 
 PUNTO = 4
 LECCIONES = [1, 4]
@@ -50,12 +51,6 @@ CLAVE = {
 }
 
 
-def cambiar(texto, viejo, nuevo):
-    if texto.count(viejo) != 1:
-        raise ValueError(f"no encuentro una sola vez {viejo!r}: ¿ha cambiado el punto de control?")
-    return texto.replace(viejo, nuevo)
-
-
 def armar(carpeta):
     """Escribe la clase en `carpeta`, una subcarpeta por alumno; devuelve {alumno: su mi_agente/}."""
     punto = rutas.puntos_de_control()[PUNTO]
@@ -66,11 +61,5 @@ def armar(carpeta):
         espacios[nombre] = espacio
         if nombre == "sin_empezar":
             continue  # un mi_agente/ vacío: lo creó la primera celda y no escribió nada más
-        for modulo in sorted(punto.glob("*.py")):
-            (espacio / modulo.name).write_text(modulo.read_text(encoding="utf-8") + f"\n# {nombre}\n",
-                                               encoding="utf-8")
-        if nombre in ERRORES:
-            modulo, viejo, nuevo = ERRORES[nombre]
-            fichero = espacio / f"{modulo}.py"
-            fichero.write_text(cambiar(fichero.read_text(encoding="utf-8"), viejo, nuevo), encoding="utf-8")
+        escribir_espacio(espacio, punto, nombre, [ERRORES[nombre]] if nombre in ERRORES else [])
     return espacios

@@ -18,6 +18,7 @@ import clase_de_la_culpa as clase
 from curso.clase import calificar
 from curso.comprobaciones import espacio as comprobar_n
 from curso.comprobaciones import veredicto
+from curso.medir.clase_de_treinta import cambiar
 
 # `curso.comprobaciones.culpa` se importa dentro de los tests que lo usan: así este fichero también
 # corre sobre el código de antes de la regla (e020d44), y lo que falla allí falla por lo que dice.
@@ -161,7 +162,7 @@ def espacio_06(destino, modulo, viejo, nuevo):
     for fichero in punto.glob("*.py"):
         (destino / fichero.name).write_text(fichero.read_text(encoding="utf-8"), encoding="utf-8")
     fichero = destino / f"{modulo}.py"
-    fichero.write_text(clase.cambiar(fichero.read_text(encoding="utf-8"), viejo, nuevo), encoding="utf-8")
+    fichero.write_text(cambiar(fichero.read_text(encoding="utf-8"), viejo, nuevo), encoding="utf-8")
     return destino, punto
 
 
