@@ -14,14 +14,18 @@ from curso.medir.clase_de_treinta import escribir_espacio
 PUNTO = 4
 LECCIONES = [1, 4]
 CONTEXTO = "def contexto(bd, ejecucion):\n"
+# Cómo se cuelgan los dos colgados: un bucle sin fin que duerme. Un `while True: pass` se cuelga
+# igual para la regla (el límite de cada test es de reloj, no de CPU: comprobaciones/aparte.py),
+# pero quema un núcleo entero hasta que lo matan, en cada vuelta que llega a él: eran unos 80 s de
+# CPU de la suite. El colgado que sí quema CPU está en test_calificar.py y en `medir calificar`.
+COLGARSE = "    import time\n    while True:\n        time.sleep(1)"
 ERRORES = {
     # Un `:` de menos: historial.py no se puede importar, y con él nada de lo que lo importa.
     "sintaxis_historial": ("historial", "def abrir(ruta):", "def abrir(ruta)"),
     # Un bucle sin fin en resumenes.contexto: se cuelga todo lo que lo llama.
-    "colgado_resumenes": ("resumenes", CONTEXTO, CONTEXTO + "    while True:\n        pass\n"),
+    "colgado_resumenes": ("resumenes", CONTEXTO, CONTEXTO + COLGARSE + "\n"),
     # Un bucle sin fin en permisos.permitido: se cuelga todo lo que pide permiso (lección 01).
-    "colgado_permisos": ("permisos", "    return usuario(nombre, entrada) is True",
-                         "    while True:\n        pass"),
+    "colgado_permisos": ("permisos", "    return usuario(nombre, entrada) is True", COLGARSE),
     # Un compare-and-swap que no compara con su base: fallan sus tests y los de durable.py, que
     # confía en él para no pisar un resumen más nuevo.
     "cas": ("resumenes", 'WHERE id=? AND resumen_activo IS ?",\n        (nuevo, ejecucion, base),',
