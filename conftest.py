@@ -12,9 +12,10 @@ hereda la variable:
   las anteriores, y tiene que correr igual (`--nbval-lax notebooks/` es ese camino del alumno).
 
 Lo lento lleva la marca `lento` por regla: cada celda de un cuaderno (nbval), cada test de
-tests/navegador/ y de tests/caminos/, y cada simulacro de caídas en muchos puntos, que se
+tests/navegador/ y de tests/caminos/, cada simulacro de caídas en muchos puntos, que se
 reconoce por su nombre (`SIMULACRO`: «cien caídas al azar», «una caída en cada paso de…», «muere
-en cada llamada…»; una caída en un solo punto no lo es, y es el humo de los simulacros); el
+en cada llamada…»; una caída en un solo punto no lo es, y es el humo de los simulacros), y cada
+test que la última `medir probar` vio tardar (`LENTOS` de curso/autor/probar.py); el
 cuaderno resuelto de humo (`CUADERNO_DE_HUMO` de curso/autor/probar.py), además, `humo`
 (`probar --rapido` corre "not lento or humo").
 
@@ -69,9 +70,13 @@ SIMULACRO = re.compile(r"caidas_al_azar|(una_caida|muere)\w*_cada_")  # caídas 
 @pytest.hookimpl(tryfirst=True)  # antes de que -m elija por las marcas
 def pytest_collection_modifyitems(config, items):
     """La marca `lento` por regla (ver arriba), y `humo` en las celdas del cuaderno resuelto de humo."""
-    from curso.autor.probar import CUADERNO_DE_HUMO
+    from curso.autor.probar import CUADERNO_DE_HUMO, es_lento, lentos_apuntados
+    from curso.medir.perfil_de_probar import fixtures_compartidas
     raiz = config.rootpath
+    lentos = lentos_apuntados()
     for item in items:
+        if es_lento(item.nodeid, fixtures_compartidas(item), lentos):
+            item.add_marker(pytest.mark.lento)
         ruta = item.path
         if ruta.suffix == ".ipynb":
             item.add_marker(pytest.mark.lento)

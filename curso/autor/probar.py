@@ -151,6 +151,67 @@ def partes():
 RAPIDO = "not lento or humo"
 CUADERNO_DE_HUMO = "00_antes_de_empezar"
 
+# Y lento por lo que tarda: LENTOS apunta cada test que en la última `python -m curso medir probar`
+# (la suite entera, con las partes a la vez) tardó más de LENTO_S entre preparación, test y
+# recogida, y el conftest.py de la raíz le pone la marca `lento`. Lo escribe la medida, no una mano:
+# un test nuevo y lento corre en --rapido hasta la próxima medida. De un fichero en el que todo es
+# lento queda fuera de la lista el que menos tardó: es su humo, y ningún fichero se queda sin correr
+# nada en --rapido (calificar una clase, arrancar un PostgreSQL, pasar mutantes...).
+LENTOS = rutas.RAIZ / "tests" / "datos" / "tests_lentos.json"
+LENTO_S = 1.0  # medido con las partes a la vez, unas dos veces y media lo que tarda el test a solas
+
+
+VARIABLE_LENTOS = "CURSO_LENTOS"  # otra lista en vez de LENTOS: para los tests de la regla
+
+
+def lentos_apuntados(ruta=None):
+    """Lo apuntado como lento en `ruta` (si no se da, la de CURSO_LENTOS o LENTOS): (ids de tests,
+    fixtures compartidas); nada si no existe."""
+    ruta = Path(ruta or os.environ.get(VARIABLE_LENTOS) or LENTOS)
+    if not ruta.exists():
+        return set(), set()
+    datos = json.loads(ruta.read_text(encoding="utf-8"))
+    return set(datos["tests"]), set(datos["fixtures"])
+
+
+def es_lento(nodeid, compartidas, lentos):
+    """¿Es lento el test `nodeid`, que pide las fixtures `compartidas`, según `lentos_apuntados`?"""
+    tests, fixtures = lentos
+    return nodeid in tests or any(f in fixtures for f in compartidas)
+
+
+def apuntar_lentos(pruebas, ruta=None):
+    """Escribe en `ruta` (LENTOS) lo lento de una pasada entera. `pruebas`: {id: {"segundos",
+    "preparacion", "nuevas", "compartidas"}}, lo que apunta `medir probar` de cada test.
+
+    - Una fixture compartida es lenta si se preparó (`nuevas`) en una preparación de más de
+      LENTO_S; lo es entonces cada test que la pide, aunque la pagara otro: sin el primero, la
+      pagaría el siguiente.
+    - Un test es lento si tardó más de LENTO_S.
+    - De un fichero en el que todo es lento, el test que menos tardó no se apunta ni se le cuentan
+      sus fixtures: es su humo.
+    Devuelve cuántos tests quedan marcados."""
+    fixtures = {f for p in pruebas.values() if p.get("preparacion", 0) > LENTO_S for f in p.get("nuevas", ())}
+    def lento(p):
+        return p["segundos"] > LENTO_S or any(f in fixtures for f in p.get("compartidas", ()))
+    por_fichero = {}
+    for nodeid, p in pruebas.items():
+        por_fichero.setdefault(nodeid.split("::")[0], []).append((p["segundos"], nodeid))
+    tests, humos = {}, set()
+    for lista in por_fichero.values():
+        lista.sort()
+        if all(lento(pruebas[n]) for _, n in lista):
+            humos.add(lista[0][1])
+        tests.update({n: round(s, 1) for s, n in lista if lento(pruebas[n]) and n not in humos})
+    # Una fixture que pide un humo no se apunta entera: el humo la necesita; sus demás tests, sí.
+    tests.update({n: round(pruebas[n]["segundos"], 1) for n in pruebas if n not in humos
+                  and any(f in fixtures for f in pruebas[n].get("compartidas", ()))})
+    libres = {f for h in humos for f in pruebas[h].get("compartidas", ())}
+    ruta = ruta or LENTOS
+    ruta.write_text(json.dumps({"tests": dict(sorted(tests.items())), "fixtures": sorted(fixtures - libres)},
+                               indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return len(tests)
+
 
 def a_rapido(lista):
     """De las partes de `lista`, las de tests del curso y de puntos de control, sin lo marcado

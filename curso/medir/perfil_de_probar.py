@@ -81,6 +81,7 @@ class Perfil:
         self.actual = None
         self.cpu_al_empezar = cpu_ahora()
         self.arranques = Counter()  # lo que se arranca fuera de un test (recogida, sesión)
+        self.vistas = set()  # las fixtures compartidas que ya pidió algún test de este pytest
 
     def apuntar_arranque(self, que):
         (self.pruebas[self.actual]["arranca"] if self.actual else self.arranques)[que] += 1
@@ -112,13 +113,35 @@ def pytest_runtest_protocol(item, nextitem):
     if _perfil is None:
         yield
         return
-    _perfil.pruebas[item.nodeid] = {"cpu": 0.0, "segundos": 0.0, "arranca": Counter()}
+    compartidas = fixtures_compartidas(item)
+    _perfil.pruebas[item.nodeid] = {"cpu": 0.0, "segundos": 0.0, "arranca": Counter(), "preparacion": 0.0,
+                                    "compartidas": compartidas,
+                                    "nuevas": [f for f in compartidas if f not in _perfil.vistas]}
+    _perfil.vistas.update(compartidas)
     _perfil.actual = item.nodeid
     cpu, t = cpu_ahora(), time.monotonic()
     yield
     _perfil.pruebas[item.nodeid]["cpu"] = cpu_ahora() - cpu
     _perfil.pruebas[item.nodeid]["segundos"] = time.monotonic() - t
     _perfil.actual = None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    """Lo que tarda la preparación sola: si es mucho, lo lento son las fixtures compartidas que
+    se prepararon en ella (`nuevas`), y lo son para todos los tests que las piden."""
+    t = time.monotonic()
+    yield
+    if _perfil is not None and item.nodeid in _perfil.pruebas:
+        _perfil.pruebas[item.nodeid]["preparacion"] = time.monotonic() - t
+
+
+def fixtures_compartidas(item):
+    """Las fixtures de más alcance que un test (de módulo, de sesión...) que pide `item`, cada una
+    como «dónde se define::nombre»: la misma se prepara una vez para todos los que la piden."""
+    definiciones = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}) or {}
+    return sorted(f"{defs[-1].baseid}::{nombre}" for nombre, defs in definiciones.items()
+                  if defs and defs[-1].scope != "function")
 
 
 def pytest_unconfigure(config):
@@ -221,4 +244,9 @@ def main():
     Path("perfil_de_probar.json").write_text(json.dumps(datos, ensure_ascii=False, indent=0), encoding="utf-8")
     print(texto)
     print("Escrito en perfil_de_probar.md (y cada test en perfil_de_probar.json).", file=sys.stderr)
+    if all(not r[0].endswith("(✘)") for r in resultados):  # con una parte rota, sus tiempos no valen
+        from curso import rutas
+        cuantos = probar.apuntar_lentos(todas)
+        print(f"Apuntados {cuantos} tests lentos en {probar.LENTOS.relative_to(rutas.RAIZ)} "
+              "(--rapido no los corre).", file=sys.stderr)
     return {"segundos": pared, "cpu": cpu}

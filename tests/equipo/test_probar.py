@@ -5,6 +5,7 @@ Cada parte corre con su propia carpeta temporal (TMPDIR); al terminar tiene que 
 Aquí se prueba con partes pequeñas inventadas (una que deja una carpeta y otra que no) y con una
 parte de verdad, que usa `tmp_path` y la carpeta del espacio que crea el conftest.py de la raíz.
 """
+import json
 import os
 import re
 import subprocess
@@ -206,6 +207,70 @@ def test_un_error_en_un_test_lento_no_lo_ve_rapido_pero_si_probar(tmp_path, caps
     assert probar.main([], entera) == 1
     salida = capsys.readouterr().out
     assert "✘ tests del curso (1 de 1): 1 pasan, 1 fallan" in salida and "el error del test lento" in salida
+
+
+def _prueba(segundos, preparacion=0.0, nuevas=(), compartidas=()):
+    return {"segundos": segundos, "preparacion": preparacion, "nuevas": list(nuevas), "compartidas": list(compartidas)}
+
+
+def test_apuntar_lentos_deja_fuera_lo_rapido_y_el_humo_de_cada_fichero_todo_lento(tmp_path):
+    """Un fichero con algo rápido: solo lo lento va a la lista. Un fichero en el que todo es lento:
+    el más rápido se queda fuera, para que --rapido corra algo de él (sin eso, desaparecería)."""
+    ruta = tmp_path / "lentos.json"
+    lento = probar.LENTO_S * 3
+    probar.apuntar_lentos({"tests/a.py::test_rapido": _prueba(probar.LENTO_S / 2), "tests/a.py::test_lento": _prueba(lento),
+                           "tests/b.py::test_menos_lento": _prueba(lento), "tests/b.py::test_muy_lento": _prueba(lento * 2)},
+                          ruta)
+    assert probar.lentos_apuntados(ruta) == ({"tests/a.py::test_lento", "tests/b.py::test_muy_lento"}, set())
+
+
+def test_una_fixture_lenta_hace_lentos_a_todos_los_que_la_piden_y_no_solo_al_que_la_pago(tmp_path):
+    """La clase calificada de test_culpa.py la paga el primer test que la pide; sin él, la pagaría el
+    segundo. Apuntar solo al primero (la variante ingenua) deja la fixture en --rapido."""
+    ruta = tmp_path / "lentos.json"
+    clase = "tests/c.py::calificada"
+    pruebas = {"tests/c.py::test_uno": _prueba(90, preparacion=89, nuevas=[clase], compartidas=[clase]),
+               "tests/c.py::test_dos": _prueba(0.1, compartidas=[clase]),
+               "tests/c.py::test_sin_la_clase": _prueba(0.1)}
+    probar.apuntar_lentos(pruebas, ruta)
+    lentos = probar.lentos_apuntados(ruta)
+    assert [n for n, p in pruebas.items() if probar.es_lento(n, p["compartidas"], lentos)] == [
+        "tests/c.py::test_uno", "tests/c.py::test_dos"]
+    ingenua = ({n for n, p in pruebas.items() if p["segundos"] > probar.LENTO_S}, set())
+    assert not probar.es_lento("tests/c.py::test_dos", [clase], ingenua)
+
+
+UNO_APUNTADO = '''"""Un fichero de tests de usar y tirar de test_probar.py: uno pasa y el otro, apuntado como lento, falla."""
+
+
+def test_corto():
+    pass
+
+
+def test_apuntado_que_falla():
+    assert False, "el error del test apuntado"
+'''
+
+
+def test_un_test_apuntado_como_lento_no_lo_ve_rapido_pero_si_probar(tmp_path, capsys, monkeypatch):
+    """La regla del conftest.py de la raíz: un test de la lista LENTOS lleva la marca `lento`
+    sin que su fichero diga nada, y --rapido no lo corre."""
+    carpeta = rutas.RAIZ / "tests" / "equipo"
+    fichero = carpeta / f"test_apuntado_{os.getpid()}.py"  # dentro del curso: su id es el de la lista
+    try:
+        fichero.write_text(UNO_APUNTADO, encoding="utf-8")
+        nodeid = f"{fichero.relative_to(rutas.RAIZ).as_posix()}::test_apuntado_que_falla"
+        lista = tmp_path / "lentos.json"
+        lista.write_text(json.dumps({"tests": {nodeid: 9.9}, "fixtures": []}), encoding="utf-8")
+        monkeypatch.setenv(probar.VARIABLE_LENTOS, str(lista))
+        entera = [("tests del curso (1 de 1)", [str(fichero), "-p", "no:nbval"])]
+        assert probar.main([], probar.a_rapido(entera)) == 0
+        salida = capsys.readouterr().out
+        assert "1 pasan, 0 fallan" in salida and "el error del test apuntado" not in salida
+        assert probar.main([], entera) == 1
+        assert "el error del test apuntado" in capsys.readouterr().out
+    finally:
+        fichero.unlink(missing_ok=True)
 
 
 def test_rapido_solo_deja_de_lo_lento_su_humo_y_de_cada_clase_corre_alguno():
