@@ -275,8 +275,10 @@ def test_el_limite_de_gasto_del_servidor_no_se_reintenta():
 
 
 def test_una_respuesta_que_no_llega_a_tiempo_se_reintenta():
-    with ServidorEnsayo(0, fallos=Fallos("lento", lento_s=1.0)) as servidor:
-        con = ModeloConReintentos(ModeloAPI("guion:eco", url=servidor.url, espera=0.3), dormir=lambda s: None)
+    # La espera (1 s) tiene que bastarle a la segunda petición, que sí contesta, también con la
+    # máquina muy ocupada: con 0,3 s, a veces también la segunda se pasaba de tiempo.
+    with ServidorEnsayo(0, fallos=Fallos("lento", lento_s=3.0)) as servidor:
+        con = ModeloConReintentos(ModeloAPI("guion:eco", url=servidor.url, espera=1.0), dormir=lambda s: None)
         assert con(M)[0]["text"] == "hola"
     assert [(e.estado, e.causa) for _, e, _ in con.reintentos] == [(None, "tiempo")]
 
