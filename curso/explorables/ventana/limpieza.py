@@ -203,7 +203,8 @@ def totales(peticiones):
                    sum(p.en_cache for p in peticiones), sum(p.recalculados for p in peticiones))
 
 
-def _par(pares, turno):
+def par_del_turno(pares, turno):
+    """El par `(Peticion de a, Peticion de b)` del turno `turno`, desde 1."""
     if isinstance(turno, bool) or not isinstance(turno, int):
         raise ValueError("el turno debe ser un número entero, no %r" % (turno,))
     if not 1 <= turno <= len(pares):
@@ -231,7 +232,7 @@ def _linea(nombre, p):
 
 def veredicto(pares, turno, nombres=NOMBRES):
     """El veredicto en texto plano del turno `turno` (desde 1) y de la corrida entera."""
-    a, b = _par(pares, turno)
+    a, b = par_del_turno(pares, turno)
     ta, tb = totales([x for x, _ in pares]), totales([y for _, y in pares])
     if tb.recalculados < ta.recalculados:
         gana = "%s recalcula %d menos" % (nombres[1], ta.recalculados - tb.recalculados)
