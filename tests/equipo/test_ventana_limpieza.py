@@ -44,7 +44,7 @@ def _suma(piezas):
 
 def test_las_piezas_suman_lo_que_cuenta_el_servidor(corridas, pares):
     a, b, _ = corridas
-    for (M, usage), p in zip(a + b, [x for x, _ in pares] + [y for _, y in pares]):
+    for (_, usage), p in zip(a + b, [x for x, _ in pares] + [y for _, y in pares], strict=True):
         assert _suma(p.piezas) == usage["input_tokens"] + usage["cache_read_input_tokens"]
     assert any(p.en_cache > 0 for p in _todas(pares))  # si no, la variante no diría nada
 
@@ -69,7 +69,7 @@ def test_un_usage_que_no_es_el_de_esa_m_se_dice(traza, corridas):
 
 def test_un_resultado_igual_a_su_original_es_entero_y_uno_cambiado_es_borrado(corridas, pares):
     a, b, originales = corridas
-    for (M, _), p in zip(a + b, [x for x, _ in pares] + [y for _, y in pares]):
+    for (M, _), p in zip(a + b, [x for x, _ in pares] + [y for _, y in pares], strict=True):
         contenidos = [bl["content"] == originales[bl["tool_use_id"]] for rol, c in M[2:]
                       if rol == "usuario" for bl in c]
         tipos = [q.tipo for q in p.piezas if q.tipo in (l.ENTERO, l.BORRADO)]
@@ -118,8 +118,8 @@ def test_la_raya_cae_en_el_primer_resultado_recien_borrado(pares):
     """Donde una petición borra un resultado que la anterior llevaba entero, la raya cae en ese
     resultado (o antes, en las marcas del mensaje), nunca después."""
     vistos = 0
-    for serie in zip(*pares):
-        for anterior, p in zip(serie, serie[1:]):
+    for serie in zip(*pares, strict=False):
+        for anterior, p in zip(serie, serie[1:], strict=False):
             enteros_antes = {q.nombre.rsplit(":", 1)[0] for q in anterior.resultados(l.ENTERO)}
             nuevos = [q for q in p.resultados(l.BORRADO) if q.nombre.rsplit(":", 1)[0] in enteros_antes]
             if not nuevos:
@@ -138,14 +138,14 @@ def test_una_raya_puesta_en_input_tokens_se_sale_de_la_peticion(corridas, pares)
     """La variante ingenua: poner la raya en `input_tokens`. En alguna petición queda más allá de lo
     que la caché sirvió de verdad."""
     a, _, _ = corridas
-    assert any(usage["input_tokens"] != p.en_cache for (_, usage), (p, _) in zip(a, pares))
+    assert any(usage["input_tokens"] != p.en_cache for (_, usage), (p, _) in zip(a, pares, strict=True))
 
 
 # --- Recalculado = la petición menos lo leído de la caché -----------------------------------------
 
 def test_recalculado_es_la_peticion_menos_lo_leido_de_la_cache(corridas, pares):
     a, b, _ = corridas
-    for (_, usage), p in zip(a + b, [x for x, _ in pares] + [y for _, y in pares]):
+    for (_, usage), p in zip(a + b, [x for x, _ in pares] + [y for _, y in pares], strict=True):
         assert p.recalculados == p.entrada - p.en_cache == usage["input_tokens"]
 
 

@@ -190,11 +190,11 @@ def comparar(corrida_a, corrida_b, originales, herramientas, fichero_de_proyecto
                          "corridas del mismo guion, con el mismo tope" % (len(corrida_a), len(corrida_b)))
     a = peticiones_de(corrida_a, originales, herramientas, fichero_de_proyecto)
     b = peticiones_de(corrida_b, originales, herramientas, fichero_de_proyecto)
-    for n, ((Ma, _), (Mb, _)) in enumerate(zip(corrida_a, corrida_b), 1):
+    for n, ((Ma, _), (Mb, _)) in enumerate(zip(corrida_a, corrida_b, strict=True), 1):
         if _ids_de_resultados(Ma) != _ids_de_resultados(Mb):
             raise ValueError("en la petición %d las dos corridas no llevan los mismos tool_result: "
                              "no hacen los mismos turnos, y compararlas no diría nada de la limpieza" % n)
-    return tuple(zip(a, b))
+    return tuple(zip(a, b, strict=True))
 
 
 def totales(peticiones):
@@ -254,7 +254,7 @@ def figura(pares, nombres=NOMBRES):
     turnos = list(range(1, len(pares) + 1))
     fig = Figure(figsize=(7, 3.6), layout="constrained")
     ejes = fig.add_subplot()
-    for k, (nombre, marca) in enumerate(zip(nombres, ("o-", "s--"))):
+    for k, (nombre, marca) in enumerate(zip(nombres, ("o-", "s--"), strict=False)):
         acumulado, suma = [], 0
         for par in pares:
             suma += par[k].recalculados

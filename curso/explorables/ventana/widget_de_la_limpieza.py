@@ -76,7 +76,7 @@ def barras_html(par, nombres, ventana, escala, max_tokens=v.MAX_TOKENS):
             '</div></div><div style="font-size:11px;margin-top:8px">%s · raya negra: la de la caché '
             '(a la izquierda, leído de la caché; sombreado, recalculado) · raya discontinua: la '
             'ventana de %d</div></div>'
-            % ("".join(_barra(n, p, escala, max_tokens) for n, p in zip(nombres, par)), x, leyenda,
+            % ("".join(_barra(n, p, escala, max_tokens) for n, p in zip(nombres, par, strict=False)), x, leyenda,
                ventana))
 
 
