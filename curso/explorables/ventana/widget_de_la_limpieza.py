@@ -63,21 +63,28 @@ def _barra(nombre, p, escala, max_tokens):
                raya, 100 * p.recalculados / escala, raya))
 
 
+# Una muestra de la leyenda: el cuadrado de color y lo que dice.
+MUESTRA = ('<span style="white-space:nowrap;margin-right:10px"><span style="display:inline-block;'
+           'width:10px;height:10px;background:{0};margin-right:4px"></span>{1}</span>')
+PIE = (" · raya negra: la de la caché (a la izquierda, leído de la caché; sombreado, recalculado)"
+       " · raya discontinua: la ventana de {0}")
+
+
+def leyenda_html(tipos, ventana):
+    """La leyenda de los colores que salen en el dibujo, y qué es cada raya."""
+    muestras = [MUESTRA.format(color, texto) for tipo, (color, texto) in COLORES.items() if tipo in tipos]
+    return '<div style="font-size:11px;margin-top:8px">' + " ".join(muestras) + PIE.format(ventana) + "</div>"
+
+
 def barras_html(par, nombres, ventana, escala, max_tokens=v.MAX_TOKENS):
     """El dibujo de un turno: una barra por política, la raya de la ventana y la leyenda."""
-    x = 100 * ventana / escala
+    filas = "".join(_barra(n, p, escala, max_tokens) for n, p in zip(nombres, par, strict=False))
+    raya = ('<div style="position:absolute;top:0;bottom:0;left:%.3f%%;border-left:2px dashed #222">'
+            '</div>' % (100 * ventana / escala))
     tipos = {q.tipo for p in par for q in p.piezas} | {"max_tokens"}
-    leyenda = " ".join(
-        '<span style="white-space:nowrap;margin-right:10px"><span style="display:inline-block;'
-        'width:10px;height:10px;background:%s;margin-right:4px"></span>%s</span>' % (color, texto)
-        for tipo, (color, texto) in COLORES.items() if tipo in tipos)
-    return ('<div class="barras-limpieza" style="font-family:sans-serif"><div style="position:relative">'
-            '%s<div style="position:absolute;top:0;bottom:0;left:%.3f%%;border-left:2px dashed #222">'
-            '</div></div><div style="font-size:11px;margin-top:8px">%s · raya negra: la de la caché '
-            '(a la izquierda, leído de la caché; sombreado, recalculado) · raya discontinua: la '
-            'ventana de %d</div></div>'
-            % ("".join(_barra(n, p, escala, max_tokens) for n, p in zip(nombres, par, strict=False)), x, leyenda,
-               ventana))
+    return ('<div class="barras-limpieza" style="font-family:sans-serif">'
+            '<div style="position:relative">' + filas + raya + "</div>"
+            + leyenda_html(tipos, ventana) + "</div>")
 
 
 def _veredicto_html(texto, error=False):
