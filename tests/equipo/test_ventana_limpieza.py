@@ -265,3 +265,17 @@ def test_la_vista_dibuja_las_dos_barras_con_su_raya_y_cambia_con_el_deslizador(t
         for p in pares[turno - 1]:
             assert 'data-entrada="%d" data-en-cache="%d"' % (p.entrada, p.en_cache) in dibujo.value
         assert dibujo.value.count('class="limpieza-raya"') == 2
+
+
+def test_el_veredicto_dice_lo_nuevo_solo_si_la_cache_llega_hasta_el_ultimo_turno(pares):
+    """«Lo nuevo» es que la caché sirvió todo lo anterior al último turno; si no, nombra la pieza."""
+    dichos = set()
+    for turno, par in enumerate(pares, 1):
+        lineas = l.veredicto(pares, turno).splitlines()[1:3]
+        for linea, p in zip(lineas, par, strict=True):
+            ultimo = max((q.turno for q in p.piezas if q.turno is not None), default=None)
+            antes = sum(q.tokens for q in p.piezas if q.turno is None or q.turno != ultimo)
+            nuevo = ultimo is not None and antes <= p.en_cache < p.entrada
+            assert ("lo nuevo del turno" in linea) == nuevo, linea
+            dichos.add(nuevo)
+    assert dichos == {True, False}

@@ -218,7 +218,8 @@ def _donde_corta(p):
         return "nada venía de la caché: la recalcula entera"
     if corte is None:
         return "la caché la sirvió entera"
-    if corte.turno == p.numero - 1:
+    ultimo = max((q.turno for q in p.piezas if q.turno is not None), default=None)
+    if corte.turno is not None and corte.turno == ultimo:  # el último turno es lo nuevo
         return "la raya cae en lo nuevo del turno %d: no recalcula nada de lo que ya había mandado" % corte.turno
     return "la raya cae en «%s»: de ahí al final, todo se recalcula" % corte.nombre
 
