@@ -38,6 +38,7 @@ from curso.explorables.ventana import presupuesto as v
 
 ENTERO = "entero"  # el tipo de pieza de un resultado con su contenido original
 BORRADO = "borrado"  # el de un resultado cuyo contenido ya no es el original: su marcador
+ETIQUETAS = {ENTERO: "resultado entero", BORRADO: "resultado borrado (marcador)"}  # en los nombres
 CAMPOS_DEL_USAGE = ("input_tokens", "cache_read_input_tokens")  # los que hacen falta sí o no
 NOMBRES = ("cada turno", "por tandas")  # las dos políticas de la lección
 
@@ -117,7 +118,7 @@ def _partir_observacion(M, i, pieza, originales, herramientas, donde):
             tipo = ENTERO if b.get("content") == originales[id_] else BORRADO
             uso = llamadas.get(id_)
             que = v.describir_llamadas([uso]) if uso else "resultado %s" % id_
-            trozos.append(v.Pieza("%s (turno %d): %s" % (que, pieza.turno, tipo), hasta - antes, tipo,
+            trozos.append(v.Pieza("%s (turno %d): %s" % (que, pieza.turno, ETIQUETAS[tipo]), hasta - antes, tipo,
                                   pieza.turno))
         antes = hasta
     return trozos
