@@ -15,7 +15,7 @@ from corridas_de_limpieza import dos_corridas
 from curso.explorables.ventana import limpieza as l
 from curso.medir.redibujo_de_la_ventana import atasco
 from navegador import (RAIZ, abrir_y_ejecutar, captura, esperar_texto_distinto, exigir_maquetacion,
-                       nueva_pagina, poner_deslizador, texto_de, unico)
+                       poner_deslizador, texto_de, unico)
 
 CUADERNO_DE_PRUEBA = RAIZ / "tests" / "datos" / "cuaderno_de_prueba_limpieza.ipynb"
 
@@ -38,15 +38,6 @@ def pares():
     return l.comparar(a, b, originales, traza["herramientas"], traza["fichero"])
 
 
-@pytest.fixture(scope="module")
-def abierta(navegador, servidor):
-    """Una pestaña con el cuaderno ya ejecutado, para los dos tests (cada uno mueve su widget)."""
-    pestana = nueva_pagina(navegador)
-    abrir_y_ejecutar(pestana, servidor, CUADERNO_DE_PRUEBA)
-    yield pestana
-    pestana.context.close()
-
-
 def _barras(pagina):
     """(entrada, en_cache) de cada barra del widget, como las dibujó el navegador."""
     unico(pagina, CAJA)
@@ -58,8 +49,8 @@ def _de(par):
     return [(p.entrada, p.en_cache) for p in par]
 
 
-def test_el_explorable_de_la_limpieza_responde_al_deslizador(abierta, pares):
-    pagina = abierta
+def test_el_explorable_de_la_limpieza_responde_al_deslizador(pagina, servidor, pares):
+    abrir_y_ejecutar(pagina, servidor, CUADERNO_DE_PRUEBA)
     ultimo = len(pares)
     antes = texto_de(pagina, VEREDICTO)
     assert antes.strip() == l.veredicto(pares, ultimo), antes  # se abre en el último turno
@@ -77,10 +68,10 @@ def test_el_explorable_de_la_limpieza_responde_al_deslizador(abierta, pares):
     captura(pagina, "test_el_explorable_de_la_limpieza_responde_al_deslizador", mostrar=VEREDICTO)
 
 
-def test_un_explorable_que_no_escucha_al_deslizador_no_pasa_por_bueno(abierta):
+def test_un_explorable_que_no_escucha_al_deslizador_no_pasa_por_bueno(pagina, servidor):
     # La variante ingenua: el deslizador se mueve en la página, pero nadie en el núcleo lo
     # escucha. El test tiene que notarlo, no dar por bueno el movimiento.
-    pagina = abierta
+    abrir_y_ejecutar(pagina, servidor, CUADERNO_DE_PRUEBA)
     antes = texto_de(pagina, VEREDICTO_SORDO)
     poner_deslizador(pagina, DESLIZADOR_SORDO, TURNO_ELEGIDO)
     with pytest.raises(AssertionError, match="no cambió"):
