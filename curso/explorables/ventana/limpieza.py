@@ -16,7 +16,8 @@ Qué sale, en orden de lectura:
   petición, con sus piezas (las de `presupuesto.piezas_de`, y cada observación partida en un
   resultado por `tool_result`, de tipo "entero" o "borrado"), los tokens de la petición, los que
   sirvió la caché (`cache_read_input_tokens`: la raya) y los que se recalculan.
-- `comparar(a, b)`: las dos corridas turno a turno, con la comprobación de que hacen los mismos
+- `comparar(corrida_a, corrida_b, originales, herramientas, fichero_de_proyecto)`: los pares
+  `(Peticion, Peticion)` turno a turno, con la comprobación de que las dos hacen los mismos
   turnos; `totales(peticiones)`; `veredicto(pares, turno, nombres)`, en texto plano e idéntico
   para los mismos datos (nbval lo compara); `figura(pares, nombres)`, los tokens recalculados
   acumulados de las dos.
@@ -39,7 +40,6 @@ from curso.explorables.ventana import presupuesto as v
 ENTERO = "entero"  # el tipo de pieza de un resultado con su contenido original
 BORRADO = "borrado"  # el de un resultado cuyo contenido ya no es el original: su marcador
 ETIQUETAS = {ENTERO: "resultado entero", BORRADO: "resultado borrado (marcador)"}  # en los nombres
-CAMPOS_DEL_USAGE = ("input_tokens", "cache_read_input_tokens")  # los que hacen falta sí o no
 NOMBRES = ("cada turno", "por tandas")  # las dos políticas de la lección
 
 
