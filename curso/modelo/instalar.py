@@ -64,6 +64,10 @@ OPCIONES_DE_CMAKE = (
     "-DLLAMA_BUILD_UI=OFF",
     "-DBUILD_SHARED_LIBS=OFF",   # un solo ejecutable, que se puede mover a su sitio
     "-DLLAMA_BUILD_TESTS=OFF",
+    # Sin -march=native: en una máquina virtual que anuncia AVX-512 (la de CI de este curso), el
+    # llama-server construido para «esta CPU» moría con SIGSEGV al arrancar sus hilos. Uno
+    # genérico se puede además llevar a otra máquina (una imagen de JupyterHub).
+    "-DGGML_NATIVE=OFF",
     "-DLLAMA_BUILD_EXAMPLES=OFF",
 )
 OBJETIVO = "llama-server"
