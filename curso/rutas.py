@@ -128,13 +128,15 @@ def espacio():
 
 
 def puntos_de_control():
-    """{número: carpeta} de cada punto de control, p. ej. {0: .../checkpoints/00_antes_de_empezar}."""
+    """{número: carpeta} de cada punto de control, en el orden del curso, p. ej.
+    {0: .../checkpoints/00_antes_de_empezar, ..., 3: .../03_compactar, TRES_B: .../03b_limpiar_lo_viejo}."""
     _cargar()
     puntos = {}
-    for carpeta in sorted(Path(PUNTOS).glob("[0-9][0-9]_*")):  # noqa: F821 - la pone _cargar()
-        if carpeta.is_dir():
-            puntos[int(carpeta.name[:2])] = carpeta
-    return puntos
+    for carpeta in Path(PUNTOS).glob("[0-9][0-9]*_*"):  # noqa: F821 - la pone _cargar()
+        numero = numero_de_leccion(carpeta.name)
+        if carpeta.is_dir() and numero is not None:
+            puntos[numero] = carpeta
+    return dict(sorted(puntos.items()))
 
 
 def ficheros(carpeta):
@@ -150,10 +152,75 @@ def ficheros(carpeta):
     )
 
 
+class Intercalada(float):
+    """El número de una lección que va entre dos: la 03b, entre la 03 y la 04.
+
+    Se ordena entre ellas (vale 3.5) y se escribe como se llama: `str` da «3b» y `f"{n:02d}"`
+    da «03b», igual que el nombre de su carpeta y de su cuaderno. Lo que cuenta lecciones con
+    `n - 1` no sirve con ella: la anterior de una lección es `anterior(n)`.
+    """
+
+    def __new__(cls, entera, letra):
+        numero = super().__new__(cls, entera + 0.5)
+        numero.entera, numero.letra = entera, letra
+        return numero
+
+    def __str__(self):
+        return f"{self.entera}{self.letra}"
+
+    __repr__ = __str__
+
+    def __format__(self, formato):
+        if formato.endswith("d"):  # «02d»: las cifras como las de una lección entera, y la letra
+            return format(self.entera, formato) + self.letra
+        return format(str(self), formato)
+
+    def __reduce__(self):
+        return (Intercalada, (self.entera, self.letra))
+
+
+TRES_B = Intercalada(3, "b")  # «limpiar lo viejo», entre compactar (03) y los resúmenes (04)
+INTERCALADAS = {str(TRES_B): TRES_B}
+
+
 def numero_de_leccion(nombre):
-    """El número de una lección a partir del nombre de su cuaderno o carpeta ('03_compactar' → 3)."""
-    m = re.match(r"(\d\d)_", Path(nombre).name)
-    return int(m.group(1)) if m else None
+    """El número de una lección a partir del nombre de su cuaderno o carpeta ('03_compactar' → 3,
+    '03b_limpiar_lo_viejo' → TRES_B)."""
+    m = re.match(r"(\d\d)([a-z]?)_", Path(nombre).name)
+    if not m:
+        return None
+    if m.group(2):
+        return INTERCALADAS.get(f"{int(m.group(1))}{m.group(2)}")
+    return int(m.group(1))
+
+
+def leccion_pedida(texto):
+    """El número de la lección que alguien escribe en una orden: «4», «04» → 4; «3b», «03b» → TRES_B.
+
+    Lo que no es una lección del curso lanza ValueError en castellano (argparse lo enseña tal cual
+    si se usa como `type=`)."""
+    limpio = str(texto).strip().lower()
+    m = re.fullmatch(r"0*(\d+)([a-z]?)", limpio)
+    numero = None
+    if m and m.group(2):
+        numero = INTERCALADAS.get(f"{int(m.group(1))}{m.group(2)}")
+    elif m:
+        numero = int(m.group(1))
+    if numero is None or numero not in LECCIONES:
+        validas = ", ".join(f"{n:02d}" for n in LECCIONES)
+        raise ValueError(f"«{texto}» no es una lección del curso; las lecciones son {validas}.")
+    return numero
+
+
+leccion_pedida.__name__ = "lección"  # lo que argparse nombra en su error: «invalid lección value»
+
+
+def anterior(numero):
+    """La lección de antes en el orden del curso (anterior(4) → TRES_B, anterior(TRES_B) → 3),
+    o None para la primera."""
+    orden = sorted(LECCIONES)
+    posicion = orden.index(numero)
+    return orden[posicion - 1] if posicion else None
 
 
 # --- Cargar un módulo del arnés desde su fichero ------------------------------------------------
@@ -226,6 +293,7 @@ LECCIONES = {
                      "api.py", "guionizado.py", "correr.py"]},
     2: {"cuaderno": "02_la_ventana", "ficheros": []},
     3: {"cuaderno": "03_compactar", "ficheros": ["compactar.py", "bucle.py", "agente.py", "correr.py"]},
+    TRES_B: {"cuaderno": "03b_limpiar_lo_viejo", "ficheros": ["limpiar.py", "bucle.py", "agente.py", "correr.py"]},
     4: {"cuaderno": "04_resumenes_en_sqlite", "ficheros": ["validacion.py", "historial.py", "resumenes.py", "durable.py"]},
     5: {"cuaderno": "05_el_buzon",
         "ficheros": ["entorno.py", "procesos.py", "herramientas.py", "permisos.py", "exigencias.py", "encargos.py",

@@ -14,6 +14,10 @@ proceso. Al terminar dice dónde ha quedado la copia de trabajo, por si quieres 
 
 Lección 03. La orden compacta M (salvo con `--sin-compactar`). En la traza, la petición que
 pide el resumen sale como `resumen` y no suma un turno: el modelo no ha dado ningún paso.
+
+Lección 03b. La orden también limpia (salvo con `--sin-limpiar`), antes de compactar. La traza
+guarda el contenido original de cada resultado la primera vez que lo ve (`originales`): lo que
+limpiar borra de M sigue ahí. Y cuando una petición lleva resultados borrados nuevos, lo dice.
 """
 import argparse
 import json
@@ -22,6 +26,7 @@ import sys
 
 from api import ErrorDelModelo
 from compactar import INSTRUCCION, compactar
+from limpiar import limpiar
 
 ANCHO = 110  # caracteres por línea de traza
 # Lo que argparse dice en inglés en sus errores, y cómo se dice aquí.
@@ -79,6 +84,8 @@ class Traza:
     def __init__(self, modelo):
         self.modelo = modelo
         self.turno = 0  # turnos que ha pedido el bucle hasta ahora
+        self.originales = {}  # tool_use_id → el contenido con que llegó: la historia entera
+        self.borrados = set()  # los tool_use_id cuyo contenido ya no va entero en M
 
     @property
     def usage(self):  # compactar lo lee: el de la última petición del modelo envuelto
@@ -89,6 +96,7 @@ class Traza:
         recien_llegadas = contenido if rol == "usuario" and isinstance(contenido, list) else []
         for bloque in recien_llegadas:  # las observaciones del turno anterior
             print("  → " + linea(bloque))
+        self._mirar_resultados(M)
         resumen = (rol, contenido) == ("usuario", INSTRUCCION)  # la compactación, no un turno
         if not resumen:
             self.turno += 1
@@ -99,6 +107,21 @@ class Traza:
         for bloque in respuesta:
             print("  ← " + linea(bloque))
         return respuesta
+
+    def _mirar_resultados(self, M):
+        """Guarda el original de cada resultado nuevo y avisa de los que llegan borrados."""
+        nuevos = []
+        for rol, contenido in M:
+            for bloque in contenido if rol == "usuario" and isinstance(contenido, list) else []:
+                if bloque.get("type") != "tool_result":
+                    continue
+                id = bloque["tool_use_id"]
+                self.originales.setdefault(id, bloque["content"])
+                if bloque["content"] != self.originales[id] and id not in self.borrados:
+                    self.borrados.add(id)
+                    nuevos.append(id)
+        if nuevos:
+            print(f"  ✂ limpiados {len(nuevos)} resultados viejos ({', '.join(nuevos)}): el original sigue en la traza")
 
 
 def preguntar(nombre, entrada):
@@ -123,6 +146,8 @@ def main(argv=None):
                    help="no preguntar: sí a los tests y a editar recetario.py y compra.py, no a lo demás")
     p.add_argument("--sin-compactar", action="store_true",
                    help="no compactar M: deja que crezca hasta el tope o hasta la ventana (lección 02)")
+    p.add_argument("--sin-limpiar", action="store_true",
+                   help="no limpiar los resultados viejos antes de compactar (lección 03)")
     a = p.parse_args(argv)
     if not os.path.isdir(a.proyecto):
         p.error(f"no encuentro la carpeta del proyecto {a.proyecto}")
@@ -135,7 +160,8 @@ def main(argv=None):
     modelo = Traza(ModeloAPI(a.modelo, url=servidor.url if servidor else None))
     try:
         motivo, texto, M, copia = agente(modelo, a.pedido, a.proyecto, a.tope, usuario,
-                                         compactar=None if a.sin_compactar else compactar, conservar=True)
+                                         compactar=None if a.sin_compactar else compactar, conservar=True,
+                                         limpiar=None if a.sin_limpiar else limpiar)
     except ErrorDelModelo as e:  # sin servidor, o uno que no acepta la petición: el aviso, sin traza
         print(f"correr.py: {e}", file=sys.stderr)
         return 1

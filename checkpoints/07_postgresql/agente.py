@@ -8,6 +8,8 @@ Lección 03. `agente` le pasa `compactar` al bucle. Y si una petición no cabe e
 así (la compactación mira M antes de las observaciones del turno, y una sola observación puede
 ser enorme: hoy `leer` devuelve el fichero entero), el agente para con el motivo "ventana", el
 aviso del error como texto y M tal como iba, en vez de reventar.
+
+Lección 03b. `agente` le pasa también `limpiar` al bucle, que limpia antes de compactar.
 """
 import shutil
 import tempfile
@@ -57,7 +59,8 @@ def inicio(pedido, proyecto):
     return [("sistema", SISTEMA + guia), ("usuario", pedido)]
 
 
-def agente(modelo, pedido, proyecto, tope=10, usuario=None, compactar=None, *, conservar=False):
+def agente(modelo, pedido, proyecto, tope=10, usuario=None, compactar=None, *, conservar=False,
+           limpiar=None):
     """Corre el bucle sobre una copia temporal de `proyecto`: (motivo, texto, M, copia).
 
     La copia está en una carpeta `agente-…` de la carpeta temporal del sistema. Al terminar se
@@ -69,7 +72,7 @@ def agente(modelo, pedido, proyecto, tope=10, usuario=None, compactar=None, *, c
     copia = carpeta / Path(proyecto).name
     try:
         shutil.copytree(proyecto, copia, ignore=shutil.ignore_patterns("__pycache__"))
-        motivo, texto, M = bucle(modelo, inicio(pedido, copia), copia, tope, usuario, compactar)
+        motivo, texto, M = bucle(modelo, inicio(pedido, copia), copia, tope, usuario, compactar, limpiar)
     except ErrorVentana as e:  # no cabe ni compactando: se para aquí, sin perder M
         motivo, texto, M = "ventana", str(e), e.M
     except BaseException:

@@ -212,9 +212,9 @@ def _anterior(nombre):
     ruta = rutas.espacio() / f"{nombre}.py"
     if ruta.exists():
         return ruta.read_text(encoding="utf-8"), "tu versión anterior"
-    carpeta = rutas.puntos_de_control().get(_leccion - 1) if _leccion else None
+    carpeta = rutas.puntos_de_control().get(rutas.anterior(_leccion)) if _leccion else None
     if carpeta is not None and (carpeta / f"{nombre}.py").exists():
-        return (carpeta / f"{nombre}.py").read_text(encoding="utf-8"), f"la del punto de control {_leccion - 1:02d}"
+        return (carpeta / f"{nombre}.py").read_text(encoding="utf-8"), f"la del punto de control {rutas.anterior(_leccion):02d}"
     return None
 
 
@@ -334,7 +334,7 @@ def _no_escribir_lo_que_va_por_delante(nombre):
     if usar_referencia(nombre, _leccion) is not None:
         _de_repaso.add(nombre)
         print(f"  La lección sigue con {nombre}.py del punto de control {_leccion:02d}. Para rehacer "
-              f"la lección con tu código desde aquí: python -m curso restaurar {_leccion - 1} "
+              f"la lección con tu código desde aquí: python -m curso restaurar {rutas.anterior(_leccion)} "
               "(antes guarda tu espacio entero en una copia).")
 
 
@@ -348,7 +348,7 @@ def _repasar(leccion):
     _de_repaso.clear()
     delante = puntos.por_delante(leccion)
     _delante = {Path(f).stem: k for f, k in delante.items() if f.endswith(".py")}
-    anterior = rutas.puntos_de_control().get(leccion - 1)
+    anterior = rutas.puntos_de_control().get(rutas.anterior(leccion))
     servidos = sorted(m for m in _delante if anterior is not None and (anterior / f"{m}.py").exists())
     for modulo in servidos:
         REFERENCIAS.rutas[modulo] = str(anterior / f"{modulo}.py")
@@ -362,8 +362,8 @@ def _repasar(leccion):
     if servidos:
         print(f"Para que la lección {leccion:02d} funcione como se escribió, usa "
               f"{ejercicios.enumerar_textos([f'{m}.py' for m in servidos])} del punto de control "
-              f"{leccion - 1:02d}; los tuyos no se tocan.", end=" ")
-    print(f"Si quieres rehacerla con tu código desde aquí: python -m curso restaurar {leccion - 1} "
+              f"{rutas.anterior(leccion):02d}; los tuyos no se tocan.", end=" ")
+    print(f"Si quieres rehacerla con tu código desde aquí: python -m curso restaurar {rutas.anterior(leccion)} "
           "(antes guarda tu espacio entero en una copia).")
 
 
@@ -470,7 +470,7 @@ def preparar(leccion):
         if modulo in REFERENCIAS.rutas:
             ids = [e.id for e in pendientes if e.modulo == modulo]
             print(f"{ejercicios.siguen_pendientes(ids)}: esta lección usa {modulo}.py del punto "
-                  f"de control {leccion - 1:02d}. Tu fichero sigue intacto en tu espacio.")
+                  f"de control {rutas.anterior(leccion):02d}. Tu fichero sigue intacto en tu espacio.")
 
 
 def _pendientes_antes_de(leccion):
@@ -490,7 +490,7 @@ def _pendientes_antes_de(leccion):
         if not malos:  # solo esperan a esbozos que no se pueden cambiar por su referencia
             malos, esperan = esperan, []
         for modulo in dict.fromkeys(e.modulo for e in malos):
-            usar_referencia(modulo, leccion - 1)
+            usar_referencia(modulo, rutas.anterior(leccion))
         pendientes += malos
         por_mirar = esperan
     return pendientes

@@ -43,7 +43,7 @@ from curso.comprobaciones import ejercicios
 from curso.comprobaciones.esbozos import ejercicio_del_aviso
 
 # Cómo aparece el esbozo de un ejercicio en el código: el texto de su NotImplementedError.
-AVISO_EN_EL_CODIGO = re.compile(r'raise NotImplementedError\(["\'](Ejercicio [0-9.]+ pendiente:)')
+AVISO_EN_EL_CODIGO = re.compile(r'raise NotImplementedError\(["\'](Ejercicio [0-9]+[a-z]?[0-9.]+ pendiente:)')
 
 # Códigos de salida, los de `diff`: 0 iguales, 1 distintos, 2 problema con los argumentos.
 COINCIDEN = 0
@@ -69,13 +69,19 @@ CIFRAS_COMO_MUCHO = 6
 
 
 def _como_numero(n):
-    """El entero que representa `n` (3, "3", "03"), o None si no es el número de ningún punto
-    de control posible (negativo, no entero, o de más de CIFRAS_COMO_MUCHO cifras)."""
+    """El número que representa `n` (3, "3", "03"; "3b", "03b" o rutas.TRES_B para la 03b), o None
+    si no es el número de ningún punto de control posible (negativo, no entero, o de más de
+    CIFRAS_COMO_MUCHO cifras)."""
     if isinstance(n, bool):
         return None
+    if isinstance(n, rutas.Intercalada):
+        return n
     if isinstance(n, int):
         return n if 0 <= n < 10 ** CIFRAS_COMO_MUCHO else None
     texto = str(n).strip()
+    intercalada = rutas.INTERCALADAS.get(texto.lower().lstrip("0"))
+    if intercalada is not None:
+        return intercalada
     if not (texto.isascii() and texto.isdigit()):
         return None
     texto = texto.lstrip("0") or "0"
@@ -98,7 +104,7 @@ def lista_de_puntos():
         return [f"No hay puntos de control en {_mostrar(rutas.PUNTOS)}/."]
     lineas = ["Los puntos de control que hay son:"]
     for numero, carpeta in puntos.items():
-        lineas.append(f"  {numero:02d}  {carpeta.name[3:]}")
+        lineas.append(f"  {numero:02d}  {carpeta.name.split('_', 1)[1]}")
     return lineas
 
 
@@ -451,15 +457,15 @@ def _preparar(numero, espacio):
         return []
 
     try:
-        _, carpeta = punto_de_control(numero - 1, "restaurar")
+        _, carpeta = punto_de_control(rutas.anterior(numero), "restaurar")
     except PuntoDeControlDesconocido as error:
         raise PuntoDeControlDesconocido(
-            f"La lección {numero:02d} empieza desde el punto de control {numero - 1:02d}, "
+            f"La lección {numero:02d} empieza desde el punto de control {rutas.anterior(numero):02d}, "
             f"que no está.\n" + "\n".join(lista_de_puntos())) from error
     faltan = [relativa for relativa in rutas.ficheros(carpeta)
               if not (espacio / relativa).exists()]
     _copiar(carpeta, espacio, faltan)
-    atrasados = _atrasados(espacio, carpeta, numero - 1)
+    atrasados = _atrasados(espacio, carpeta, rutas.anterior(numero))
     for relativa in atrasados:  # una versión de un punto de control anterior: nada tuyo se pierde
         copia = espacio / ".copias" / f"{relativa}.antes-de-la-leccion-{numero:02d}"
         copia.parent.mkdir(parents=True, exist_ok=True)
@@ -488,7 +494,7 @@ def por_delante(numero, espacio=None):
     puntos = rutas.puntos_de_control()
     delante = {}
     for k in sorted((k for k in LECCIONES if k > numero), reverse=True):
-        anterior = puntos.get(k - 1)
+        anterior = puntos.get(rutas.anterior(k))
         crea = [f for f in LECCIONES[k]["ficheros"] if anterior is None or not (anterior / f).exists()]
         if not any((espacio / f).is_file() for f in crea):
             continue

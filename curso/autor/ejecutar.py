@@ -34,7 +34,7 @@ SEGUNDOS_POR_CELDA = 600  # una celda que tarda más está colgada
 @contextlib.contextmanager
 def cerrojo(cuaderno):
     """Bloquea `cuaderno` mientras dura el `with` (lo comparten todos los que lo escriben)."""
-    ruta = Path(cuaderno).with_name(f".{Path(cuaderno).name[:2]}.cerrojo")
+    ruta = Path(cuaderno).with_name(f".{Path(cuaderno).name.split('_')[0]}.cerrojo")
     with open(ruta, "w") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
@@ -45,7 +45,7 @@ def cerrojo(cuaderno):
 
 def cuaderno_resuelto(n):
     """La ruta de solutions/NN_*.ipynb."""
-    numero = int(n)
+    numero = n if isinstance(n, rutas.Intercalada) else int(n)
     encontrados = sorted(rutas.SOLUCIONES.glob(f"{numero:02d}_*.ipynb"))
     if not encontrados:
         raise SystemExit(f"No hay ningún cuaderno resuelto {numero:02d} en solutions/.")
@@ -186,7 +186,7 @@ def main(numeros, sincronizar_puntos=False):
 def argumentos_ejecutar(analizador):
     analizador.description = ("Para quien escribe el curso: ejecuta solutions/NN_*.ipynb como lo "
                               "haría nbval, guarda sus salidas y regenera notebooks/.")
-    analizador.add_argument("n", metavar="N", nargs="+", type=int, help="los números de las lecciones")
+    analizador.add_argument("n", metavar="N", nargs="+", type=rutas.leccion_pedida, help="los números de las lecciones (3b para la 03b)")
     analizador.add_argument("--sincronizar", action="store_true",
                             help="copia además los módulos que escribe al punto de control N "
                                  "(y a los siguientes que tenían la misma versión)")

@@ -225,7 +225,7 @@ def partes_rapidas():
     los caminos (de los que solo corre su humo) y el cuaderno resuelto de humo; el pase del alumno
     (--nbval-lax) no tiene humo propio: el de los cuadernos es el resuelto."""
     lentos = sorted(str(p.relative_to(rutas.RAIZ)) for d in (NAVEGADOR, CAMINOS) for p in d.glob("test_*.py"))
-    cuaderno = _cuaderno(rutas.SOLUCIONES, int(CUADERNO_DE_HUMO[:2])).relative_to(rutas.RAIZ).as_posix()
+    cuaderno = _cuaderno(rutas.SOLUCIONES, rutas.numero_de_leccion(CUADERNO_DE_HUMO)).relative_to(rutas.RAIZ).as_posix()
     return [*a_rapido(partes()),
             ("humo del navegador y de los caminos", [*lentos, "-rs", "-m", RAPIDO, *SIN_NBVAL]),
             (f"humo de los cuadernos: {CUADERNO_DE_HUMO} (--nbval)",
@@ -447,7 +447,7 @@ def argumentos_probar(analizador):
     grupo = analizador.add_mutually_exclusive_group()
     grupo.add_argument("--rapido", action="store_true",
                        help="solo lo que no está marcado lento, más un humo de cada cosa lenta (mientras editas)")
-    grupo.add_argument("--leccion", type=int, metavar="N",
+    grupo.add_argument("--leccion", type=rutas.leccion_pedida, metavar="N",
                        help="todo lo que toca la lección N: su punto de control, sus cuadernos y sus tests")
     analizador.pasar_el_resto("pytest", "ARGUMENTOS", "los argumentos para pytest, tal cual (p. ej. -x)")
     analizador.usage = "%(prog)s [--ayuda] [--rapido | --leccion N] [ARGUMENTOS ...]"

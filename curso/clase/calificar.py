@@ -132,10 +132,10 @@ def lecciones_que_se_califican():
         modulos = [f.removesuffix(".py") for f in LECCIONES.get(numero, {}).get("ficheros", [])]
         if modulos:
             lecciones[numero] = Leccion(
-                numero, puntos[numero].name[3:], modulos, set(modulos) - anteriores,
+                numero, puntos[numero].name.split("_", 1)[1], modulos, set(modulos) - anteriores,
                 ejercicios.ordenados(id for id, e in registro.items() if e.leccion == numero and e.modulo))
         elif numero in LECCIONES and any(e.leccion == numero for e in registro.values()):
-            lecciones[numero] = Leccion(numero, puntos[numero].name[3:], [], set(), ejercicios.ordenados(
+            lecciones[numero] = Leccion(numero, puntos[numero].name.split("_", 1)[1], [], set(), ejercicios.ordenados(
                 id for id, e in registro.items() if e.leccion == numero), del_cuaderno=True)
         anteriores = set(modulos_de(puntos[numero]))
     return lecciones
@@ -512,7 +512,7 @@ def argumentos_calificar(analizador):
                                  "queda «colgado» y los demás siguen")
     analizador.add_argument("--limite-total", metavar="S", type=positivo(float),
                             help="segundos como mucho por corrida de tests (600 si no se dice)")
-    analizador.add_argument("--lecciones", metavar="N", type=int, nargs="+",
+    analizador.add_argument("--lecciones", metavar="N", type=rutas.leccion_pedida, nargs="+",
                             help="solo estas lecciones (todas las que añaden módulos si no se dice)")
     analizador.add_argument("--a-la-vez", metavar="P", type=positivo(int),
                             help="cuántos alumnos a la vez (tantos como núcleos si no se dice)")

@@ -35,7 +35,7 @@ from pathlib import Path
 from curso import rutas
 from curso.comprobaciones.esbozos import ejercicio_del_aviso
 
-LECCION = re.compile(r"l\d\d")  # los módulos que registran los ejercicios de una lección
+LECCION = re.compile(r"l\d\d[a-z]?")  # los módulos que registran los ejercicios de una lección
 
 # Una comprobación tarda menos de un segundo; si pasa de aquí, el código del alumno no termina.
 LIMITE_SEGUNDOS = 10
@@ -124,8 +124,13 @@ class Resultado:
 
 
 def clave(id):
-    """Para ordenar números de ejercicio: "1.10" va después de "1.9"."""
-    return tuple(int(p) if p.isdigit() else 0 for p in str(id).split("."))
+    """Para ordenar números de ejercicio: "1.10" va después de "1.9", y "3b.1" entre el 3.x y el 4.1."""
+    leccion, *resto = str(id).split(".")
+    try:
+        primera = rutas.leccion_pedida(leccion)
+    except ValueError:
+        primera = int(leccion) if leccion.isdigit() else 0
+    return (primera, *(int(p) if p.isdigit() else 0 for p in resto))
 
 
 def ordenados(ids):

@@ -14,7 +14,7 @@ FIN = "# END SOLUCIÓN"
 # El mensaje del NotImplementedError de un esbozo. Empieza por el número de su ejercicio para que
 # `comprobar` sepa cuál está pendiente aunque lo alcance el código de otro ejercicio.
 AVISO = "Ejercicio {numero} pendiente: completa {funcion}() en su celda, ejecútala y comprueba con comprobar(\"{numero}\")."
-EJERCICIO_DEL_AVISO = re.compile(r"^Ejercicio (\d+(?:\.\d+)+) pendiente:")
+EJERCICIO_DEL_AVISO = re.compile(r"^Ejercicio (\d+[a-z]?(?:\.\d+)+) pendiente:")
 
 
 def ejercicio_del_aviso(mensaje):

@@ -149,7 +149,7 @@ def comprobar_en(espacio, carpeta_punto, limite=aparte.LIMITE_TEST, parar=None, 
     lineas = veredicto.lineas_de(modulos, set(modulos_de(espacio)), tests, resultados,
                                  leccion_de=lecciones_de_los_modulos(), por=por, culpables=reparto.culpables)
     pasan, total = veredicto.cuentas(tests, resultados)
-    return veredicto.Comprobacion(int(carpeta_punto.name[:2]), carpeta_punto.name[3:], lineas, limite,
+    return veredicto.Comprobacion(rutas.numero_de_leccion(carpeta_punto.name), carpeta_punto.name.split('_', 1)[1], lineas, limite,
                                   pasan, total, notas=corrida.notas, culpables=reparto.culpables)
 
 
@@ -170,7 +170,7 @@ def comprobar(n, espacio=None, limite=None):
         print(f"✘ No hay ningún espacio en {espacio}: escribe primero algún módulo "
               f"(o di cuál con --espacio CARPETA).")
         return 1
-    print(f"Corriendo los tests del punto de control {carpeta.name[:2]} contra tu código "
+    print(f"Corriendo los tests del punto de control {carpeta.name.split('_')[0]} contra tu código "
           f"(cada test, como mucho {limite:g} s); cada módulo, en cuanto acaban sus tests:", flush=True)
     try:
         modulos = modulos_de(carpeta)

@@ -41,7 +41,7 @@ def otra_vez(leccion, cambiadas=None):
     with tempfile.TemporaryDirectory(prefix="otra-vez-") as carpeta:
         quien = alumno.Alumno(carpeta)
         if leccion > 0:
-            quien.orden("restaurar", str(leccion - 1))
+            quien.orden("restaurar", str(rutas.anterior(leccion)))
         with quien.abrir(leccion) as cuaderno:
             for celda in (c for c in cuaderno.celdas if c.tipo == "code"):
                 texto = cambiadas.get(celda.id, celda.resuelta)
@@ -65,7 +65,7 @@ def main(argumentos=()):
     analizador.add_argument("--lecciones", default=None, help="las lecciones de los caminos, p. ej. 1,2,3 "
                                                                "(si no se dicen, de la 00 a la 05)")
     analizador.add_argument("--sin-encoger", action="store_true", help="si uno falla, no buscar el camino más corto")
-    analizador.add_argument("--otra-vez", type=int, nargs="+", metavar="N", default=None,
+    analizador.add_argument("--otra-vez", type=rutas.leccion_pedida, nargs="+", metavar="N", default=None,
                             help="en vez de caminos: cada celda de estas lecciones dos veces seguidas")
     args = analizador.parse_args(list(argumentos))
     inicio = time.monotonic()
@@ -81,7 +81,7 @@ def main(argumentos=()):
         print(f"({time.monotonic() - inicio:.0f} s)")
         return 1 if total else 0
     al_azar, _ = _importar()
-    lecciones = (tuple(int(x) for x in args.lecciones.split(",")) if args.lecciones else al_azar.LECCIONES)
+    lecciones = (tuple(rutas.leccion_pedida(x) for x in args.lecciones.split(",")) if args.lecciones else al_azar.LECCIONES)
     print(f"Caminos al azar: semilla {args.semilla}, {args.n} caminos, lecciones "
           f"{', '.join(f'{n:02d}' for n in lecciones)}…", flush=True)
     codigo = 0

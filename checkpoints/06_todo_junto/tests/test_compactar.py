@@ -559,7 +559,7 @@ def correr_py(tmp_path, *argumentos):
 
 
 def test_correr_py_compacta_y_con_sin_compactar_no(tmp_path):
-    con = correr_py(tmp_path, "--modelo", "guion:compacta")
+    con = correr_py(tmp_path, "--modelo", "guion:compacta", "--sin-limpiar")  # lección 03b: limpia
     assert len(re.findall(r"^resumen · ", con, re.M)) == 3
     quedan = len(inicio(PEDIDO, RECETARIO)) + 1 + 2 * RECIENTES  # el inicio, el resumen y dos turnos
     assert f"tope · {quedan} mensajes en M" in con

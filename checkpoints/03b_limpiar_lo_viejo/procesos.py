@@ -1,0 +1,55 @@
+"""Correr otro proceso sin que pueda colgar ni ensuciar al harness: una orden de la shell, con su
+salida cortada, su espera y su grupo entero muerto al acabar.
+
+Lección 01. `herramientas.ejecutar` corre así las órdenes del modelo: lo que sea de procesos está
+aquí, y `herramientas.py` se lee como las herramientas.
+"""
+import os
+import signal
+import subprocess
+import threading
+
+TROZO = 8192  # caracteres que se leen de una vez de la salida de una orden
+ESPERA_TUBERIA = 1  # segundos para acabar de leer la salida una vez muerto el grupo de la orden
+
+
+def correr(comando, carpeta, espera, limite):
+    """Corre `comando` con la shell en `carpeta`: (su código de salida, o None si no terminó en
+    `espera` segundos; los primeros `limite` caracteres de lo que escribió; cuántos más escribió).
+
+    - La orden corre en una sesión nueva, con su propio grupo de procesos. Cuando la shell acaba,
+      o se acaba la espera, se mata al grupo entero: también lo que la orden lanzó por debajo
+      (`bash -c`, un hijo de Python) o dejó en segundo plano (`sleep 30 &`). No queda nada vivo.
+    - Un hilo lee la salida a trozos mientras la orden corre, y solo guarda lo que se va a
+      devolver: una orden que escribe 100 MB no ocupa 100 MB aquí.
+    - Su entrada es /dev/null: un `head -n 1` no se come lo que el usuario le teclea al harness.
+    """
+    proceso = subprocess.Popen(comando, shell=True, cwd=carpeta, start_new_session=True,
+                               env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"),
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, errors="replace")
+    leido = {"texto": "", "sobran": 0}
+
+    def leer_la_salida():
+        while trozo := proceso.stdout.read(TROZO):
+            cabe = trozo[:max(0, limite - len(leido["texto"]))]
+            leido["texto"] += cabe
+            leido["sobran"] += len(trozo) - len(cabe)
+
+    lector = threading.Thread(target=leer_la_salida, daemon=True)
+    lector.start()
+    try:
+        codigo = proceso.wait(timeout=espera)
+    except subprocess.TimeoutExpired:
+        codigo = None
+    try:
+        os.killpg(proceso.pid, signal.SIGKILL)  # el grupo lleva el número de la shell que lo abrió
+    except ProcessLookupError:
+        pass  # no quedaba nadie
+    proceso.wait()
+    # La tubería se cierra al morir el grupo. Solo un proceso que se haya ido a otra sesión
+    # (un demonio) podría tenerla abierta todavía: a ése no se le espera.
+    lector.join(ESPERA_TUBERIA)
+    if not lector.is_alive():
+        proceso.stdout.close()
+    return codigo, leido["texto"], leido["sobran"]
