@@ -335,6 +335,61 @@ ERRORES["3.3"] = [
         "el resumen se pide"),
 ]
 
+# ---------------------------------------------------------------- 03b
+
+SEGUNDAS["3b.1"] = _segunda("3b.1", "limpiar", '''
+def limpiar(M, usado, disparo=DISPARO, conservar=CONSERVAR, al_menos=AL_MENOS, excluir=EXCLUIR):
+    """Los resultados viejos, por su marcador; o M tal cual si no hace falta o libera poco."""
+    if conservar < 0:
+        raise ValueError("conservar no puede ser negativo: son los resultados del final que se quedan")
+    if usado <= disparo:
+        return M, 0
+    llamadas = llamadas_por_id(M)
+    posiciones = resultados(M)
+    viejos = posiciones[:-conservar] if conservar else posiciones
+    a_cambiar = {}
+    for donde in viejos:
+        i, j = donde
+        bloque = M[i][1][j]
+        llamada = llamadas.get(bloque["tool_use_id"])
+        if llamada is None or llamada["name"] in excluir:
+            continue
+        marca = marcador(llamada)
+        if bloque["content"] != marca and estimar(marca) < estimar(bloque["content"]):
+            a_cambiar[donde] = marca
+    total = sum(estimar(M[i][1][j]["content"]) - estimar(marca) for (i, j), marca in a_cambiar.items())
+    if not a_cambiar or total < al_menos:
+        return M, 0
+    limpia = []
+    for i, (rol, contenido) in enumerate(M):
+        if any(k == i for k, _ in a_cambiar):
+            contenido = [{**b, "content": a_cambiar[i, j]} if (i, j) in a_cambiar else b
+                         for j, b in enumerate(contenido)]
+        limpia.append((rol, contenido))
+    return limpia, total
+''')
+
+ERRORES["3b.1"] = [
+    _cambiando("3b.1", "limpiar también los últimos resultados", "limpiar",
+               [("todos[:max(len(todos) - conservar, 0)]", "todos")], "los `conservar` últimos"),
+    _cambiando("3b.1", "quitar el resultado en vez de cambiar su contenido", "limpiar",
+               [("[dict(b, content=nuevos[i, j]) if (i, j) in nuevos else b\n                            for j, b in enumerate(contenido)]",
+                 "[b for j, b in enumerate(contenido) if (i, j) not in nuevos]")],
+               "cada llamada sigue con su resultado"),
+    _cambiando("3b.1", "limpiar aunque no llegue a al_menos", "limpiar",
+               [("if not nuevos or liberados < al_menos:", "if not nuevos:")], "si no llega a `al_menos`"),
+    _cambiando("3b.1", "limpiar también las herramientas excluidas", "limpiar",
+               [('if uso is None or uso["name"] in excluir:', "if uso is None:")], "las herramientas de `excluir`"),
+    _cambiando("3b.1", "quitar el mensaje entero en vez de su contenido", "limpiar",
+               [("    M_nueva = list(M)\n", "    M_nueva = [m for k, m in enumerate(M) if k not in {i for i, _ in nuevos}]\n"),
+                ("    for i in sorted({i for i, _ in nuevos}):\n", "    for i in []:\n")],
+               "solo cambia el contenido"),
+    _cambiando("3b.1", "cambiar los bloques de M en su sitio", "limpiar",
+               [("M_nueva[i] = (rol, [dict(b, content=nuevos[i, j]) if (i, j) in nuevos else b",
+                 "M_nueva[i] = (rol, [b.update(content=nuevos[i, j]) or b if (i, j) in nuevos else b")],
+               "no modifica la M"),
+]
+
 # ---------------------------------------------------------------- 04
 
 SEGUNDAS["4.1"] = _segunda("4.1", "historial", '''
