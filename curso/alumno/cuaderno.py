@@ -458,6 +458,8 @@ def preparar(leccion):
     `_repasar`). Lo dice una vez, con la orden para rehacerla desde ahí.
     """
     global _leccion
+    if isinstance(leccion, str):  # «3b»: la lección intercalada, por su nombre
+        leccion = rutas.leccion_pedida(leccion)
     _leccion = leccion
     _instalar_buscador()
     puntos.preparar(leccion)
