@@ -21,6 +21,7 @@ Los nombres RAIZ, PUNTOS, SOLUCIONES, CUADERNOS, RECETARIO y ESPACIO_POR_DEFECTO
 pedir el primero (`rutas.RAIZ`, `from curso.rutas import PUNTOS`); después son variables del
 módulo como cualquier otra, y los tests las pueden cambiar.
 """
+import argparse
 import importlib.util
 import os
 import re
@@ -194,25 +195,31 @@ def numero_de_leccion(nombre):
     return int(m.group(1))
 
 
-def leccion_pedida(texto):
-    """El número de la lección que alguien escribe en una orden: «4», «04» → 4; «3b», «03b» → TRES_B.
+class LeccionDesconocida(ValueError, argparse.ArgumentTypeError):
+    """Lo escrito no es una lección del curso (argparse enseña su mensaje tal cual)."""
 
-    Lo que no es una lección del curso lanza ValueError en castellano (argparse lo enseña tal cual
-    si se usa como `type=`)."""
+
+def leccion_escrita(texto):
+    """El número que alguien escribe en una orden, sin mirar si existe: «4», «04» → 4; «3b» → TRES_B."""
     limpio = str(texto).strip().lower()
     m = re.fullmatch(r"0*(\d+)([a-z]?)", limpio)
-    numero = None
     if m and m.group(2):
         numero = INTERCALADAS.get(f"{int(m.group(1))}{m.group(2)}")
-    elif m:
-        numero = int(m.group(1))
-    if numero is None or numero not in LECCIONES:
+        if numero is not None:
+            return numero
+    elif m and len(m.group(1)) <= 6:
+        return int(m.group(1))
+    raise LeccionDesconocida(f"«{texto}» no es el número de una lección (p. ej. 4, 04 o 3b).")
+
+
+def leccion_pedida(texto):
+    """Como `leccion_escrita`, y además tiene que ser una lección del curso: si no, LeccionDesconocida
+    (un ValueError) en castellano, que argparse enseña tal cual si se usa como `type=`."""
+    numero = leccion_escrita(texto)
+    if numero not in LECCIONES:
         validas = ", ".join(f"{n:02d}" for n in LECCIONES)
-        raise ValueError(f"«{texto}» no es una lección del curso; las lecciones son {validas}.")
+        raise LeccionDesconocida(f"«{texto}» no es una lección del curso; las lecciones son {validas}.")
     return numero
-
-
-leccion_pedida.__name__ = "lección"  # lo que argparse nombra en su error: «invalid lección value»
 
 
 def anterior(numero):
@@ -221,6 +228,13 @@ def anterior(numero):
     orden = sorted(LECCIONES)
     posicion = orden.index(numero)
     return orden[posicion - 1] if posicion else None
+
+
+def siguiente(numero):
+    """La lección de después en el orden del curso (siguiente(3) → TRES_B), o None para la última."""
+    orden = sorted(LECCIONES)
+    posicion = orden.index(numero)
+    return orden[posicion + 1] if posicion + 1 < len(orden) else None
 
 
 # --- Cargar un módulo del arnés desde su fichero ------------------------------------------------

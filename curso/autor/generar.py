@@ -103,7 +103,7 @@ def texto_del_alumno(ruta_resuelto):
 
 def main(comprobar=False):
     """Escribe (o, con `comprobar`, solo compara) cada notebooks/NN_*.ipynb. Devuelve 0 o 1."""
-    resueltos = sorted(rutas.SOLUCIONES.glob("[0-9][0-9]_*.ipynb"))
+    resueltos = sorted(rutas.SOLUCIONES.glob("[0-9][0-9]*_*.ipynb"))
     if not resueltos:
         print("No hay cuadernos en solutions/.", file=sys.stderr)
         return 1

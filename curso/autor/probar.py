@@ -447,7 +447,7 @@ def argumentos_probar(analizador):
     grupo = analizador.add_mutually_exclusive_group()
     grupo.add_argument("--rapido", action="store_true",
                        help="solo lo que no está marcado lento, más un humo de cada cosa lenta (mientras editas)")
-    grupo.add_argument("--leccion", type=rutas.leccion_pedida, metavar="N",
+    grupo.add_argument("--leccion", type=rutas.leccion_escrita, metavar="N",
                        help="todo lo que toca la lección N: su punto de control, sus cuadernos y sus tests")
     analizador.pasar_el_resto("pytest", "ARGUMENTOS", "los argumentos para pytest, tal cual (p. ej. -x)")
     analizador.usage = "%(prog)s [--ayuda] [--rapido | --leccion N] [ARGUMENTOS ...]"

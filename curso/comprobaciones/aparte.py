@@ -117,7 +117,7 @@ def armar(raiz, carpeta_punto, ficheros, ejercicios=()):
     recetario/, y las carpetas de HOME y TMPDIR. Devuelve la carpeta del punto de control."""
     carpeta_punto, raiz = Path(carpeta_punto), Path(raiz)
     puntos = raiz / "checkpoints"
-    for hermano in sorted(carpeta_punto.parent.glob("[0-9][0-9]_*")):
+    for hermano in sorted(carpeta_punto.parent.glob("[0-9][0-9]*_*")):
         if hermano.is_dir() and hermano.name != carpeta_punto.name:
             shutil.copytree(hermano, puntos / hermano.name,
                             ignore=shutil.ignore_patterns("tests", "__pycache__", ".*"))

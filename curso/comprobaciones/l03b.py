@@ -69,7 +69,7 @@ def como_quedan(limpiar, antes, nuevo):
     """Cómo quedó cada resultado de `nuevo` respecto a `antes`: «entero», «su marcador» u «otro texto»
     (así un fallo se lee en una línea, sin el fichero entero)."""
     return ["entero" if c == original else "su marcador" if c == marca else "otro texto"
-            for c, original, marca in zip(contenidos(nuevo), contenidos(antes), marcadores(limpiar, antes))]
+            for c, original, marca in zip(contenidos(nuevo), contenidos(antes), marcadores(limpiar, antes), strict=False)]
 
 
 def devuelto(resultado):

@@ -29,13 +29,14 @@ from hypothesis.stateful import (RuleBasedStateMachine, get_state_machine_test, 
                                  precondition, rule)
 
 from alumno import HECHO, Alumno, celdas
+from curso import rutas
 
 try:  # las segundas soluciones y los errores escritos (rama contrato); sin ellas, solo esbozo y solución
     from curso.comprobaciones import variantes
 except ImportError:  # pragma: no cover - mientras no esté
     variantes = None
 
-LECCIONES = (0, 1, 2, 3, 4, 5)  # las de un camino por defecto: la 06 y la 07 tardan minutos por celda
+LECCIONES = (0, 1, 2, 3, rutas.TRES_B, 4, 5)  # las de un camino por defecto: la 06 y la 07 tardan minutos por celda
 PASOS = 14  # pasos de cada camino (hypothesis puede dar menos)
 
 
@@ -154,7 +155,7 @@ class CaminoAlAzar(RuleBasedStateMachine):
         """Empieza una lección desde su punto de control anterior, con las `hasta` primeras celdas hechas."""
         leccion = self.lecciones[cual % len(self.lecciones)]
         if leccion > 0:
-            self.alumno.orden("restaurar", str(leccion - 1))
+            self.alumno.orden("restaurar", str(rutas.anterior(leccion)))
         self._abrir(leccion, hasta)
 
     def _contar(self, paso):
@@ -185,8 +186,8 @@ class CaminoAlAzar(RuleBasedStateMachine):
         en la terminal, volver a la lección anterior, pasar a la siguiente o restaurar. Si esa no se
         puede ahora, la celda siguiente."""
         posible = {"la terminal": True,
-                   "volver": self.leccion - 1 in self.lecciones,
-                   "la lección siguiente": self.i >= len(self.codigo) and self.leccion + 1 in self.lecciones,
+                   "volver": rutas.anterior(self.leccion) in self.lecciones,
+                   "la lección siguiente": self.i >= len(self.codigo) and rutas.siguiente(self.leccion) in self.lecciones,
                    "restaurar": self.leccion > 0}
         if not posible[que]:
             if self.i < len(self.codigo):
@@ -252,17 +253,17 @@ class CaminoAlAzar(RuleBasedStateMachine):
     def volver(self):
         """Vuelve a la lección anterior, en un núcleo nuevo, y la empieza."""
         self._contar("volver")
-        self._abrir(self.leccion - 1)
+        self._abrir(rutas.anterior(self.leccion))
 
     def leccion_siguiente(self):
         """Acabada la lección, abre la siguiente."""
         self._contar("lección siguiente")
-        self._abrir(self.leccion + 1)
+        self._abrir(rutas.siguiente(self.leccion))
 
     def restaurar(self):
         """Se ha perdido: restaura el punto de control anterior y empieza la lección de nuevo."""
         self._contar("restaurar")
-        self.alumno.orden("restaurar", str(self.leccion - 1))
+        self.alumno.orden("restaurar", str(rutas.anterior(self.leccion)))
         self.estado = {}
         self._abrir(self.leccion)
 

@@ -27,7 +27,7 @@ def _sin_problemas(recorrido):
 
 def _usa_la_referencia_una_vez(recorrido, modulo, ejercicios):
     """La lección dice una vez, al empezar, que sigue pendiente y qué referencia usa."""
-    frase = f"esta lección usa {modulo} del punto de control {recorrido.numero - 1:02d}"
+    frase = f"esta lección usa {modulo} del punto de control {rutas.anterior(recorrido.numero):02d}"
     assert recorrido.veces(frase) == 1, (
         f"la lección {recorrido.numero:02d} tenía que decir una vez «{frase}» ({ejercicios} pendiente), "
         f"y lo dice {recorrido.veces(frase)}:\n{recorrido.salidas[0][1].texto}")

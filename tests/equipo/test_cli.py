@@ -100,7 +100,7 @@ def test_un_punto_de_control_invalido_no_toca_nada(espacio, argumentos):
     if not reales:
         assert "No hay puntos de control" in r.stderr
     for numero, carpeta in reales.items():  # lista los que hay, con número y nombre
-        assert f"{numero:02d}  {carpeta.name.split("_", 1)[1]}" in r.stderr
+        assert f"{numero:02d}  {carpeta.name.split('_', 1)[1]}" in r.stderr
 
 
 @pytest.mark.parametrize("argumentos", [["comparar"], ["restaurar", "1", "2"], ["medir", "nada"],

@@ -195,7 +195,7 @@ def test_el_diff_dice_antes_y_ahora():
 
 def celdas_que_cambian():
     """(lección, nombre, cuerpo de la celda sin marcas, id) de cada celda %%modulo ... --cambia."""
-    for ruta in sorted(rutas.SOLUCIONES.glob("[0-9][0-9]_*.ipynb")):
+    for ruta in sorted(rutas.SOLUCIONES.glob("[0-9][0-9]*_*.ipynb")):
         for celda in nbformat.read(ruta, as_version=4).cells:
             primera, _, resto = celda.source.partition("\n")
             if celda.cell_type == "code" and primera.startswith("%%modulo") and "--cambia" in primera.split():
@@ -210,7 +210,7 @@ def versiones_de(leccion, nombre):
     las ejecuta el cuaderno: una sin --cambia escribe el fichero entero; una --cambia compone sobre
     lo que dejó la anterior (en la misma lección, o el punto de control anterior)."""
     ruta = next(rutas.SOLUCIONES.glob(f"{leccion:02d}_*.ipynb"))
-    anterior = rutas.puntos_de_control()[leccion - 1] / f"{nombre}.py"
+    anterior = rutas.puntos_de_control()[rutas.anterior(leccion)] / f"{nombre}.py"
     texto = anterior.read_text(encoding="utf-8") if anterior.exists() else None
     versiones = []
     for celda in nbformat.read(ruta, as_version=4).cells:

@@ -52,8 +52,8 @@ def entradas_sin_mapa(texto, paquete):
 def tabla_de_los_puntos(texto):
     """{lección: {ficheros .py de su fila}} de la tabla de checkpoints/README.md."""
     tabla = {}
-    for fila in re.findall(r"^\| `(\d\d)_[\w]+/` \| (.*) \|$", texto, re.M):
-        tabla[int(fila[0])] = set(re.findall(r"`(\w+\.py)`", fila[1]))
+    for fila in re.findall(r"^\| `(\d\d[a-z]?_[\w]+)/` \| (.*) \|$", texto, re.M):
+        tabla[rutas.numero_de_leccion(fila[0])] = set(re.findall(r"`(\w+\.py)`", fila[1]))
     return tabla
 
 

@@ -15,7 +15,7 @@ from curso.comprobaciones import esbozos
 from curso.comprobaciones import ejercicios
 
 LINEAS_POR_CELDA = 150  # el objetivo del issue de andamiaje: lo que cabe en una lectura
-CUADERNOS = sorted(rutas.CUADERNOS.glob("[0-9][0-9]_*.ipynb"))
+CUADERNOS = sorted(rutas.CUADERNOS.glob("[0-9][0-9]*_*.ipynb"))
 
 
 def celdas_de_ejercicio(cuaderno):
@@ -72,7 +72,7 @@ def desordenados(resuelto):
     return desorden
 
 
-@pytest.mark.parametrize("resuelto", sorted(rutas.SOLUCIONES.glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.name)
+@pytest.mark.parametrize("resuelto", sorted(rutas.SOLUCIONES.glob("[0-9][0-9]*_*.ipynb")), ids=lambda p: p.name)
 def test_un_ejercicio_se_comprueba_detras_de_la_ultima_celda_de_su_modulo(resuelto):
     """Si `comprobar` lo deja pendiente, la lección pasa a la versión de referencia del módulo, y
     una celda --cambia posterior se compondría sobre ella: el fichero del alumno acabaría con la

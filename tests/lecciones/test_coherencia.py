@@ -6,7 +6,7 @@ from curso import rutas
 from curso.autor import generar, repetidos
 from curso.rutas import LECCIONES
 
-RESUELTOS = sorted(rutas.SOLUCIONES.glob("[0-9][0-9]_*.ipynb"))
+RESUELTOS = sorted(rutas.SOLUCIONES.glob("[0-9][0-9]*_*.ipynb"))
 
 
 @pytest.mark.parametrize("resuelto", RESUELTOS, ids=lambda p: p.name)
@@ -27,7 +27,7 @@ def test_cada_leccion_tiene_cuaderno_resuelto_y_punto_de_control():
 def test_puntos_de_control_seguidos_solo_difieren_en_lo_que_declara_la_leccion():
     puntos = rutas.puntos_de_control()
     for numero in sorted(LECCIONES)[1:]:
-        antes, despues = puntos[numero - 1], puntos[numero]
+        antes, despues = puntos[rutas.anterior(numero)], puntos[numero]
         a, d = set(rutas.ficheros(antes)), set(rutas.ficheros(despues))
         distintos = {f for f in a | d
                      if f not in a or f not in d or (antes / f).read_bytes() != (despues / f).read_bytes()}
@@ -55,7 +55,7 @@ def test_un_punto_de_control_no_pierde_tests_del_anterior():
     """Las carpetas tests/ también cuentan: lo que probaba el punto N-1 lo sigue probando el N."""
     puntos = rutas.puntos_de_control()
     for numero in sorted(LECCIONES)[1:]:
-        antes = {p.name for p in (puntos[numero - 1] / "tests").glob("test_*.py")}
+        antes = {p.name for p in (puntos[rutas.anterior(numero)] / "tests").glob("test_*.py")}
         despues = {p.name for p in (puntos[numero] / "tests").glob("test_*.py")}
         assert antes <= despues, f"el punto de control {numero:02d} pierde {sorted(antes - despues)}"
 
@@ -78,7 +78,7 @@ def test_las_copias_de_un_fichero_de_tests_son_identicas_donde_su_modulo_lo_es()
     puntos = rutas.puntos_de_control()
     for numero in sorted(LECCIONES)[1:]:
         for test in sorted((puntos[numero] / "tests").glob("test_*.py")):
-            anterior = puntos[numero - 1] / "tests" / test.name
+            anterior = puntos[rutas.anterior(numero)] / "tests" / test.name
             if not anterior.exists() or anterior.read_bytes() == test.read_bytes():
                 continue
             deps = {p.name for p in repetidos.dependencias(test, puntos[numero]) if p.parent == puntos[numero]}

@@ -200,7 +200,7 @@ def test_preparar_tras_la_leccion_03_no_da_por_pendiente_el_bucle(tmp_path, monk
     assert [l.split(":")[0] for l in avisos] == [
         "El ejercicio 0.1 sigue pendiente", "El ejercicio 1.1 sigue pendiente",
         "El ejercicio 1.2 sigue pendiente", "Los ejercicios 3.2 y 3.3 siguen pendientes"], salida
-    assert f"compactar.py del punto de control {leccion - 1:02d}" in avisos[-1]
+    assert f"compactar.py del punto de control {rutas.anterior(leccion):02d}" in avisos[-1]
 
 
 def test_el_esbozo_de_una_funcion_del_cuaderno_no_ensena_el_fichero_de_la_celda():

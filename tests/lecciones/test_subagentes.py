@@ -33,9 +33,9 @@ INCIDENTE = delegacion.INCIDENTE  # el de curso.material.incidente
 PROVISIONAL = Path("/tmp/autor/l05/sin_marcas")  # lo del autor, hasta que esté en el punto de control 05
 FUENTES = [PUNTOS / "05_el_buzon", PROVISIONAL, PUNTOS / "01_el_bucle"]  # la primera que lo tenga
 MODULOS = ["agente", "api", "bucle", "buzon", "compactar", "correr", "encargos", "entorno", "exigencias",
-           "guionizado", "herramientas", "hijos", "historial", "padres", "permisos", "procesos", "resumenes",
-           "subagentes", "validacion"]
-OPCIONALES = {"compactar", "correr"}  # si el punto de control los trae, van también
+           "guionizado", "herramientas", "hijos", "historial", "limpiar", "padres", "permisos", "procesos",
+           "resumenes", "subagentes", "validacion"]
+OPCIONALES = {"compactar", "correr", "limpiar"}  # si el punto de control los trae, van también
 PADRE = "padre"
 
 
