@@ -225,16 +225,23 @@ def leccion_pedida(texto):
 def anterior(numero):
     """La lección de antes en el orden del curso (anterior(4) → TRES_B, anterior(TRES_B) → 3),
     o None para la primera."""
-    orden = sorted(LECCIONES)
-    posicion = orden.index(numero)
+    orden, posicion = _en_el_orden(numero)
     return orden[posicion - 1] if posicion else None
 
 
 def siguiente(numero):
     """La lección de después en el orden del curso (siguiente(3) → TRES_B), o None para la última."""
-    orden = sorted(LECCIONES)
-    posicion = orden.index(numero)
+    orden, posicion = _en_el_orden(numero)
     return orden[posicion + 1] if posicion + 1 < len(orden) else None
+
+
+def _en_el_orden(numero):
+    """Las lecciones en orden y el sitio de `numero` entre ellas; LeccionDesconocida si no está."""
+    orden = sorted(LECCIONES)
+    if numero not in orden:
+        validas = ", ".join(f"{n:02d}" for n in orden)
+        raise LeccionDesconocida(f"La lección {numero:02d} no es del curso; las lecciones son {validas}.")
+    return orden, orden.index(numero)
 
 
 # --- Cargar un módulo del arnés desde su fichero ------------------------------------------------

@@ -324,8 +324,10 @@ def test_un_espacio_que_ni_se_puede_copiar_es_una_celda_roja_y_no_para_la_clase(
 def test_la_orden_sin_carpeta_con_una_leccion_que_no_hay_o_sin_modulos_sale_con_2(tmp_path, capsys):
     assert cli.main(["calificar", str(tmp_path / "no_existe")]) == 2
     assert "no es una carpeta" in capsys.readouterr().err
-    assert cli.main(["calificar", str(tmp_path), "--lecciones", "99"]) == 2
-    assert "No hay punto de control para la lección 99" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as salida:  # argparse la rechaza antes de mirar la carpeta
+        cli.main(["calificar", str(tmp_path), "--lecciones", "99"])
+    assert salida.value.code == 2
+    assert "«99» no es una lección del curso; las lecciones son 00, 01" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []  # no escribió nada
 
 

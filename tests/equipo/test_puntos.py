@@ -386,8 +386,15 @@ def test_preparar_leccion_0_crea_el_espacio_vacio(curso_falso):
 
 
 def test_preparar_sin_punto_anterior_falla_con_mensaje_claro(curso_falso):
-    with pytest.raises(puntos.PuntoDeControlDesconocido, match="desde el punto de control 08"):
+    """El curso falso no tiene el punto de control 03b, del que empieza la lección 04."""
+    with pytest.raises(puntos.PuntoDeControlDesconocido, match="desde el punto de control 03b, que no está"):
+        puntos.preparar(4)
+
+
+def test_preparar_una_leccion_que_no_es_del_curso_lo_dice_sin_tocar_el_espacio(curso_falso):
+    with pytest.raises(rutas.LeccionDesconocida, match="La lección 09 no es del curso; las lecciones son 00"):
         puntos.preparar(9)
+    assert not curso_falso.exists() or list(curso_falso.iterdir()) == []
 
 
 def test_preparar_pone_al_dia_una_version_de_un_punto_anterior_y_respeta_la_tuya(tmp_path, monkeypatch):
