@@ -56,8 +56,9 @@ def test_un_paso_la_leccion_00_fallando_y_arreglando_deja_el_espacio_como_su_pun
 def test_quien_deja_el_1_1_y_el_3_2_para_luego_y_vuelve_a_lecciones_pasadas(tmp_path):
     """Deja el 1.1 y el 3.2 para luego y vuelve atrás.
 
-    00 → 07 fallando y arreglando cada ejercicio salvo 1.1, 3.2 y 3.3, que deja en el esbozo;
-    tras la 03 vuelve a la 02, y tras la 07, a la 02, la 04 y la 05."""
+    00 → 07, con la 03b, fallando y arreglando cada ejercicio salvo 1.1, 3.2 y 3.3, que deja en
+    el esbozo; tras la 03 vuelve a la 02 (y después sigue por la 03b), y tras la 07, a la 02, la
+    04 y la 05."""
     alumno = Alumno(tmp_path)
     pendiente_1_1 = "El ejercicio 1.1 sigue pendiente"
     pendientes_3 = "Los ejercicios 3.2 y 3.3 siguen pendientes"
@@ -82,7 +83,7 @@ def test_quien_deja_el_1_1_y_el_3_2_para_luego_y_vuelve_a_lecciones_pasadas(tmp_
                  if a.texto != b.texto]
     assert not distintas, f"la lección 02, vuelta a recorrer, dice otra cosa en {distintas}"
 
-    for numero in (4, 5, 6, 7):
+    for numero in (rutas.TRES_B, 4, 5, 6, 7):
         r = recorrer(alumno, numero)
         _sin_problemas(r)
         if numero <= 5:  # la 05 cambia entorno.py sobre la referencia: desde ahí, ya está completo

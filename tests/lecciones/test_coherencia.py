@@ -42,7 +42,8 @@ def test_el_cuaderno_resuelto_termina_con_el_espacio_igual_al_punto_de_control(r
     """Tras la última celda %%modulo hay un comparar(N); nbval compara su salida, y aquí se mira cuál es."""
     numero = rutas.numero_de_leccion(resuelto.name)
     celdas = [c for c in nbformat.read(resuelto, as_version=4).cells if c.cell_type == "code"]
-    comparaciones = [i for i, c in enumerate(celdas) if c.source.strip() == f"comparar({numero})"]
+    # comparar(4), o comparar("3b") para una lección intercalada
+    comparaciones = [i for i, c in enumerate(celdas) if c.source.strip() in (f"comparar({numero})", f'comparar("{numero}")')]
     escrituras = [i for i, c in enumerate(celdas) if c.source.startswith("%%modulo")]
     assert comparaciones, f"el cuaderno no termina comparando con el punto de control {numero:02d}"
     assert comparaciones[-1] > max(escrituras, default=-1), "hay celdas %%modulo después de comparar"
