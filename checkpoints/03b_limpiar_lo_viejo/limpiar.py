@@ -65,6 +65,7 @@ def limpiar(M, usado, disparo=DISPARO, conservar=CONSERVAR, al_menos=AL_MENOS, e
     pasa de `disparo`, nada. Si pasa, cada resultado salvo los `conservar` últimos, los de `excluir`
     y los ya borrados pasa a su marcador, siempre que el marcador sea más corto; y solo si entre
     todos liberan `al_menos` tokens. Nunca modifica M ni sus bloques: los cambiados son copias.
+    Un `conservar` negativo no tiene sentido: ValueError.
     """
     if conservar < 0:
         raise ValueError(f"conservar = {conservar}: son cuántos resultados del final no se tocan, 0 o más")

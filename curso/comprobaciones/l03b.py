@@ -183,3 +183,62 @@ def _(limpiar):
                     "cambiaste bloques de M en su sitio" + (" y la devolviste" if nuevo is M else "")
                     + ": la traza y quien llamó comparten esos bloques, y perderían el original. "
                     "Copia el bloque con dict(bloque, content=...) y el mensaje con una lista nueva")
+
+
+# Los bordes de lo que dice el docstring, cada uno con el mutante que se colaba sin él
+# (`python -m curso medir mutantes 3b.1`).
+
+@caso("muy por debajo del disparo, tampoco se limpia")
+def _(limpiar):
+    M = con_lecturas(limpiar, ["leer"] * 4)
+    for usado in (0, limpiar.DISPARO // 2):
+        nuevo, liberados = devuelto(limpiar.limpiar(M, usado, al_menos=1))
+        if nuevo is not M or liberados != 0:
+            raise Fallo("(la misma M, 0)", f"(otra M, {liberados})",
+                        f"usado = {usado}, por debajo del disparo ({limpiar.DISPARO}): no hace falta sitio")
+
+
+@caso("con conservar=0 se limpia hasta el último resultado; con más de los que hay, ninguno")
+def _(limpiar):
+    M, antes, r = llamar(limpiar, ["leer"] * 3, conservar=0, al_menos=1)
+    igual(como_quedan(limpiar, antes, devuelto(r)[0]), ["su marcador"] * 3,
+          "cómo quedan 3 resultados con conservar=0: no se conserva ninguno")
+    M, antes, r = llamar(limpiar, ["leer"] * 2, conservar=5, al_menos=1)
+    nuevo, liberados = devuelto(r)
+    igual((como_quedan(limpiar, antes, nuevo), liberados), (["entero", "entero"], 0),
+          "(cómo quedan, liberados) con 2 resultados y conservar=5: todos son de los que se conservan")
+
+
+@caso("conservar negativo es un ValueError")
+def _(limpiar):
+    M = con_lecturas(limpiar, ["leer"] * 3)
+    try:
+        limpiar.limpiar(M, limpiar.DISPARO + 1, conservar=-1)
+    except ValueError:
+        return
+    raise Fallo("un ValueError", "ningún error", "conservar=-1: no hay «menos un» resultados que conservar")
+
+
+@caso("solo se borra si el marcador es más corto: ni igual de largo, ni por un token menos se deja")
+def _(limpiar):
+    M = con_lecturas(limpiar, ["leer"] * 4)
+    marcas, cpt = marcadores(limpiar, M), limpiar.CARACTERES_POR_TOKEN
+    largos = [len(marcas[0]), len(marcas[1]) + cpt]  # el 1.º estima lo mismo que su marcador; el 2.º, 1 token más
+    for k, largo in enumerate(largos):
+        i = 3 + 2 * k  # el mensaje de observaciones del turno k + 1
+        M[i] = ("usuario", [dict(M[i][1][0], content="x" * largo)])
+    antes = copy.deepcopy(M)
+    nuevo, liberados = devuelto(limpiar.limpiar(M, limpiar.DISPARO + 1, al_menos=1))
+    igual((como_quedan(limpiar, antes, nuevo), liberados), (["entero", "su marcador", "entero", "entero"], 1),
+          "(cómo quedan, liberados): el 1.º ahorraría 0 tokens y se queda; el 2.º ahorra 1 y se borra")
+
+
+@caso("cada resultado viejo pasa a su marcador, empiece por lo que empiece su texto")
+def _(limpiar):
+    M = con_lecturas(limpiar, ["leer"] * 4)
+    M[3] = ("usuario", [dict(M[3][1][0], content='"""Un módulo con su docstring."""\n' + LARGO)])
+    M[5] = ("usuario", [dict(M[5][1][0], content="~~~ una salida ~~~\n" + LARGO)])
+    antes = copy.deepcopy(M)
+    nuevo, _ = devuelto(limpiar.limpiar(M, limpiar.DISPARO + 1, al_menos=1))
+    igual(como_quedan(limpiar, antes, nuevo), ["su marcador", "su marcador", "entero", "entero"],
+          "un fichero que empieza por comillas y una salida que empieza por «~»: los dos, viejos, a su marcador")
