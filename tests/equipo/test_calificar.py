@@ -151,6 +151,22 @@ def test_un_ejercicio_sin_hacer_se_nombra_y_cuenta_como_no_hecho(tmp_path, tempo
     assert fila["comentario"].startswith("Lección 00, calentamiento.py: ejercicio 0.1 pendiente")
 
 
+def test_la_leccion_03b_tiene_su_columna_y_la_culpa_de_un_limpiar_mal_es_de_limpiar(tmp_path, temporal):
+    """La 03b de verdad: su columna se llama «03b», y un limpiar.py que borra también los últimos
+    resultados se lo apunta a limpiar.py, no a bucle.py ni a agente.py, que lo usan."""
+    clase = tmp_path / "clase"
+    punto = rutas.puntos_de_control()[rutas.TRES_B]
+    bien = {f: (punto / f).read_text(encoding="utf-8") for f in rutas.ficheros(punto) if f.endswith(".py")}
+    mal = dict(bien, **{"limpiar.py": bien["limpiar.py"].replace("todos[:max(len(todos) - conservar, 0)]", "todos")})
+    assert mal["limpiar.py"] != bien["limpiar.py"]
+    alumno(clase, "ana", bien)
+    alumno(clase, "eva", mal)
+    filas = calificar_juguete(clase, tmp_path / "notas", lecciones=[rutas.TRES_B], limite=60)
+    assert filas["ana"]["03b estado"] == "✔"
+    assert filas["eva"]["03b estado"].startswith("✘ limpiar.py"), filas["eva"]["03b estado"]
+    assert "bucle.py" not in filas["eva"]["03b estado"].split(";")[0]
+
+
 # ---------------------------------------------------------------- encontrar el trabajo
 
 
