@@ -501,7 +501,7 @@ def _pendientes_antes_de(leccion):
 def load_ipython_extension(ip):
     """Registra %%modulo y el aviso de una celda que falta (lo llama `%load_ext curso.alumno.cuaderno`)."""
     ip.register_magic_function(modulo, magic_kind="cell", magic_name="modulo")
-    ip.set_custom_exc((ModuleNotFoundError, NameError), _falta_una_celda)
+    ip.set_custom_exc((ModuleNotFoundError, NameError, TypeError), _falta_una_celda)
     _instalar_buscador()
 
 
@@ -522,6 +522,8 @@ def _falta_una_celda(ip, tipo, error, traza, tb_offset=None):
 
 def _que_celda_falta(ip, error, traza):
     """La frase de `_falta_una_celda`, o None si no es de las que sabe explicar."""
+    if isinstance(error, TypeError):
+        return _modulos_de_antes(traza)
     if isinstance(error, ModuleNotFoundError):
         falta = error.name or ""
         if (not falta.isidentifier() or falta in REFERENCIAS.rutas
@@ -541,6 +543,34 @@ def _que_celda_falta(ip, error, traza):
     return (f"«{nombre}» no está definido: lo define una celda de más arriba en esta lección, la que "
             f"empieza «{celda}». Ejecuta las celdas de arriba (en JupyterLab: Run ▸ Run All Above "
             "Selected Cell) y vuelve a esta.")
+
+
+def _modulos_de_antes(traza):
+    """Un TypeError que pasa por tu espacio mientras un módulo que esta lección reescribe sigue
+    como lo dejó el punto de control anterior (te saltaste su celda «%%modulo»): una llamada con
+    los argumentos de la versión nueva a la vieja. La frase dice qué celdas ejecutar; None si no."""
+    if _leccion is None or _leccion not in rutas.LECCIONES or rutas.anterior(_leccion) is None:
+        return None
+    espacio = rutas.espacio().resolve()
+    archivos = set()
+    while traza is not None:
+        archivos.add(traza.tb_frame.f_code.co_filename)
+        traza = traza.tb_next
+    if not any(Path(a).resolve().parent == espacio for a in archivos if a and not a.startswith("<")):
+        return None
+    puntos = rutas.puntos_de_control()
+    antes, ahora = puntos.get(rutas.anterior(_leccion)), puntos.get(_leccion)
+    if antes is None or ahora is None:
+        return None
+    viejos = [f.removesuffix(".py") for f in rutas.LECCIONES[_leccion]["ficheros"]
+              if (espacio / f).exists() and (antes / f).exists() and (ahora / f).exists()
+              and (espacio / f).read_bytes() == (antes / f).read_bytes() != (ahora / f).read_bytes()]
+    if not viejos:
+        return None
+    celdas = ", ".join(f"«%%modulo {m}»" for m in viejos)
+    return (f"{', '.join(m + '.py' for m in viejos)} de tu espacio sigue como en el punto de control "
+            f"{rutas.anterior(_leccion):02d}, y esta lección lo cambia en su celda {celdas}: esta celda "
+            "lo llama como lo deja esa celda. Ejecútala y vuelve a ejecutar esta.")
 
 
 def _celda_que_define(nombre):
