@@ -556,7 +556,8 @@ def _modulos_de_antes(traza):
     while traza is not None:
         archivos.add(traza.tb_frame.f_code.co_filename)
         traza = traza.tb_next
-    if not any(Path(a).resolve().parent == espacio for a in archivos if a and not a.startswith("<")):
+    # Desde tu espacio, o desde la celda misma (una llamada a agente() con un argumento nuevo).
+    if not any(a.startswith("<") or "ipykernel" in a or Path(a).resolve().parent == espacio for a in archivos if a):
         return None
     puntos = rutas.puntos_de_control()
     antes, ahora = puntos.get(rutas.anterior(_leccion)), puntos.get(_leccion)
