@@ -506,11 +506,13 @@ def load_ipython_extension(ip):
 
 
 def _falta_una_celda(ip, tipo, error, traza, tb_offset=None):
-    """Lo que enseña el cuaderno cuando una celda lanza ModuleNotFoundError o NameError.
+    """Lo que enseña el cuaderno cuando una celda lanza ModuleNotFoundError, NameError o TypeError.
 
     Si lo que falta es un módulo del curso que no está en tu espacio (`import hijos` sin haber
-    ejecutado `%%modulo hijos`), o un nombre que define otra celda de esta lección (`bd`), una
-    frase que dice qué celda ejecutar; cualquier otro caso, la traza de siempre."""
+    ejecutado `%%modulo hijos`), un nombre que define otra celda de esta lección (`bd`), o la
+    versión de un módulo que esta lección reescribe (un TypeError con `bucle.py` aún como en el
+    punto de control anterior), una frase que dice qué celda ejecutar; cualquier otro caso, la
+    traza de siempre."""
     frase = _que_celda_falta(ip, error, traza)
     if frase is None:
         salida = ip.InteractiveTB.structured_traceback(tipo, error, traza, tb_offset=tb_offset)
@@ -523,7 +525,7 @@ def _falta_una_celda(ip, tipo, error, traza, tb_offset=None):
 def _que_celda_falta(ip, error, traza):
     """La frase de `_falta_una_celda`, o None si no es de las que sabe explicar."""
     if isinstance(error, TypeError):
-        return _modulos_de_antes(traza)
+        return _modulos_de_antes()
     if isinstance(error, ModuleNotFoundError):
         falta = error.name or ""
         if (not falta.isidentifier() or falta in REFERENCIAS.rutas
@@ -545,20 +547,16 @@ def _que_celda_falta(ip, error, traza):
             "Selected Cell) y vuelve a esta.")
 
 
-def _modulos_de_antes(traza):
-    """Un TypeError que pasa por tu espacio mientras un módulo que esta lección reescribe sigue
-    como lo dejó el punto de control anterior (te saltaste su celda «%%modulo»): una llamada con
-    los argumentos de la versión nueva a la vieja. La frase dice qué celdas ejecutar; None si no."""
+def _modulos_de_antes():
+    """Un TypeError mientras un módulo que esta lección reescribe sigue como lo dejó el punto de
+    control anterior (te saltaste su celda «%%modulo»): casi siempre, una llamada con los argumentos
+    de la versión nueva a la vieja, desde tu espacio o desde la celda misma. La frase dice qué celdas
+    ejecutar; None si no hay módulo así (tu propio error se queda con su traza). No mira por dónde
+    pasa la traza: una celda cualquiera lanza desde su propio fichero, así que esa condición no
+    distinguiría nada, y con el módulo de antes en tu espacio lo primero es ejecutar su celda."""
     if _leccion is None or _leccion not in rutas.LECCIONES or rutas.anterior(_leccion) is None:
         return None
     espacio = rutas.espacio().resolve()
-    archivos = set()
-    while traza is not None:
-        archivos.add(traza.tb_frame.f_code.co_filename)
-        traza = traza.tb_next
-    # Desde tu espacio, o desde la celda misma (una llamada a agente() con un argumento nuevo).
-    if not any(a.startswith("<") or "ipykernel" in a or Path(a).resolve().parent == espacio for a in archivos if a):
-        return None
     puntos = rutas.puntos_de_control()
     antes, ahora = puntos.get(rutas.anterior(_leccion)), puntos.get(_leccion)
     if antes is None or ahora is None:

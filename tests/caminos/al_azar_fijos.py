@@ -117,3 +117,19 @@ def test_el_camino_de_la_semilla_1_salta_la_celda_de_url_y_oye_cual_es():
         assert any("«URL» no está definido" in s.traza for s in state.cuaderno.historia), "no pasó por la celda"
     finally:
         state.teardown()
+
+
+@pytest.mark.parametrize("saltada, modulo, celda", [("c11", "bucle", "c16"), ("c13", "agente", "c17")])
+def test_sin_la_celda_que_reescribe_un_modulo_la_03_dice_cual_es(tmp_path, saltada, modulo, celda):
+    """Lo que encontró el camino de la semilla 2: en la lección 03, sin ejecutar «%%modulo bucle»,
+    la c16 llamaba a bucle() como lo deja esa celda, con la versión de la 02 en el espacio, y daba
+    un TypeError con su traza (y sin «%%modulo agente», la c17, con `agente(..., compactar=...)`);
+    ahora, la frase que nombra la celda que lo reescribe."""
+    alumno = Alumno(tmp_path)
+    alumno.orden("restaurar", "2")
+    codigo = [c for c in celdas(3) if c.tipo == "code"]
+    hasta = next(i for i, c in enumerate(codigo) if c.id == celda)
+    with alumno.abrir(3) as cuaderno:
+        salidas = [cuaderno.ejecutar(c.resuelta) for c in codigo[:hasta + 1] if c.id != saltada]
+    _salidas_limpias(salidas)
+    assert f"{modulo}.py de tu espacio sigue como en el punto de control 02" in salidas[-1].traza, salidas[-1].traza

@@ -277,3 +277,41 @@ def test_un_nombre_que_otra_celda_define_dentro_de_un_if_tambien_se_encuentra(es
     error = _lanzado("URL + '/v1'", nombres)
     frase = cuaderno._que_celda_falta(SimpleNamespace(user_ns=nombres), error, error.__traceback__)
     assert frase is not None and "«URL» no está definido" in frase, frase
+
+
+def _espacio_de_la_03_con_bucle_de(espacio, monkeypatch, punto):
+    """Lección 03 en curso, con los módulos del punto de control 03 salvo bucle.py, que es el de `punto`."""
+    carpeta, nombres = espacio
+    monkeypatch.setattr(cuaderno, "_leccion", 3)
+    puntos = rutas.puntos_de_control()
+    for f in rutas.LECCIONES[3]["ficheros"]:
+        (carpeta / f).write_bytes((puntos[3] / f).read_bytes())
+    (carpeta / "bucle.py").write_bytes((puntos[punto] / "bucle.py").read_bytes())
+    error = _lanzado("def bucle(M, compactar=None):\n    pass\nbucle([], 1, 2, 3)", nombres)
+    return cuaderno._que_celda_falta(SimpleNamespace(user_ns=nombres), error, error.__traceback__)
+
+
+def test_un_type_error_con_el_modulo_de_la_leccion_anterior_dice_que_celda_lo_reescribe(espacio, monkeypatch):
+    """Hallazgo de la semilla 2 (lección 03, celdas c16 y c17): sin ejecutar «%%modulo bucle», la
+    celda llama a bucle() como lo deja esa celda y salta un TypeError; la frase nombra la celda."""
+    frase = _espacio_de_la_03_con_bucle_de(espacio, monkeypatch, 2)
+    assert frase is not None and "bucle.py de tu espacio sigue como en el punto de control 02" in frase, frase
+    assert "«%%modulo bucle»" in frase and "compactar.py" not in frase, frase
+
+
+def test_un_type_error_con_los_modulos_al_dia_se_queda_con_su_traza(espacio, monkeypatch):
+    """La otra cara, la variante ingenua que explicaría cualquier TypeError como una celda saltada:
+    con bucle.py ya como en el punto 03, el TypeError es un error de la celda, y su traza lo dice."""
+    assert _espacio_de_la_03_con_bucle_de(espacio, monkeypatch, 3) is None
+
+
+def test_un_type_error_con_un_modulo_editado_por_ti_se_queda_con_su_traza(espacio, monkeypatch):
+    """Un bucle.py que no es ni el de antes ni el de ahora es tuyo: la frase no puede saber qué pasa."""
+    carpeta, _ = espacio
+    monkeypatch.setattr(cuaderno, "_leccion", 3)
+    puntos = rutas.puntos_de_control()
+    (carpeta / "bucle.py").write_text((puntos[2] / "bucle.py").read_text(encoding="utf-8") + "\n# mío\n",
+                                      encoding="utf-8")
+    _, nombres = espacio
+    error = _lanzado("len(1)", nombres)
+    assert cuaderno._que_celda_falta(SimpleNamespace(user_ns=nombres), error, error.__traceback__) is None
