@@ -14,8 +14,11 @@ el harness del espacio del alumno; si no, enseñan la ejecución GRABADA de `GRA
 - `velocidades(url)`: tokens por segundo al leer y al escribir, con ~1000 y ~7000 tokens en M,
   del extremo nativo `/completion` de llama-server, que devuelve `timings`; `/v1/messages` solo
   devuelve `usage`, sin tiempos.
+- `cache_de_limpiar(url, corridas)`: la lección 03b con la caché de un servidor de verdad: las
+  peticiones de cada política de limpieza, tal como las mandó el harness al de ensayo, otra vez a
+  llama-server, y lo que dice su `usage` de cada una (recalculado y leído de la caché).
 - `python -m curso.material.modelo_real grabar`: graba GRABADA contra el servidor de
-  ANTHROPIC_BASE_URL (unos minutos en una CPU).
+  ANTHROPIC_BASE_URL (unos minutos en una CPU); `grabar-03b`, solo lo de la lección 03b.
 """
 import datetime
 import json
@@ -25,6 +28,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections import Counter
 from pathlib import Path
 
@@ -319,6 +323,75 @@ def _cuerpo(M):
     return cuerpo
 
 
+def con_su_nombre(politica, M, medida):
+    """M con el nombre de `politica` y la marca de la `medida` delante del prompt de sistema (ver
+    `cache_de_limpiar`)."""
+    (rol, sistema), resto = M[0], M[1:]
+    return [(rol, f"[{politica}, medida {medida}] {sistema}"), *resto]
+
+
+def cache_de_limpiar(url, corridas, espera=900, modelo="modelo", nombrar=True):
+    """Lección 03b con un servidor de verdad. `corridas`: {política: [(M, usage del de ensayo)]},
+    las peticiones de una corrida tal como las mandó el harness. Manda cada M otra vez a `url`
+    (`/v1/messages`, con `max_tokens` 1: lo que cuesta es leer la petición, no escribir; `modelo`
+    es el campo `model`, que llama-server no mira) y apunta
+    su `usage`. llama-server cuenta en `input_tokens` lo que recalculó y en
+    `cache_read_input_tokens` lo que sacó de su caché (server-task.cpp, `to_json_anthropic_final`:
+    input = n_prompt_tokens − n_prompt_tokens_cache).
+
+    Esa caché no es solo la de la petición anterior: llama-server guarda también, en RAM, el
+    estado de peticiones anteriores (`--cache-ram`, 8192 MiB por defecto; PR 16391 de llama.cpp)
+    y retoma el que más comparta. Por eso el prompt de sistema de cada política empieza por su
+    nombre y una marca nueva en cada medida: sin eso (`nombrar=False`, la variante ingenua), la
+    segunda política leería de la caché lo que calculó la primera (su primera petición es la misma),
+    y cada medida, lo que calcularon las anteriores en el mismo servidor. Devuelve {política: {"peticiones": [(recalculados, de la caché)],
+    "recalculados", "total", "segundos", "parada"}}; "parada" es el error de la primera petición
+    que no aceptó (una M que con su tokenizador no cabe en la ventana), o None."""
+    from api import peticion
+    from entorno import HERRAMIENTAS
+    medidas, medida = {}, uuid.uuid4().hex[:8]
+    for politica, lista in corridas.items():
+        filas, parada, inicio = [], None, time.monotonic()
+        for M, _ in lista:
+            estado, _, datos = _pedir(url, "/v1/messages", dict(peticion(con_su_nombre(politica, M, medida) if nombrar else M, HERRAMIENTAS,
+                                                                  modelo), max_tokens=1), espera=espera)
+            if estado != 200 or not isinstance(datos, dict) or "usage" not in datos:
+                parada = f"la petición {len(filas) + 1} no entró: {estado} {str(datos)[:160]}"
+                break
+            u = datos["usage"]
+            filas.append((u.get("input_tokens", 0), u.get("cache_read_input_tokens") or 0))
+        medidas[politica] = {"peticiones": filas, "recalculados": sum(r for r, _ in filas),
+                             "total": sum(r + c for r, c in filas),
+                             "segundos": round(time.monotonic() - inicio, 1), "parada": parada}
+    return medidas
+
+
+def corridas_de_limpiar(tope=10):
+    """Las dos corridas de la lección 03b (atasco, `tope` turnos, limpiando cada turno y por tandas),
+    contra el servidor de ensayo y con el harness de sys.path: {política: [(M, usage)]}."""
+    import functools
+
+    from agente import agente
+    from api import ModeloAPI
+    from limpiar import AL_MENOS, limpiar
+
+    from curso.ensayo.recetario import usuario_guionizado
+    from curso.ensayo.servidor import arrancar_en_segundo_plano
+    from curso.material.apuntes import Apuntador
+    from curso.rutas import RECETARIO
+    corridas = {}
+    for politica, al_menos in (("cada turno", 1), ("por tandas", AL_MENOS)):
+        servidor = arrancar_en_segundo_plano()
+        try:
+            apuntes = Apuntador(ModeloAPI("guion:atasco", url=servidor.url))
+            agente(apuntes, PEDIDO, RECETARIO, tope=tope, usuario=usuario_guionizado,
+                   limpiar=functools.partial(limpiar, al_menos=al_menos))
+            corridas[politica] = [(p["M"], p["usage"]) for p in apuntes.peticiones]
+        finally:
+            servidor.parar()
+    return corridas
+
+
 def con_tool_choice(url):
     """La primera petición de la lección 01, tal cual la arma api.py, con `tool_choice` {"type":
     "any"} (que exige una llamada): [líneas de lo que volvió]. llama-server la traduce a
@@ -354,6 +427,8 @@ def grabar(url, ruta=None):
     ruta = Path(ruta or grabada())
     parcial = ruta.with_name(ruta.name + ".parcial")
     datos = json.loads(parcial.read_text(encoding="utf-8")) if parcial.exists() else {}
+    if ruta.exists() and "leccion_03b" in cargar_grabada(ruta):  # la graba grabar_03b, con su harness
+        datos.setdefault("leccion_03b", cargar_grabada(ruta)["leccion_03b"])
     datos.update({
         "_que_es": ("Ejecución GRABADA del harness del curso contra un modelo de verdad (no guionizada), "
                     "con la máquina y la fecha en que se grabó. Las lecciones 01 y 03 la enseñan cuando "
@@ -371,12 +446,30 @@ def grabar(url, ruta=None):
     return datos
 
 
+def grabar_03b(url, ruta=None):
+    """Añade (o rehace) en `ruta` lo de la lección 03b, la caché de llama-server con las dos políticas
+    de limpieza, sin tocar lo demás de la grabación; con su propia fecha y máquina."""
+    ruta = Path(ruta or grabada())
+    datos = cargar_grabada(ruta)
+    corridas = corridas_de_limpiar()
+    datos["leccion_03b"] = {"fecha": datetime.date.today().isoformat(), "maquina": maquina(),
+                            "servidor": propiedades(url), "harness": "checkpoints/03b_limpiar_lo_viejo",
+                            "medidas": cache_de_limpiar(url, corridas),
+                            "medidas_sin_su_nombre": cache_de_limpiar(url, corridas, nombrar=False)}
+    ruta.write_text(json.dumps(datos, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return datos["leccion_03b"]
+
+
 if __name__ == "__main__":
-    if sys.argv[1:] != ["grabar"]:
-        sys.exit("uso: python -m curso.material.modelo_real grabar  (con ANTHROPIC_BASE_URL puesta)")
+    if sys.argv[1:] not in (["grabar"], ["grabar-03b"]):
+        sys.exit("uso: python -m curso.material.modelo_real grabar | grabar-03b  (con ANTHROPIC_BASE_URL puesta)")
     url = servidor_real()
     if url is None:
         sys.exit("No hay un servidor de verdad en ANTHROPIC_BASE_URL: arráncalo (python -m curso modelo).")
-    sys.path.insert(0, str(rutas.PUNTOS / PUNTO_DE_LA_GRABACION))  # el harness que se graba
-    grabar(url)
+    if sys.argv[1] == "grabar-03b":
+        sys.path.insert(0, str(rutas.PUNTOS / "03b_limpiar_lo_viejo"))  # el harness con limpiar
+        grabar_03b(url)
+    else:
+        sys.path.insert(0, str(rutas.PUNTOS / PUNTO_DE_LA_GRABACION))  # el harness que se graba
+        grabar(url)
     print(f"Grabada en {grabada()}")

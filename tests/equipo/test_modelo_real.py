@@ -11,6 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from ayudas import modulos_del_punto
+from curso import rutas
 from curso.ensayo.servidor import ServidorEnsayo
 from curso.material import modelo_real
 
@@ -154,3 +156,45 @@ def test_la_ejecucion_grabada_dice_donde_y_cuando_y_tiene_sus_cifras():
         assert all(re.match(r"(texto|llamada) ", b) for b in f["bloques"])
     assert grabada["ventana"]["clase"] == "ErrorVentana"
     assert isinstance(grabada["leccion_03"]["instalado"], bool)
+
+
+def _repetir_contra_el_de_ensayo(ingenua):
+    """Las dos corridas de la 03b (4 turnos), y lo que da repetirlas contra un servidor de ensayo
+    nuevo, que, como llama-server, sirve de su caché el prefijo común con la petición anterior; la
+    ingenua, sin el nombre de la política delante del prompt de sistema."""
+    with modulos_del_punto(rutas.TRES_B):
+        corridas = modelo_real.corridas_de_limpiar(tope=4)
+        with ServidorEnsayo(0) as servidor:
+            return corridas, modelo_real.cache_de_limpiar(servidor.url, corridas, modelo="guion:eco",
+                                                          nombrar=not ingenua)
+
+
+@pytest.mark.parametrize("ingenua", [False, True], ids=["con_su_nombre", "ingenua"])
+def test_repetir_las_peticiones_de_la_03b_recalcula_lo_mismo_y_una_politica_no_lee_de_la_otra(ingenua):
+    """Tras la primera petición de cada política, cada una recalcula lo mismo que cuando la mandó
+    el harness (la repetición es fiel), y la primera empieza de cero. La ingenua, sin el nombre de
+    la política, deja que la primera de «por tandas» saque de la caché lo que calculó «cada turno»."""
+    corridas, medidas = _repetir_contra_el_de_ensayo(ingenua)
+    assert list(medidas) == ["cada turno", "por tandas"]
+    for politica, lista in corridas.items():
+        m = medidas[politica]
+        assert m["parada"] is None and len(m["peticiones"]) == len(lista) == 4
+        assert [r for r, _ in m["peticiones"][1:]] == [u["input_tokens"] for _, u in lista[1:]], politica
+    # De la primera de «por tandas», la parte que saca de la caché: con su nombre, solo la cabecera
+    # de la petición, antes del texto del sistema (unos pocos tokens); la ingenua, la petición entera.
+    recalcula, de_la_cache = medidas["por tandas"]["peticiones"][0]
+    assert (de_la_cache > recalcula) == ingenua, (recalcula, de_la_cache)
+    if not ingenua:
+        assert de_la_cache < 0.01 * (recalcula + de_la_cache), (recalcula, de_la_cache)
+
+
+def test_la_grabacion_de_la_03b_tiene_las_dos_politicas_y_sus_sumas_cuadran():
+    leccion = modelo_real.cargar_grabada()["leccion_03b"]
+    datetime.date.fromisoformat(leccion["fecha"])
+    assert leccion["servidor"]["modelo"].endswith(".gguf") and leccion["harness"].startswith("checkpoints/03b")
+    assert list(leccion["medidas"]) == ["cada turno", "por tandas"]
+    assert list(leccion["medidas_sin_su_nombre"]) == ["cada turno", "por tandas"]
+    for m in [*leccion["medidas"].values(), *leccion["medidas_sin_su_nombre"].values()]:
+        assert m["parada"] is None and len(m["peticiones"]) == 10  # atasco, 10 turnos: ninguna se salió
+        assert m["recalculados"] == sum(r for r, _ in m["peticiones"])
+        assert m["total"] == sum(r + c for r, c in m["peticiones"]) and m["segundos"] > 0
