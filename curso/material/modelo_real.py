@@ -334,8 +334,7 @@ def cache_de_limpiar(url, corridas, espera=900, modelo="modelo", nombrar=True):
     """Lección 03b con un servidor de verdad. `corridas`: {política: [(M, usage del de ensayo)]},
     las peticiones de una corrida tal como las mandó el harness. Manda cada M otra vez a `url`
     (`/v1/messages`, con `max_tokens` 1: lo que cuesta es leer la petición, no escribir; `modelo`
-    es el campo `model`, que llama-server no mira) y apunta
-    su `usage`. llama-server cuenta en `input_tokens` lo que recalculó y en
+    es el campo `model`, que llama-server no mira) y apunta su `usage`. llama-server cuenta en `input_tokens` lo que recalculó y en
     `cache_read_input_tokens` lo que sacó de su caché (server-task.cpp, `to_json_anthropic_final`:
     input = n_prompt_tokens − n_prompt_tokens_cache).
 
@@ -344,17 +343,18 @@ def cache_de_limpiar(url, corridas, espera=900, modelo="modelo", nombrar=True):
     y retoma el que más comparta. Por eso el prompt de sistema de cada política empieza por su
     nombre y una marca nueva en cada medida: sin eso (`nombrar=False`, la variante ingenua), la
     segunda política leería de la caché lo que calculó la primera (su primera petición es la misma),
-    y cada medida, lo que calcularon las anteriores en el mismo servidor. Devuelve {política: {"peticiones": [(recalculados, de la caché)],
-    "recalculados", "total", "segundos", "parada"}}; "parada" es el error de la primera petición
-    que no aceptó (una M que con su tokenizador no cabe en la ventana), o None."""
+    y cada medida, lo que calcularon las anteriores en el mismo servidor. Devuelve {política:
+    {"peticiones": [(recalculados, de la caché)], "recalculados", "total", "segundos", "parada"}};
+    "parada" es el error de la primera petición que no aceptó (una M que con su tokenizador no cabe
+    en la ventana), o None."""
     from api import peticion
     from entorno import HERRAMIENTAS
     medidas, medida = {}, uuid.uuid4().hex[:8]
     for politica, lista in corridas.items():
         filas, parada, inicio = [], None, time.monotonic()
         for M, _ in lista:
-            estado, _, datos = _pedir(url, "/v1/messages", dict(peticion(con_su_nombre(politica, M, medida) if nombrar else M, HERRAMIENTAS,
-                                                                  modelo), max_tokens=1), espera=espera)
+            cuerpo = peticion(con_su_nombre(politica, M, medida) if nombrar else M, HERRAMIENTAS, modelo)
+            estado, _, datos = _pedir(url, "/v1/messages", dict(cuerpo, max_tokens=1), espera=espera)
             if estado != 200 or not isinstance(datos, dict) or "usage" not in datos:
                 parada = f"la petición {len(filas) + 1} no entró: {estado} {str(datos)[:160]}"
                 break
@@ -427,8 +427,9 @@ def grabar(url, ruta=None):
     ruta = Path(ruta or grabada())
     parcial = ruta.with_name(ruta.name + ".parcial")
     datos = json.loads(parcial.read_text(encoding="utf-8")) if parcial.exists() else {}
-    if ruta.exists() and "leccion_03b" in cargar_grabada(ruta):  # la graba grabar_03b, con su harness
-        datos.setdefault("leccion_03b", cargar_grabada(ruta)["leccion_03b"])
+    anterior = cargar_grabada(ruta) if ruta.exists() else {}
+    if "leccion_03b" in anterior:  # la graba grabar_03b, con su harness: se queda como estaba
+        datos.setdefault("leccion_03b", anterior["leccion_03b"])
     datos.update({
         "_que_es": ("Ejecución GRABADA del harness del curso contra un modelo de verdad (no guionizada), "
                     "con la máquina y la fecha en que se grabó. Las lecciones 01 y 03 la enseñan cuando "
