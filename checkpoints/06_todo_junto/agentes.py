@@ -7,9 +7,10 @@ lección 04) y deja apuntado lo que hizo antes de seguir:
 1. si M acaba en observaciones (o en el pedido): pedir al modelo, apuntar la petición (sus
    tokens) y después su respuesta. La respuesta se apunta ANTES de actuar sobre ella: si el
    proceso muere a continuación, al reanudar se sigue con ESA respuesta, no con otra;
-2. si la respuesta pide herramientas: compactar si toca (`CompactacionDurable`, lección 04),
-   atender cada llamada (las que tienen efectos, con intención y resultado: efectos.py) y
-   apuntar sus observaciones;
+2. si la respuesta pide herramientas: limpiar los resultados viejos si toca (lección 03b: una
+   vez por respuesta, apuntada en un paso «limpieza»), compactar si aún hace falta
+   (`CompactacionDurable`, lección 04), atender cada llamada (las que tienen efectos, con
+   intención y resultado: efectos.py) y apuntar sus observaciones;
 3. si la respuesta es la final (o se acabó el tope): un hijo entrega por el buzón de la lección
    05; el padre da su informe por terminado.
 
@@ -22,12 +23,13 @@ import buzon
 import historial
 import pasos
 import subagentes
-from compactar import INSTRUCCION
+from compactar import INSTRUCCION, UMBRAL, tokens
 from durable import CompactacionDurable, guardar, reconstruir
 from efectos import atender
 from encargos import validar_entrega
 from entorno import CATALOGO, llamadas_de, texto_de
 from hijos import leer_entrega
+from limpiar import AL_MENOS, DISPARO, Descontado, limpiar, llamadas_por_id, marcador, resultados
 
 
 class Modelo:
@@ -63,8 +65,29 @@ def ultimo_usage(bd, agente):
 
 
 def M_de(bd, agente):
-    """La M del agente, sacada solo de la base."""
-    return reconstruir(bd, agente["id"], agente["inicio"])
+    """La M del agente, sacada solo de la base: la de la lección 04 (`reconstruir`), con los
+    resultados que el agente ya limpió (lección 03b) cambiados por sus marcadores."""
+    return con_marcadores(reconstruir(bd, agente["id"], agente["inicio"]), limpiados(bd, agente["id"]))
+
+
+def limpiados(bd, agente):
+    """Los ids de las llamadas cuyos resultados ha limpiado `agente`: los de sus pasos «limpieza»."""
+    return [llamada for (detalle,) in bd.execute(
+        "SELECT detalle FROM pasos WHERE clase='limpieza' AND agente=? ORDER BY n", (agente,))
+        for llamada in json.loads(detalle)["llamadas"]]
+
+
+def con_marcadores(M, llamadas):
+    """M con el resultado de cada llamada de `llamadas` cambiado por su marcador (`limpiar.marcador`).
+    Como `limpiar`: solo cambia contenidos, y nunca la M que recibe (los mensajes cambiados son copias)."""
+    usos, llamadas, M = llamadas_por_id(M), set(llamadas), list(M)
+    for i, j in resultados(M):
+        bloque = M[i][1][j]
+        if bloque["tool_use_id"] in llamadas and bloque["tool_use_id"] in usos:
+            rol, contenido = M[i][0], list(M[i][1])
+            contenido[j] = dict(bloque, content=marcador(usos[bloque["tool_use_id"]]))
+            M[i] = (rol, contenido)
+    return M
 
 
 def respuestas(bd, agente):
@@ -120,12 +143,59 @@ def actuar(bd, agente, modelo, entorno, usuario, borrador, padre, copia):
         que = "atender" if llamadas_de(respuesta) else "terminar"
     if que == "terminar":
         return terminar(bd, agente, texto_de(M[-1][1]) if M[-1][0] == "asistente" else None, padre)
+    M, visto = limpiar_lo_viejo(bd, agente, modelo, M)  # lección 03b: primero, lo barato
     with pasos.en(bd, "compactacion", id):
-        M = CompactacionDurable(bd, id, agente["umbral"])(modelo, M)
+        M = CompactacionLimpia(bd, id, agente["umbral"])(visto, M)
     observaciones = [atender(bd, id, llamada, entorno, usuario, borrador) for llamada in llamadas_de(M[-1][1])]
     with pasos.en(bd, "observaciones", id):
         historial.anotar(bd, id, guardar(("usuario", observaciones)))
     return "sigue"
+
+
+def medidas_de_limpiar(umbral):
+    """(disparo, al_menos) de la limpieza de un agente con este umbral de compactación: los de
+    limpiar.py (DISPARO y AL_MENOS, pensados para el UMBRAL de compactar.py), a su escala."""
+    return umbral * DISPARO // UMBRAL, umbral * AL_MENOS // UMBRAL
+
+
+def limpiar_lo_viejo(bd, agente, modelo, M):
+    """La limpieza de la lección 03b, una vez por respuesta y apuntada: (M, lo que verá compactar).
+
+    M acaba en una respuesta con llamadas. Si `limpiar` (con `medidas_de_limpiar`) libera algo,
+    un paso «limpieza» apunta el turno, las llamadas limpiadas y los tokens liberados, y desde ese
+    paso `M_de` las trae ya limpias. Si el proceso muere y la acción se repite, el paso ya está:
+    no se limpia otra vez (M ya trae los marcadores), y compactar ve lo mismo que la primera vez,
+    porque lo liberado sale del paso y no de limpiar lo que ya estaba limpio."""
+    id, turno = agente["id"], respuestas(bd, agente)
+    hecha = limpieza_del_turno(bd, id, turno)
+    if hecha is not None:
+        return M, Descontado(modelo, hecha["liberados"])
+    disparo, al_menos = medidas_de_limpiar(agente["umbral"])
+    limpia, liberados = limpiar(M, tokens(modelo), disparo=disparo, al_menos=al_menos)
+    if not liberados:
+        return M, modelo
+    llamadas = [M[i][1][j]["tool_use_id"] for i, j in resultados(M) if limpia[i][1][j] != M[i][1][j]]
+    bd.apuntar("limpieza", id, turno=turno, llamadas=llamadas, liberados=liberados)
+    return limpia, Descontado(modelo, liberados)
+
+
+def limpieza_del_turno(bd, agente, turno):
+    """El detalle del paso «limpieza» de `agente` en su respuesta número `turno`, o None."""
+    for (detalle,) in bd.execute("SELECT detalle FROM pasos WHERE clase='limpieza' AND agente=?", (agente,)):
+        if json.loads(detalle)["turno"] == turno:
+            return json.loads(detalle)
+    return None
+
+
+class CompactacionLimpia(CompactacionDurable):
+    """La `CompactacionDurable` de la lección 04 para una M con resultados limpiados: lo que lee
+    del almacén lleva los marcadores de `M_de`. Sin eso, la M limpia no empezaría por lo que
+    guarda la base, y la compactación se negaría (su ValueError)."""
+
+    def desde_el_almacen(self, inicio):
+        M = con_marcadores(super().desde_el_almacen(inicio), limpiados(self.bd, self.ejecucion))
+        self.vista = list(M)
+        return M
 
 
 def terminar(bd, agente, texto, padre):

@@ -16,6 +16,11 @@ cual). Los otros dos son estos:
   configuración que aún necesita, con la forma `config/db.toml:N: texto` de `buscar`. Lo que
   entrega lo saca de las observaciones que aún trae la petición o, si ya se resumieron, de ese
   resumen.
+- `hijo-config-relee`: el mismo hijo de la configuración, pero como los agentes de las
+  ejecuciones de la semilla: lee ficheros enteros una y otra vez (README.md, config/db.toml,
+  config/cola.toml...; `RELECTURAS`) y al final entrega el puerto de la base, sacado de la última
+  lectura de config/db.toml que aún trae la petición. Es el hijo con el que los tests de la
+  lección 06 ven limpiar antes de compactar: sus resultados viejos son lecturas que ya sirvieron.
 - `padre-informe`: el padre, ya con las entregas de sus hijos comprobadas por el harness, escribe
   el informe del incidente con lo comprobado (las líneas que empiezan por ✔), la conclusión que
   saca de eso (`curso.material.incidente.concluir`) y lo que queda por comprobar. Cada hijo solo veía sus
@@ -141,6 +146,24 @@ def hijo_config_anota(peticion):
         "No sé a qué puerto intenta conectar la API: ni sus registros ni su DATABASE_URL están "
         "entre mis recursos.",
         "No he podido comprobar qué puertos escuchan de verdad: no puedo ejecutar órdenes."])
+
+
+# Lo que lee `hijo-config-relee`, un fichero entero por turno; después, entrega.
+RELECTURAS = [README, CONFIG_DE_LA_BASE, "config/cola.toml"] + [README, CONFIG_DE_LA_BASE] * 3
+
+
+@guion("hijo-config-relee")
+def hijo_config_relee(peticion):
+    """El hijo de la configuración que relee ficheros enteros (`RELECTURAS`) antes de entregar."""
+    if es_resumen(peticion):
+        return resumen(peticion)
+    turno = turno_de(peticion)
+    if turno <= len(RELECTURAS):
+        ruta = RELECTURAS[turno - 1]
+        return [texto(f"Leo {ruta} entero."), llamada(id_llamada(turno), "leer", ruta=ruta)]
+    hallazgo, referencia, _ = puerto_de_la_base(lineas_de_la_config(peticion))
+    return entregar([hallazgo] if hallazgo else [], [referencia] if referencia else [],
+                    ["No sé a qué puerto intenta conectar la API: sus registros no están entre mis recursos."])
 
 
 @guion("padre-informe")

@@ -105,6 +105,10 @@ elif variante == "apuntar_despues_de_actuar":  # la respuesta se apunta con sus 
             agentes.historial.anotar(bd, agente["id"], agentes.guardar(("usuario", observaciones)))
         return "sigue"
     reanudar.actuar = ingenua
+elif variante == "sin_limpiar":  # sin la capa de la lección 03b: para comparar, no es un error
+    agentes.limpiar_lo_viejo = lambda bd, agente, modelo, M: (M, modelo)
+elif variante == "limpiar_otra_vez":  # al reanudar no mira si el turno ya limpió: limpia otra vez
+    agentes.limpieza_del_turno = lambda bd, agente, turno: None
 elif variante != "correcta":
     sys.exit(f"variante desconocida: {variante}")
 sys.exit(todo_junto.main(["reanudar", base, "--url", url]))
@@ -120,6 +124,28 @@ def preparar(punto, carpeta, proyecto=INCIDENTE):
     if hecho.returncode != 0:
         raise RuntimeError(f"preparar falló: {hecho.stderr}")
     return Path(carpeta) / "todo_junto.db"
+
+
+# La ejecución con un hijo que relee: la del incidente, con el hijo «config» cambiado por uno que lee
+# ficheros enteros una y otra vez (`guion:hijo-config-relee`, curso/ensayo/guiones_todo_junto.py). Con
+# más umbral que el de la lección (UMBRAL_DEL_SIMULACRO): con 1000, y un inicio de unos 900 tokens,
+# compactar llega antes de que haya tres resultados, y limpiar no tendría nada viejo que limpiar.
+# Más tope, para sus diez turnos.
+RELECTURA = {"modelo": "guion:hijo-config-relee", "umbral": 2000, "tope": 12}
+
+
+def preparar_relectura(punto, carpeta, proyecto=INCIDENTE):
+    """Como `preparar`, con el hijo «config» de `RELECTURA`."""
+    return con_el_hijo_que_relee(preparar(punto, carpeta, proyecto))
+
+
+def con_el_hijo_que_relee(base):
+    """Cambia el hijo «config» de una ejecución recién preparada por el de `RELECTURA`. Devuelve `base`."""
+    bd = sqlite3.connect(base)
+    with bd:
+        bd.execute("UPDATE agentes SET modelo=:modelo, umbral=:umbral, tope=:tope WHERE id='config'", RELECTURA)
+    bd.close()
+    return base
 
 
 def copiar_ejecucion(origen, destino):

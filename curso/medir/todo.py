@@ -226,6 +226,14 @@ def main(argv=None):
               f"caída antes de cada una de sus {len(editar['llamadas'])} llamadas al sistema "
               f"({', '.join(dict.fromkeys(editar['llamadas']))}): {iguales} de {len(editar['caidas'])} "
               "acabaron igual que sin caídas.")
+        (carpeta / "relectura").mkdir()
+        relee = simulacro.preparar_relectura(punto, carpeta / "relectura" / "plantilla").parent
+        sin_caer = sin_caidas(punto, relee, url, contador, carpeta / "relectura")
+        filas_relee = caidas_por_separado(punto, relee, url, contador, carpeta / "relectura", sin_caer)
+        limpiezas = sum(1 for _, _, clase, _ in sin_caer["pasos"] if clase == "limpieza")
+        print(f"\nCon el hijo que relee ({limpiezas} paso(s) «limpieza»; RELECTURA en "
+              "curso/material/simulacro.py), una caída tras cada paso:")
+        print(tabla(filas_relee))
         azar = caidas_al_azar(punto, plantilla, url, contador, carpeta, referencia)
         print(f"\nAl azar: {azar['caidas']} caídas en {azar['ejecuciones']} ejecuciones; "
               f"{azar['iguales']} de {azar['ejecuciones']} acabaron igual que sin caídas.")

@@ -204,3 +204,22 @@ def test_el_eje_numera_los_pasos_bajo_su_columna(ejecucion):
     rotulos = {i: int(texto.split(">")[-1]) for i, texto in enumerate(celdas) if texto.split(">")[-1]}
     assert all(numero == i + 1 for i, numero in rotulos.items())
     assert set(rotulos) == {0, elegido} | {i for i in range(n) if (i + 1) % CADA == 0}
+
+
+def test_las_limpiezas_de_un_hijo_que_relee_son_marcas_de_su_carril_antes_de_compactar():
+    """Con el hijo que relee (RELECTURA en curso/material/simulacro.py): cada paso «limpieza» de la
+    base es una marca de su carril, contada con palabras, y la primera va antes de la primera
+    compactación. La ejecución del incidente no limpia: esta es la que lo enseña."""
+    with simulacro.carpeta_en_memoria() as carpeta, simulacro.servidor_que_cuenta() as (url, _):
+        base = simulacro.preparar_relectura(PUNTO, carpeta / "e")
+        codigo, _, errores = simulacro.reanudar(PUNTO, base, url)
+        assert codigo == 0, errores
+        datos = L.leer(base)
+        apuntadas = simulacro._consultar(base, "SELECT COUNT(*) FROM pasos WHERE clase='limpieza' AND agente='config'")
+    marcas = L.carriles(datos)["config"]
+    limpiezas = [m["i"] for m in marcas if m["clase"] == "limpieza"]
+    compactaciones = [m["i"] for m in marcas if m["clase"] == "compactacion"]
+    assert len(limpiezas) == apuntadas[0][0] > 0
+    assert compactaciones and limpiezas[0] < compactaciones[0]
+    assert etiquetas_a_la_vista(L.describir, datos["pasos"]) == []
+    assert all("limpia resultados viejos" in L.describir(datos["pasos"][i]) for i in limpiezas)

@@ -31,7 +31,7 @@ CAIDA = "✖"
 
 # Las etiquetas con que la base apunta cada clase de paso (la columna `clase` de `pasos`): son
 # identificadores, sin tildes; el panel tiene que contar el paso con palabras.
-CLASES_DE_PASO = ("vida", "peticion", "respuesta", "observaciones", "integracion", "compactacion",
+CLASES_DE_PASO = ("vida", "peticion", "respuesta", "observaciones", "integracion", "limpieza", "compactacion",
                   "recibir", "admitir", "intencion", "resultado", "terminar", "reintento")
 SIN_TILDE = re.compile(r"\b(intencion|peticion|compactacion|integracion|activacion|reanudacion)\b")
 ETIQUETA = re.compile(rf"^({'|'.join(CLASES_DE_PASO)}) de \w+$")

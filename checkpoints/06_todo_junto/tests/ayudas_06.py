@@ -11,6 +11,7 @@ from curso.material.simulacro import (INCIDENTE, YA_TERMINO, carpeta_en_memoria,
 PUNTO = Path(__file__).resolve().parent.parent  # la carpeta del punto de control
 
 preparar = functools.partial(simulacro.preparar, PUNTO)
+preparar_relectura = functools.partial(simulacro.preparar_relectura, PUNTO)
 lanzar = functools.partial(simulacro.lanzar, PUNTO)
 reanudar = functools.partial(simulacro.reanudar, PUNTO)
 hasta_el_final = functools.partial(simulacro.hasta_el_final, PUNTO)

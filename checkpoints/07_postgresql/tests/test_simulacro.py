@@ -15,7 +15,7 @@ import pytest
 from curso.ensayo.fallos import Fallos
 from ayudas_06 import (YA_TERMINO, caer_tras_cada_paso, caidas_al_editar, carpeta_en_memoria, copiar_ejecucion, foto,
                        hasta_el_final, lanzar, pasos_de, pasos_de_la_ejecucion, pasos_durables, preparar,
-                       reanudar, servidor_que_cuenta)
+                       preparar_relectura, reanudar, servidor_que_cuenta)
 
 
 @pytest.fixture(scope="module")
@@ -147,6 +147,84 @@ def test_reanudar_desde_el_principio_en_vez_de_desde_la_base_no_sale_igual(plant
     codigo, _, errores = reanudar(base, url, "empezar_de_cero")
     # O falla (la compactación durable de la lección 04 ve que M no sigue a lo guardado), o acaba distinto.
     assert codigo != 0 or foto(base) != referencia, errores
+
+
+# --- Un hijo que relee: limpiar (lección 03b) antes de compactar, y sus caídas ---------------------
+
+@pytest.fixture(scope="module")
+def relectura():
+    """La carpeta de una ejecución con el hijo que relee (ver RELECTURA en curso/material/simulacro.py)."""
+    with carpeta_en_memoria() as carpeta:
+        preparar_relectura(carpeta / "plantilla")
+        yield carpeta / "plantilla"
+
+
+def sin_caer(plantilla, url, carpeta, variante="correcta"):
+    """(foto, pasos) de la ejecución de `plantilla`, de una vez y sin caídas."""
+    base = copiar_ejecucion(plantilla, carpeta)
+    codigo, _, errores = reanudar(base, url, variante)
+    assert codigo == 0, errores
+    return foto(base), pasos_de(base)
+
+
+def turnos_de(pasos, agente, clase):
+    """En qué respuesta de `agente` (contando desde 1) hubo cada paso `clase`."""
+    turno, turnos = 0, []
+    for _, vida, c, a in pasos:
+        if a == agente and vida >= 1:
+            turno += c == "respuesta"
+            if c == clase:
+                turnos.append(turno)
+    return turnos
+
+
+@pytest.fixture(scope="module")
+def relectura_sin_caidas(relectura, servidor):
+    url, _ = servidor
+    with carpeta_en_memoria() as c:
+        yield sin_caer(relectura, url, c / "e")
+
+
+def test_un_hijo_que_relee_limpia_antes_de_compactar_y_compacta_mas_tarde(relectura, servidor, carpeta,
+                                                                          relectura_sin_caidas):
+    url, _ = servidor
+    _, pasos = relectura_sin_caidas
+    _, sin_limpiar = sin_caer(relectura, url, carpeta / "sin", "sin_limpiar")
+    limpia, compacta = turnos_de(pasos, "config", "limpieza"), turnos_de(pasos, "config", "compactacion")
+    assert not turnos_de(sin_limpiar, "config", "limpieza")
+    assert limpia and compacta and limpia[0] < compacta[0]  # primero limpia; compactar llega después
+    assert compacta[0] > turnos_de(sin_limpiar, "config", "compactacion")[0]  # y más tarde que sin limpiar
+
+
+def local_de(pasos, clase, agente, antes_de):
+    """Como `paso_local`, pero del último paso `clase` de `agente` que no va después del primer
+    paso `antes_de` (el mismo, si clase == antes_de)."""
+    primera = [(c, a) for _, vida, c, a in pasos if vida == 1]
+    hasta = primera.index((antes_de, agente))
+    return max(i for i in range(hasta + 1) if primera[i] == (clase, agente)) + 1
+
+
+@pytest.mark.parametrize("variante, tras, sale_igual", [("correcta", "respuesta", True),
+                                                         ("correcta", "limpieza", True),
+                                                         ("limpiar_otra_vez", "limpieza", False)])
+def test_una_caida_justo_antes_o_justo_despues_de_limpiar(relectura, servidor, carpeta, relectura_sin_caidas,
+                                                         variante, tras, sale_igual):
+    """Tras la respuesta del turno que limpia, la acción se repite entera; tras la limpieza, se sigue
+    con M limpia y con lo liberado que apuntó el paso. La variante ingenua no mira si el turno ya
+    limpió: limpia otra vez la M ya limpia, no libera nada, y compacta en ese mismo turno."""
+    url, _ = servidor
+    referencia, pasos = relectura_sin_caidas
+    base = copiar_ejecucion(relectura, carpeta / "e")
+    k = local_de(pasos, tras, "config", antes_de="limpieza")
+    codigo, _, errores = reanudar(base, url, variante, CURSO_MORIR_EN=f"paso:{k}")
+    assert codigo == -9, errores
+    assert hasta_el_final(base, url, variante) == 0
+    assert (foto(base) == referencia) is sale_igual
+    limpia = turnos_de(pasos, "config", "limpieza")[0]
+    if sale_igual:  # ninguna limpieza ni compactación repetida, saltada o movida de turno
+        assert pasos_durables(pasos_de(base)) == pasos_durables(pasos)
+    else:
+        assert limpia in turnos_de(pasos_de(base), "config", "compactacion")
 
 
 @pytest.mark.parametrize("fallo, dice", [("lleno", "el disco está lleno"), ("solo_lectura", "la base es de solo lectura")])

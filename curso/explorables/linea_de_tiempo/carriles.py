@@ -25,7 +25,7 @@ from collections import Counter
 
 VENTANA = 8192  # la del servidor de ensayo y la de `llama-server -c 8192`
 AÑADEN_UN_MENSAJE = ("respuesta", "observaciones", "integracion")
-MARCAS = ("peticion", "compactacion", "recibir", "admitir", "activacion", "reintento", "intencion",
+MARCAS = ("peticion", "limpieza", "compactacion", "recibir", "admitir", "activacion", "reintento", "intencion",
           "resultado", "terminar")
 
 
@@ -84,6 +84,7 @@ def describir(paso):
         "observaciones": "{} guarda lo que observaron sus herramientas",
         "integracion": "{} pasa a su historial lo que entregaron sus hijos",
         "compactacion": "{} instala un resumen (compactación)",
+        "limpieza": "{} limpia resultados viejos de su M (lección 03b)",
         "resultado": "{} apunta el resultado de su edición",
         "reintento": "{} reintenta la petición al modelo",
     }

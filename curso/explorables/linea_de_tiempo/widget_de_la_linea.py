@@ -26,6 +26,7 @@ PETICION = ("#64b5f6", "petición al modelo")
 PETICION_DE_RESUMEN = ("#9575cd", "petición de un resumen (la de la compactación)")
 RESALTE = ("#fff3c4", "la columna del paso elegido")
 SIMBOLOS = {  # marca -> (símbolo, color, qué es)
+    "limpieza": ("✂", "#00897b", "limpieza de resultados viejos"),
     "compactacion": ("◆", "#6a1b9a", "compactación"),
     "recibir": ("✉", "#1565c0", "entrega recibida"),
     "admitir": ("✔", "#2e7d32", "entrega admitida"),
