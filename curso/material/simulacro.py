@@ -107,6 +107,8 @@ elif variante == "apuntar_despues_de_actuar":  # la respuesta se apunta con sus 
     reanudar.actuar = ingenua
 elif variante == "sin_limpiar":  # sin la capa de la lección 03b: para comparar, no es un error
     agentes.limpiar_lo_viejo = lambda bd, agente, modelo, M: (M, modelo)
+elif variante == "olvidar_lo_limpiado":  # la M_de de la lección 04, sin marcadores: lo limpiado vuelve entero
+    agentes.M_de = lambda bd, agente: agentes.reconstruir(bd, agente["id"], agente["inicio"])
 elif variante == "limpiar_otra_vez":  # al reanudar no mira si el turno ya limpió: limpia otra vez
     agentes.limpieza_del_turno = lambda bd, agente, turno: None
 elif variante != "correcta":

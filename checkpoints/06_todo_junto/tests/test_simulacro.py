@@ -10,9 +10,12 @@ mensaje a mensaje. Y cada variante ingenua, con la caída que le toca, no sale i
 caída tras cada paso, cada una en su propia ejecución, con sus peticiones y tokens repetidos, es
 `python -m curso medir todo`.)
 """
+import json
+
 import pytest
 
 from curso.ensayo.fallos import Fallos
+from curso.material import simulacro
 from ayudas_06 import (YA_TERMINO, caer_tras_cada_paso, caidas_al_editar, carpeta_en_memoria, copiar_ejecucion, foto,
                        hasta_el_final, lanzar, pasos_de, pasos_de_la_ejecucion, pasos_durables, preparar,
                        preparar_relectura, reanudar, servidor_que_cuenta)
@@ -194,6 +197,28 @@ def test_un_hijo_que_relee_limpia_antes_de_compactar_y_compacta_mas_tarde(relect
     assert not turnos_de(sin_limpiar, "config", "limpieza")
     assert limpia and compacta and limpia[0] < compacta[0]  # primero limpia; compactar llega después
     assert compacta[0] > turnos_de(sin_limpiar, "config", "compactacion")[0]  # y más tarde que sin limpiar
+
+
+def entradas_de(base, agente="config"):
+    """Los tokens de entrada (calculados y de la caché) de cada petición de `agente` que no era un resumen."""
+    usos = [json.loads(d) for (d,) in simulacro._consultar(
+        base, f"SELECT detalle FROM pasos WHERE clase='peticion' AND agente='{agente}' ORDER BY n")]
+    return [u["usage"]["input_tokens"] + u["usage"]["cache_read_input_tokens"] for u in usos if not u["resumen"]]
+
+
+@pytest.mark.parametrize("variante, encoge", [("correcta", True), ("olvidar_lo_limpiado", False)])
+def test_la_peticion_que_sigue_a_una_limpieza_lleva_los_marcadores(relectura, servidor, carpeta,
+                                                                   relectura_sin_caidas, variante, encoge):
+    """La M de cada acción sale de la base: si al reconstruirla no se ponen los marcadores de los
+    pasos «limpieza», lo limpiado vuelve entero en la petición siguiente."""
+    url, _ = servidor
+    _, pasos = relectura_sin_caidas
+    base = copiar_ejecucion(relectura, carpeta / "e")
+    codigo, _, errores = reanudar(base, url, variante)
+    assert codigo == 0, errores
+    limpia, entradas = turnos_de(pasos, "config", "limpieza")[0], entradas_de(base)
+    # La petición del turno siguiente trae un resultado más, y aun así es más corta que la del turno que limpió.
+    assert (entradas[limpia] < entradas[limpia - 1]) is encoge, entradas
 
 
 def local_de(pasos, clase, agente, antes_de):
