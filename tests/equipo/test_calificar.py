@@ -132,7 +132,7 @@ def test_lo_que_no_llega_a_correr_se_cuenta_como_sin_comprobar(curso_de_juguete,
     celda = calificar.calificar_alumno(calificar.Alumno("dani", espacio), calificar.Opciones(
         {11: lecciones[11]}, limite=1.5, limite_total=3.5)).celdas[11]
     assert celda.tests_pasan == 0 and celda.estado == calificar.AMBAR
-    assert re.search(r" · \d sin comprobar$", celda.texto), celda.texto
+    assert re.search(r"· \d sin comprobar$", celda.texto), celda.texto
     # b.py es la culpable (colgada al importarse): su línea lo dice, y cuántos suyos quedan sin comprobar.
     sin = [l for l in celda.comprobacion.lineas if "sin comprobar" in l.detalle]
     assert sin and "se acabaron los 3.5 s de la corrida" in sin[0].detalle
