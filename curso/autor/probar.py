@@ -152,13 +152,19 @@ RAPIDO = "not lento or humo"
 CUADERNO_DE_HUMO = "00_antes_de_empezar"
 
 # Y lento por lo que tarda: LENTOS apunta cada test que en la última `python -m curso medir probar`
-# (la suite entera, con las partes a la vez) tardó más de LENTO_S (2 s) entre preparación, test y
-# recogida, y el conftest.py de la raíz le pone la marca `lento`. Lo escribe la medida, no una mano:
-# un test nuevo y lento corre en --rapido hasta la próxima medida. De un fichero en el que todo es
-# lento queda fuera de la lista el que menos tardó: es su humo, y ningún fichero se queda sin correr
-# nada en --rapido (calificar una clase, arrancar un PostgreSQL, pasar mutantes...).
+# (la suite entera, con las partes a la vez) tardó más de LENTO_S entre preparación, test y recogida,
+# o gastó más de LENTO_CPU_S de CPU (la suya y la de los procesos que arrancó), y el conftest.py de
+# la raíz le pone la marca `lento`. Lo escribe la medida, no una mano: un test nuevo y lento corre en
+# --rapido hasta la próxima medida. De un fichero en el que todo es lento queda fuera de la lista el
+# que menos tardó: es su humo, y ningún fichero se queda sin correr nada en --rapido (calificar una
+# clase, arrancar un PostgreSQL, pasar mutantes...).
 LENTOS = rutas.RAIZ / "tests" / "datos" / "tests_lentos.json"
-LENTO_S = 2.0  # medido con las partes a la vez: unas dos veces y media lo que tarda el test a solas
+# El reloj, medido con las partes a la vez, es unas dos veces y media lo que tarda el test a solas:
+# bajar de 2 s marcaría medio curso por la carga. La CPU apenas cambia con ella: con medio segundo
+# quedan fuera de --rapido los que más gastan sin esperar nada (las pruebas con hypothesis, un
+# calificar pequeño); los que quedan dentro gastan de media unos 30 ms.
+LENTO_S = 2.0
+LENTO_CPU_S = 0.5
 
 
 VARIABLE_LENTOS = "CURSO_LENTOS"  # otra lista en vez de LENTOS: para los tests de la regla
@@ -182,18 +188,18 @@ def es_lento(nodeid, compartidas, lentos):
 
 def apuntar_lentos(pruebas, ruta=None):
     """Escribe en `ruta` (LENTOS) lo lento de una pasada entera. `pruebas`: {id: {"segundos",
-    "preparacion", "nuevas", "compartidas"}}, lo que apunta `medir probar` de cada test.
+    "cpu", "preparacion", "nuevas", "compartidas"}}, lo que apunta `medir probar` de cada test.
 
     - Una fixture compartida es lenta si se preparó (`nuevas`) en una preparación de más de
       LENTO_S; lo es entonces cada test que la pide, aunque la pagara otro: sin el primero, la
       pagaría el siguiente.
-    - Un test es lento si tardó más de LENTO_S.
+    - Un test es lento si tardó más de LENTO_S o gastó más de LENTO_CPU_S de CPU.
     - De un fichero en el que todo es lento, el test que menos tardó no se apunta ni se le cuentan
       sus fixtures: es su humo.
     Devuelve cuántos tests quedan marcados."""
     fixtures = {f for p in pruebas.values() if p.get("preparacion", 0) > LENTO_S for f in p.get("nuevas", ())}
     def lento(p):
-        return p["segundos"] > LENTO_S or any(f in fixtures for f in p.get("compartidas", ()))
+        return p["segundos"] > LENTO_S or p.get("cpu", 0) > LENTO_CPU_S or any(f in fixtures for f in p.get("compartidas", ()))
     por_fichero = {}
     for nodeid, p in pruebas.items():
         por_fichero.setdefault(nodeid.split("::")[0], []).append((p["segundos"], nodeid))

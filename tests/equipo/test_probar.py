@@ -209,8 +209,9 @@ def test_un_error_en_un_test_lento_no_lo_ve_rapido_pero_si_probar(tmp_path, caps
     assert "✘ tests del curso (1 de 1): 1 pasan, 1 fallan" in salida and "el error del test lento" in salida
 
 
-def _prueba(segundos, preparacion=0.0, nuevas=(), compartidas=()):
-    return {"segundos": segundos, "preparacion": preparacion, "nuevas": list(nuevas), "compartidas": list(compartidas)}
+def _prueba(segundos, preparacion=0.0, nuevas=(), compartidas=(), cpu=0.0):
+    return {"segundos": segundos, "cpu": cpu, "preparacion": preparacion, "nuevas": list(nuevas),
+            "compartidas": list(compartidas)}
 
 
 def test_apuntar_lentos_deja_fuera_lo_rapido_y_el_humo_de_cada_fichero_todo_lento(tmp_path):
@@ -222,6 +223,19 @@ def test_apuntar_lentos_deja_fuera_lo_rapido_y_el_humo_de_cada_fichero_todo_lent
                            "tests/b.py::test_menos_lento": _prueba(lento), "tests/b.py::test_muy_lento": _prueba(lento * 2)},
                           ruta)
     assert probar.lentos_apuntados(ruta) == ({"tests/a.py::test_lento", "tests/b.py::test_muy_lento"}, set())
+
+
+def test_un_test_que_gasta_mucha_cpu_es_lento_aunque_tarde_poco(tmp_path):
+    """El reloj de la pasada entera cambia con la carga; la CPU, no. Un test que no espera nada y
+    gasta más de LENTO_CPU_S tarda menos de LENTO_S en reloj: mirar solo el reloj (la variante
+    ingenua) lo deja en --rapido."""
+    ruta = tmp_path / "lentos.json"
+    pruebas = {"tests/d.py::test_al_azar": _prueba(probar.LENTO_S / 2, cpu=probar.LENTO_CPU_S * 2),
+               "tests/d.py::test_corto": _prueba(probar.LENTO_S / 2, cpu=probar.LENTO_CPU_S / 10)}
+    probar.apuntar_lentos(pruebas, ruta)
+    assert probar.lentos_apuntados(ruta) == ({"tests/d.py::test_al_azar"}, set())
+    ingenua = {n for n, p in pruebas.items() if p["segundos"] > probar.LENTO_S}
+    assert "tests/d.py::test_al_azar" not in ingenua
 
 
 def test_una_fixture_lenta_hace_lentos_a_todos_los_que_la_piden_y_no_solo_al_que_la_pago(tmp_path):
