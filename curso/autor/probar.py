@@ -52,12 +52,12 @@ SIN_NBVAL = ["-p", "no:nbval"]
 
 # Los tests del curso son la parte más larga: en un solo proceso marcarían el tiempo de todo
 # `probar`. Se reparten en PARTES_DEL_CURSO procesos por fichero, equilibrando lo que tarda cada uno
-# según TIEMPOS: los segundos de cada fichero medidos en una pasada (con pytest, en un solo
-# proceso). Un fichero que aún no está apuntado cuenta como la mediana de los apuntados. Es una
-# estimación: un reparto desigual solo tarda más, nunca se salta nada. Para volver a medirlos (tras
-# añadir o cambiar mucho un fichero de tests):
+# según TIEMPOS: los segundos de cada fichero en la última `python -m curso medir probar` (la suite
+# entera, con las partes a la vez, como corren aquí), que los apunta con los tests lentos. Un
+# fichero que aún no está apuntado cuenta como la mediana de los apuntados. Es una estimación: un
+# reparto desigual solo tarda más, nunca se salta nada. Para medir solo unos ficheros, en un proceso:
 #
-#     python -m pytest -q -p no:nbval -p curso.autor.probar tests/equipo tests/lecciones
+#     python -m pytest -q -p no:nbval -p curso.autor.probar tests/equipo/test_x.py
 #
 # (este módulo es también un complemento de pytest: ver `apuntar_tiempos`, al final). Cuatro partes
 # y no dos: con dos, la más larga marcaba el final de todo `probar` mucho después que las demás.

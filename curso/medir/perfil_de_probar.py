@@ -249,4 +249,7 @@ def main():
         cuantos = probar.apuntar_lentos(todas)
         print(f"Apuntados {cuantos} tests lentos en {probar.LENTOS.relative_to(rutas.RAIZ)} "
               "(--rapido no los corre).", file=sys.stderr)
+        probar.apuntar_tiempos({f: d["segundos"] for f, d in por_fichero(todas).items()})
+        print(f"Y lo que tardó cada fichero en {probar.TIEMPOS.relative_to(rutas.RAIZ)} "
+              "(para repartir los tests del curso en sus partes).", file=sys.stderr)
     return {"segundos": pared, "cpu": cpu}
