@@ -52,6 +52,7 @@ import html
 import importlib
 import importlib.abc
 import importlib.util
+import os
 import sys
 import time
 import types
@@ -199,7 +200,19 @@ def escribir_modulo(nombre, fuente):
             copia, n = copias / f"{nombre}.py.{time.strftime('%Y%m%d-%H%M%S')}-{n}", n + 1
         copia.write_bytes(ruta.read_bytes())
     ruta.write_text(texto, encoding="utf-8")
+    _olvidar_el_bytecode(ruta)
     return ruta, copia
+
+
+def _olvidar_el_bytecode(ruta):
+    """Borra el .pyc de `ruta`, si lo hay. Python da un .pyc por bueno si su fichero tiene la misma
+    hora, al segundo, y el mismo tamaño que cuando se compiló; una celda puede reescribir un módulo
+    en el mismo segundo y con el mismo tamaño (un `<` cambiado por `>`, o Run All), y el import
+    siguiente daría la versión de antes."""
+    try:
+        os.remove(importlib.util.cache_from_source(str(ruta)))
+    except FileNotFoundError:
+        pass
 
 
 def _anterior(nombre):

@@ -5,6 +5,7 @@ Aquí, en el mismo proceso y con un espacio de juguete; los caminos del alumno
 (tests/caminos/) lo prueban con núcleos de Jupyter de verdad y las lecciones enteras.
 """
 import importlib
+import os
 import sys
 from types import SimpleNamespace
 
@@ -55,6 +56,41 @@ def test_olvidar_solo_el_modulo_escrito_deja_dos_versiones_a_la_vez(espacio, cap
     que lo importó se queda con la clase vieja, y un `except ErrorDelModelo` deja pasar el nuevo."""
     monkeypatch.setattr(cuaderno, "_olvidar", lambda: sys.modules.pop("errores_de_prueba", None))
     assert _reescribir_lo_que_otro_importo() == (1, False)
+
+
+def _reescribir_en_el_mismo_segundo(espacio, monkeypatch):
+    """Importa `comparar` (con bytecode: escribe su .pyc), lo reescribe con una celda con otro texto
+    del mismo tamaño y con la misma hora que tenía, como en el mismo segundo, y devuelve lo que da
+    el import siguiente."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # como en el núcleo de un alumno
+    fichero = espacio / "comparar.py"
+    fichero.write_text("MENOR = 1 < 2\n", encoding="utf-8")
+    cuaderno._instalar_buscador()
+    assert importlib.import_module("comparar").MENOR is True
+    antes = fichero.stat()
+    escribir = cuaderno.escribir_modulo
+
+    def en_el_mismo_segundo(nombre, fuente):
+        hecho = escribir(nombre, fuente)
+        os.utime(fichero, ns=(antes.st_atime_ns, antes.st_mtime_ns))
+        return hecho
+    monkeypatch.setattr(cuaderno, "escribir_modulo", en_el_mismo_segundo)
+    try:
+        cuaderno.modulo("comparar", "MENOR = 1 > 2\n")
+        assert fichero.stat().st_size == antes.st_size
+        return importlib.import_module("comparar").MENOR
+    finally:
+        sys.modules.pop("comparar", None)
+
+
+def test_una_celda_que_reescribe_un_modulo_en_el_mismo_segundo_y_tamano_da_el_nuevo(espacio, monkeypatch, capsys):
+    assert _reescribir_en_el_mismo_segundo(espacio[0], monkeypatch) is False
+
+
+def test_sin_borrar_el_pyc_el_import_da_la_version_de_antes(espacio, monkeypatch, capsys):
+    """La variante ingenua: escribir el fichero y nada más. Python toma el .pyc del viejo por bueno."""
+    monkeypatch.setattr(cuaderno, "_olvidar_el_bytecode", lambda ruta: None)
+    assert _reescribir_en_el_mismo_segundo(espacio[0], monkeypatch) is True
 
 
 def test_tras_la_celda_sobre_una_referencia_el_import_da_el_fichero_nuevo(espacio, tmp_path, capsys):
