@@ -34,6 +34,7 @@ import pytest
 
 VARIABLE = "CURSO_PERFIL"  # la carpeta donde cada pytest de la parte deja su parte del perfil
 CUANTOS = 15
+ORDEN_DE_SHELL = "orden de shell (sh -c)"
 
 
 # --- El complemento de pytest --------------------------------------------------------------------
@@ -47,9 +48,11 @@ def cpu_ahora():
 
 def que_arranca(argumentos):
     """Un nombre corto para lo que arranca una orden: «núcleo de Jupyter», «python -m curso…»,
-    «python guion.py», «initdb», «JupyterLab», «navegador (Playwright)»..."""
+    «python guion.py», «initdb», «JupyterLab», «navegador (Playwright)»... Una orden en un solo
+    texto (`shell=True`) es «orden de shell»: su texto lleva datos de cada test (`sleep 300.27…`) y
+    no diría qué clase de cosa es."""
     if isinstance(argumentos, (str, bytes)):
-        argumentos = [os.fsdecode(argumentos)]
+        return ORDEN_DE_SHELL
     partes = [os.fsdecode(a) for a in argumentos]
     if not partes:
         return "?"

@@ -387,7 +387,8 @@ def test_que_arranca_nombra_cada_clase_de_proceso():
     assert que_arranca([python, "-c", "print(1)"]) == "python -c"
     assert que_arranca([python, "/tmp/x/correr.py", "--guion"]) == "python correr.py"
     assert que_arranca(["/usr/lib/postgresql/16/bin/initdb", "-D", "d"]) == "initdb"
-    assert que_arranca("echo hola") == "echo hola"
+    # Las de shell=True, juntas: cada una lleva sus datos («sleep 300.27 & echo lanzado»).
+    assert que_arranca("echo hola") == que_arranca("sleep 300.27 & echo lanzado") == "orden de shell (sh -c)"
 
 
 def test_el_perfil_suma_por_fichero_y_ordena_por_cpu():
