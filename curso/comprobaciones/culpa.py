@@ -25,6 +25,7 @@ Quien llama pone la función que corre (`correr(ficheros, tests, ejercicios) -> 
 `comprobar` corre aparte; `calificar`, pasando por su caché.
 """
 import ast
+import threading
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -140,10 +141,17 @@ def error_de_sintaxis(fichero, a_la_vista):
     return ""
 
 
+# `calificar` reparte la culpa de varios alumnos a la vez, en hilos; en Python 3.11, dos ast.parse a
+# la vez en hilos distintos pueden lanzar «SystemError: AST constructor recursion depth mismatch»
+# (CPython gh-106905): uno cada vez.
+UN_ARBOL_CADA_VEZ = threading.Lock()
+
+
 def importados(fichero, modulos):
     """Los módulos de `modulos` que importa `fichero` (import x / from x import y), en orden."""
     try:
-        arbol = ast.parse(Path(fichero).read_bytes())
+        with UN_ARBOL_CADA_VEZ:
+            arbol = ast.parse(Path(fichero).read_bytes())
     except (OSError, SyntaxError, ValueError):
         return []
     vistos = []
