@@ -49,7 +49,7 @@ from pathlib import Path
 
 from curso import rutas
 from curso.clase import cuadernos_de_la_clase as cuadernos
-from curso.clase import notas
+from curso.clase import libros_de_notas, notas
 from curso.comprobaciones import aparte, culpa, tests_del_curso, veredicto
 from curso.clase.cache_de_corridas import Cache, huella_del_curso
 from curso.comprobaciones.espacio import INTERRUMPIDO, agrupar_por_modulo, ficheros_del_espacio, modulos_de
@@ -76,6 +76,9 @@ class Celda:
     comprobacion: veredicto.Comprobacion = None
     tests_total: int = 0
     ejercicios_total: int = 0
+    # False si no se pudo mirar (no encuentro su espacio o su cuaderno): sus cuentas no se saben,
+    # y en el CSV van vacías, no 0. Un «sin empezar» sí se miró: 0 de verdad.
+    contada: bool = True
 
     @property
     def tests_pasan(self):
@@ -163,6 +166,8 @@ class Opciones:
     cache: Cache = None
     parar: threading.Event = None
     todas: dict = None  # todas las lecciones que se califican (el nivel se mide con ellas); `lecciones` si no se da
+    formato: str = None  # "moodle" o "canvas": escribe también ese CSV (`libros_de_notas.py`)
+    identificadores: dict = None  # {carpeta del alumno: su identificador en el LMS}
 
 
 class _Corredor:
@@ -187,7 +192,8 @@ class _Corredor:
 
 
 def _celda_gris(leccion, texto, tests_total=0, ejercicios_total=0):
-    return Celda(leccion, GRIS, texto, None, tests_total, ejercicios_total)
+    """Una celda gris: «sin empezar» (sus cuentas son 0) o algo que no encuentro (no se saben)."""
+    return Celda(leccion, GRIS, texto, None, tests_total, ejercicios_total, contada=texto == SIN_EMPEZAR)
 
 
 def celda_de(leccion, comprobacion):
@@ -399,15 +405,22 @@ def _estimacion(filas, quedan, a_la_vez):
 
 
 def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, con_bom=True,
-              devoluciones=False, con_cache=True, limite_total=None):
+              devoluciones=False, con_cache=True, limite_total=None, formato=None, identificadores=None):
     """`python -m curso calificar CARPETA`: califica a cada alumno, `a_la_vez` a la vez, y escribe
     la tabla en CARPETA (o en `salida`): calificaciones.csv (con BOM si `con_bom`, para Excel),
-    calificaciones.html y, con `devoluciones`, un fichero por alumno en devoluciones/. Devuelve 0;
-    2 si CARPETA no es una carpeta o una lección no se puede calificar; 130 tras un Ctrl-C."""
+    calificaciones.html, con `formato` ("moodle" o "canvas") calificaciones-FORMATO.csv para el
+    importador de ese LMS (con los identificadores del CSV `identificadores`, si se da) y, con
+    `devoluciones`, un fichero por alumno en devoluciones/. Devuelve 0; 2 si CARPETA no es una
+    carpeta, una lección no se puede calificar o `identificadores` no se puede leer; 130 tras un Ctrl-C."""
     carpeta = Path(carpeta)
     if not carpeta.is_dir():
         print(f"✘ {carpeta} no es una carpeta: calificar necesita una con una subcarpeta por alumno.",
               file=sys.stderr)
+        return 2
+    try:
+        identificadores = libros_de_notas.leer_identificadores(identificadores) if identificadores else {}
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        print(f"✘ No puedo leer los identificadores: {error}", file=sys.stderr)
         return 2
     todas = lecciones_que_se_califican()
     if lecciones is not None:
@@ -430,14 +443,23 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
     a_la_vez = a_la_vez or os.cpu_count() or 1
     opciones = Opciones(elegidas, limite or aparte.LIMITE_TEST, limite_total or aparte.LIMITE_TOTAL,
                         Cache(salida / CARPETA_DE_LA_CACHE, huella_del_curso()) if con_cache else None,
-                        threading.Event(), todas)
+                        threading.Event(), todas, formato, identificadores)
     alumnos = alumnos_de(carpeta, salida)
+    sin_identificador = [a.nombre for a in alumnos if identificadores and a.nombre not in identificadores]
+    if sin_identificador:
+        print(f"⚠ {len(sin_identificador)} alumnos sin fila en los identificadores: van con el nombre de su "
+              f"carpeta ({', '.join(sin_identificador[:5])}{'…' if len(sin_identificador) > 5 else ''}).",
+              file=sys.stderr)
     csv_ = salida / f"{NOMBRE_DE_LA_TABLA}.csv"
     codificacion = "utf-8-sig" if con_bom else "utf-8"
     csv_.write_text(notas.cabecera_csv(elegidas), encoding=codificacion)
     print(f"{len(alumnos)} alumnos × {len(elegidas)} lecciones y todo junto, {a_la_vez} a la vez "
           f"(cada test, como mucho {opciones.limite:g} s):", flush=True)
     filas, inicio = [], time.monotonic()
+    # Qué test es de qué lección, leído (con ast) una vez aquí y no a la vez en cada hilo: en Python
+    # 3.11, dos ast.parse a la vez en hilos distintos pueden lanzar «SystemError: AST constructor
+    # recursion depth mismatch» (CPython gh-106905; lo vio un test de una clase de dos alumnos).
+    tests_del_curso.leccion_de_cada_test()
     grupo = ThreadPoolExecutor(max_workers=a_la_vez)
     # Un SIGTERM (el de `kill`, o el de un sistema que para la sesión) hace lo mismo que un Ctrl-C:
     # sin esto, Python acabaría sin parar los tests ni borrar sus carpetas temporales.
@@ -472,6 +494,7 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
     corridas = sum(f.corridas for f in filas)
     guardadas = sum(f.de_la_cache for f in filas)
     print(f"Escrito: {salida / NOMBRE_DE_LA_TABLA}.csv y {NOMBRE_DE_LA_TABLA}.html"
+          + (f" y {NOMBRE_DE_LA_TABLA}-{formato}.csv" if formato in libros_de_notas.ESCRITORES else "")
           + (f" y {DEVOLUCIONES}/" if devoluciones else "")
           + f" en {_minutos(time.monotonic() - inicio)} ({corridas} corridas de tests, {guardadas} de la caché).")
     return 0
@@ -488,6 +511,10 @@ def _escribir(salida, filas, lecciones, opciones, con_bom, devoluciones, faltan=
     os.replace(temporal, csv_)
     (salida / f"{NOMBRE_DE_LA_TABLA}.html").write_text(
         notas.pagina_html(filas, lecciones, opciones.limite, faltan), encoding="utf-8")
+    if opciones.formato in libros_de_notas.ESCRITORES:
+        escribir = libros_de_notas.ESCRITORES[opciones.formato]
+        (salida / f"{NOMBRE_DE_LA_TABLA}-{opciones.formato}.csv").write_text(
+            escribir(filas, lecciones, opciones.identificadores), encoding=codificacion)
     if devoluciones:
         carpeta = salida / DEVOLUCIONES
         carpeta.mkdir(exist_ok=True)
@@ -522,9 +549,16 @@ def argumentos_calificar(analizador):
                             help="el CSV sin BOM al principio (con él, Excel lo abre bien en UTF-8)")
     analizador.add_argument("--sin-cache", action="store_true",
                             help="vuelve a correr todo, aunque no haya cambiado")
+    analizador.add_argument("--formato", choices=sorted(libros_de_notas.ESCRITORES),
+                            help="escribe además calificaciones-FORMATO.csv para importar en ese LMS "
+                                 "(una nota por lección y por ejercicio; ver curso/clase/libros_de_notas.py)")
+    analizador.add_argument("--identificadores", metavar="FICHERO",
+                            help="un CSV «carpeta,identificador»: con qué login, correo o número conoce "
+                                 "el LMS a cada alumno (el nombre de su carpeta si no se dice)")
 
 
 def orden_calificar(args):
     return calificar(args.carpeta, salida=args.salida, limite=args.limite, lecciones=args.lecciones,
                      a_la_vez=args.a_la_vez, con_bom=not args.sin_bom, devoluciones=args.devoluciones,
-                     con_cache=not args.sin_cache, limite_total=args.limite_total)
+                     con_cache=not args.sin_cache, limite_total=args.limite_total, formato=args.formato,
+                     identificadores=args.identificadores)

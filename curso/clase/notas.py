@@ -34,8 +34,9 @@ def cabecera_csv(lecciones):
         campos += [f"{n:02d} estado", f"{n:02d} tests", f"{n:02d} tests en total", f"{n:02d} ejercicios",
                    f"{n:02d} ejercicios en total"]
     campos += ["todo junto", "todo junto tests", "todo junto tests en total", "tests", "tests en total",
-               "ejercicios", "ejercicios en total", "lecciones en verde", "comentario"]
-    return _linea_csv(campos)
+               "ejercicios", "ejercicios en total", "lecciones en verde"]
+    campos += [f"ejercicio {id}" for id in ejercicios_de(lecciones)]
+    return _linea_csv(campos + ["comentario"])
 
 
 def _linea_csv(campos):
@@ -47,16 +48,44 @@ def _linea_csv(campos):
 SIN_COMPROBAR = ""  # lo que lleva en el CSV una cuenta que no se pudo hacer: vacía, no 0
 
 
+def sin_mirar(celda):
+    """¿No se pudo ni mirar (no encuentro su espacio o su cuaderno)? Entonces sus cuentas no se saben."""
+    return not getattr(celda, "contada", True)
+
+
 def tests_pasan(celda):
     """Cuántos tests pasan, o SIN_COMPROBAR si alguno no llegó a correr (entonces no se sabe)."""
-    return SIN_COMPROBAR if getattr(celda, "tests_sin_comprobar", 0) else celda.tests_pasan
+    return SIN_COMPROBAR if sin_mirar(celda) or getattr(celda, "tests_sin_comprobar", 0) else celda.tests_pasan
 
 
 def ejercicios_hechos(celda):
-    return SIN_COMPROBAR if getattr(celda, "ejercicios_sin_comprobar", 0) else celda.ejercicios_hechos
+    return SIN_COMPROBAR if sin_mirar(celda) or getattr(celda, "ejercicios_sin_comprobar", 0) else \
+        celda.ejercicios_hechos
 
 
-def _suma(valores):
+def ejercicios_de(lecciones):
+    """Los ejercicios de las lecciones, en su orden: una columna cada uno."""
+    return [id for leccion in lecciones.values() for id in leccion.ejercicios]
+
+
+def cada_ejercicio(fila, lecciones):
+    """{"3.2": 1, "3.3": 0, ...}: 1 si está hecho, 0 si no, SIN_COMPROBAR si no se sabe (no llegó a
+    correr, o no encuentro su espacio o su cuaderno)."""
+    valores = {}
+    for n, leccion in lecciones.items():
+        celda = fila.celdas[n]
+        resultados = celda.comprobacion.ejercicios if celda.comprobacion else {}
+        for id in leccion.ejercicios:
+            r = resultados.get(id)
+            if sin_mirar(celda) or (r is not None and r.estado in (aparte.SIN_COMPROBAR, aparte.SALTADO)):
+                valores[id] = SIN_COMPROBAR
+            else:
+                valores[id] = int(r is not None and r.estado == aparte.PASA)
+    return valores
+
+
+def suma_o_vacia(valores):
+    """La suma, o SIN_COMPROBAR si alguno de los valores no se sabe."""
     valores = list(valores)
     return SIN_COMPROBAR if SIN_COMPROBAR in valores else sum(valores)
 
@@ -75,13 +104,13 @@ def fila_csv(fila, lecciones):
         campos += [c.texto, tests_pasan(c), c.tests_total, ejercicios_hechos(c), c.ejercicios_total]
     t = fila.todo_junto
     campos += [t.texto, tests_pasan(t), t.tests_total,
-               _suma(tests_pasan(fila.celdas[n]) for n in lecciones),
+               suma_o_vacia(tests_pasan(fila.celdas[n]) for n in lecciones),
                sum(fila.celdas[n].tests_total for n in lecciones),
-               _suma(ejercicios_hechos(fila.celdas[n]) for n in lecciones),
+               suma_o_vacia(ejercicios_hechos(fila.celdas[n]) for n in lecciones),
                sum(fila.celdas[n].ejercicios_total for n in lecciones),
-               sum(1 for n in lecciones if fila.celdas[n].estado == VERDE),
-               comentario(fila)]
-    return _linea_csv(campos)
+               sum(1 for n in lecciones if fila.celdas[n].estado == VERDE)]
+    campos += list(cada_ejercicio(fila, lecciones).values())
+    return _linea_csv(campos + [comentario(fila)])
 
 
 def sin_comprobar(fila):
@@ -93,6 +122,13 @@ def sin_comprobar(fila):
         if que:
             partes.append(f"{n:02d}, {' y '.join(que)}")
     return ("Sin comprobar, por eso van vacías sus cuentas (no son ceros): " + "; ".join(partes) + ".") if partes else ""
+
+
+def sin_calificar(fila):
+    """«Sin calificar (sus cuentas van vacías): 02, no encuentro su cuaderno (…)», o "": las lecciones
+    que no se pudieron ni mirar cuando el resto sí."""
+    partes = [f"{n:02d}, {c.texto}" for n, c in fila.celdas.items() if sin_mirar(c)]
+    return ("Sin calificar, por eso van vacías sus cuentas: " + "; ".join(partes) + ".") if partes else ""
 
 
 def progreso(fila):
@@ -176,12 +212,12 @@ def comentario(fila):
     problema = primer_problema(fila)
     if problema is None:
         empezadas = [n for n, c in fila.celdas.items() if c.estado != GRIS]
-        return "Todo en verde" + (f" hasta la lección {max(empezadas):02d}." if empezadas else ".")
-    texto = f"{problema['donde'].capitalize()}, {problema['que']}"
-    if problema["pista"]:
-        texto += f". Pista ({problema['ejercicio']}): {problema['pista']}"
-    sin = sin_comprobar(fila)
-    return f"{texto} · {sin}" if sin else texto
+        texto = "Todo en verde" + (f" hasta la lección {max(empezadas):02d}." if empezadas else ".")
+    else:
+        texto = f"{problema['donde'].capitalize()}, {problema['que']}"
+        if problema["pista"]:
+            texto += f". Pista ({problema['ejercicio']}): {problema['pista']}"
+    return " · ".join(x for x in (texto, sin_comprobar(fila), sin_calificar(fila)) if x)
 
 
 # ---------------------------------------------------------------- la página
@@ -193,7 +229,10 @@ body { font-family: system-ui, sans-serif; margin: 1em auto; max-width: 1380px; 
 table.notas { border-collapse: collapse; width: 100%; table-layout: fixed; }
 table.notas th, table.notas td { border: 1px solid #bbb; padding: .25em .4em; text-align: left;
        vertical-align: top; overflow-wrap: anywhere; }
+table.notas thead th { overflow-wrap: normal; word-break: normal; hyphens: manual; }
 table.notas th.alumno { width: 11em; }
+table.notas td a { color: inherit; text-decoration: none; display: block; }
+table.notas td a:focus, table.notas td a:hover { outline: 2px solid #2a5db0; }
 table.notas th.numeros { width: 7em; }
 td small, th small { color: #555; display: block; }
 .verde { background: #d8f0d8; } .roja { background: #f6d0d0; }
@@ -210,7 +249,14 @@ def _resumen_de_columna(celdas):
     return " · ".join(f"{simbolo} {cuenta[estado]}" for estado, simbolo, _ in LEYENDA)
 
 
-def _td(celda):
+def ancla(i, n):
+    """El id del detalle de la celda de la lección `n` (None: todo junto) del alumno `i`."""
+    return f"a{i}-" + ("todo" if n is None else f"{n:02d}")
+
+
+def _td(celda, destino):
+    """La celda: su texto es un enlace a su detalle (`destino`), que se abre con el teclado o con el
+    dedo; el `title` lo enseña además al pasar el ratón."""
     e = html.escape
     lineas = chr(10).join(l.texto() for l in celda.comprobacion.lineas) if celda.comprobacion else celda.texto
     numeros = ""
@@ -223,7 +269,7 @@ def _td(celda):
         numeros += (" · " if numeros else "") + (
             f"{hechos}/{celda.ejercicios_total} ej." if hechos != SIN_COMPROBAR else
             f"{celda.ejercicios_total} ej., sin comprobar")
-    return (f'<td class="{celda.estado}" title="{e(lineas)}">{e(celda.texto)}'
+    return (f'<td class="{celda.estado}" title="{e(lineas)}"><a href="#{destino}">{e(celda.texto)}</a>'
             + (f"<small>{e(numeros)}</small>" if numeros else "") + "</td>")
 
 
@@ -231,16 +277,17 @@ def pagina_html(filas, lecciones, limite, faltan=0):
     """La página entera (ver el docstring del módulo). `faltan`: alumnos que no llegaron a
     calificarse (un Ctrl-C)."""
     e = html.escape
-    cabecera = "".join(f"<th>{n:02d} {e(l.nombre)}</th>" for n, l in lecciones.items())
+    cabecera = "".join(f"<th>{n:02d} {e(l.nombre.replace('_', ' '))}</th>" for n, l in lecciones.items())
     cuerpo = []
-    for fila in filas:
+    for i, fila in enumerate(filas):
         tests = sum(fila.celdas[n].tests_pasan for n in lecciones)
         total = sum(fila.celdas[n].tests_total for n in lecciones)
         hechos = sum(fila.celdas[n].ejercicios_hechos for n in lecciones)
         ejercicios = sum(fila.celdas[n].ejercicios_total for n in lecciones)
         donde = f"<small>{e(fila.alumno.donde)}</small>" if fila.alumno.donde else ""
         cuerpo.append(f"<tr><th>{e(fila.alumno.nombre)}{donde}</th>"
-                      + "".join(_td(fila.celdas[n]) for n in lecciones) + _td(fila.todo_junto)
+                      + "".join(_td(fila.celdas[n], ancla(i, n)) for n in lecciones)
+                      + _td(fila.todo_junto, ancla(i, None))
                       + f"<td>{tests}/{total} tests<small>{hechos}/{ejercicios} ejercicios</small></td></tr>")
     resumen = "".join(f"<td>{e(_resumen_de_columna([f.celdas[n] for f in filas]))}</td>" for n in lecciones)
     resumen += f"<td>{e(_resumen_de_columna([f.todo_junto for f in filas]))}</td><td></td>"
@@ -257,8 +304,8 @@ cambia: los tests que trae su punto de control, con los módulos del alumno. Un 
 pasan con su espacio entero se repite con la versión de referencia de los demás: si sigue fallando, es
 el <em>culpable</em>; si no, falla solo por otro y se nombra detrás de él («durable.py, por
 resumenes.py»), así un fallo de otra lección no pinta esta de rojo. <strong>Todo junto</strong> es su espacio entero
-contra todos esos tests. Cada test tiene {limite:g} s como mucho. Pasa el ratón por una celda para
-ver sus líneas, o abre el detalle de cada alumno más abajo.</p>
+contra todos esos tests. Cada test tiene {limite:g} s como mucho. Cada celda lleva a su detalle,
+más abajo (con el ratón, el teclado o el dedo); al pasar el ratón, sus líneas.</p>
 <p class="leyenda">{leyenda}</p>
 <table class="notas">
 <thead><tr><th class="alumno">alumno</th>{cabecera}<th>todo junto</th><th class="numeros">en total</th></tr></thead>
@@ -268,13 +315,15 @@ ver sus líneas, o abre el detalle de cada alumno más abajo.</p>
 <tfoot><tr><th>por lección</th>{resumen}</tr></tfoot>
 </table>
 <h2>Por alumno</h2>
-{chr(10).join(_detalle(fila, lecciones) for fila in filas)}
+{chr(10).join(_detalle(fila, lecciones, i) for i, fila in enumerate(filas))}
 </body>
 </html>
 """
 
 
-def _detalle(fila, lecciones):
+def _detalle(fila, lecciones, i):
+    """El detalle de un alumno, plegado: se abre al llegar a él desde una celda (un navegador abre
+    el <details> que contiene el destino de un enlace) o al pulsar su resumen."""
     e = html.escape
     problema = primer_problema(fila)
     if problema:
@@ -287,17 +336,18 @@ def _detalle(fila, lecciones):
     partes = []
     for n, celda in list(fila.celdas.items()) + [(None, fila.todo_junto)]:
         titulo = f"{n:02d} {lecciones[n].nombre}" if n is not None else "todo junto"
+        h4 = f'<h4 id="{ancla(i, n)}">'
         if celda.comprobacion is None:
-            partes.append(f"<h4>{e(titulo)}: {e(celda.texto)}</h4>")
+            partes.append(f"{h4}{e(titulo)}: {e(celda.texto)}</h4>")
             continue
         c = celda.comprobacion
         lineas = [l.texto() for l in c.lineas] + [f"· {nota}" for nota in c.notas]
         lineas += [f"{'✔' if r.estado == aparte.PASA else '✘'} ejercicio {id}"
                    + (f": {r.motivo}" if r.motivo and r.estado != aparte.PASA else "")
                    for id, r in c.ejercicios.items()]
-        partes.append(f"<h4>{e(titulo)}: {_de(tests_pasan(celda), celda.tests_total)} tests</h4>"
+        partes.append(f"{h4}{e(titulo)}: {_de(tests_pasan(celda), celda.tests_total)} tests</h4>"
                       f"<pre>{e(chr(10).join(lineas))}</pre>")
-    return (f"<details><summary><strong>{e(fila.alumno.nombre)}</strong> · {e(resumen)}</summary>"
+    return (f'<details id="a{i}"><summary><strong>{e(fila.alumno.nombre)}</strong> · {e(resumen)}</summary>'
             f"{primero}{''.join(partes)}</details>")
 
 
