@@ -107,7 +107,8 @@ def test_una_leccion_sin_sus_modulos_esta_sin_empezar_y_no_en_rojo(curso_de_jugu
     assert fila["10 estado"] == "✔"
     assert fila["11 estado"] == "sin empezar"
     assert (fila["11 tests"], fila["11 tests en total"]) == ("0", "4")  # los tests que trae la 11
-    assert '<td class="gris" title="sin empezar">sin empezar' in (salida / "calificaciones.html").read_text(encoding="utf-8")
+    assert '<td class="gris" title="sin empezar"><a href="#a0-11">sin empezar</a>' in \
+        (salida / "calificaciones.html").read_text(encoding="utf-8")
 
 
 # ---------------------------------------------------------------- tiempos
