@@ -48,6 +48,7 @@ Si los casos de un ejercicio llegan al esbozo de otro (el bucle del 1.3 llama a 
 sigue siendo el esbozo del 1.2), lo pendiente es ese otro: `comprobar` lo dice, usa la versión de
 referencia de su módulo, como haría `comprobar` con él, y comprueba de nuevo.
 """
+import ast
 import html
 import importlib
 import importlib.abc
@@ -552,11 +553,11 @@ def _que_celda_falta(ip, error, traza):
     nombre = getattr(error, "name", None)
     if traza is None or traza.tb_frame.f_globals is not ip.user_ns or not nombre:
         return None  # un NameError de dentro de un módulo es un error suyo: su traza lo dice mejor
-    celda = _celda_que_define(nombre)
+    celda = _celda_que_define(nombre, _celda_en_curso(ip))
     if celda is None:
         return None
-    return (f"«{nombre}» no está definido: lo define una celda de más arriba en esta lección, la que "
-            f"empieza «{celda}». Ejecuta las celdas de arriba (en JupyterLab: Run ▸ Run All Above "
+    return (f"«{nombre}» no está definido: lo define una celda de más arriba en esta lección, "
+            f"{celda}. Ejecuta las celdas de arriba (en JupyterLab: Run ▸ Run All Above "
             "Selected Cell) y vuelve a esta.")
 
 
@@ -585,37 +586,95 @@ def _modulos_de_antes():
             "lo llama como lo deja esa celda. Ejecútala y vuelve a ejecutar esta.")
 
 
-def _celda_que_define(nombre):
-    """La primera línea de la primera celda de código de la lección en curso que define `nombre`."""
-    import ast
+def _celdas_de_codigo():
+    """Los textos de las celdas de código del cuaderno de la lección en curso (el de notebooks/,
+    el que tiene abierto el alumno), en orden; [] si no se sabe cuál es o no se puede leer."""
     import json
     if _leccion is None or _leccion not in rutas.LECCIONES:
-        return None
+        return []
     ruta = Path(rutas.CUADERNOS) / f"{rutas.LECCIONES[_leccion]['cuaderno']}.ipynb"
     try:
         celdas = json.loads(ruta.read_text(encoding="utf-8"))["cells"]
     except (OSError, ValueError, KeyError):
+        return []
+    return ["".join(c.get("source", "")) for c in celdas if c.get("cell_type") == "code"]
+
+
+# Lo que tiene su propio espacio de nombres: lo que se asigna dentro no queda en el cuaderno.
+_AMBITOS_PROPIOS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+                    ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _ligados(fuente):
+    """{nombre: la línea que lo liga} de los nombres que la celda `fuente` deja en el cuaderno.
+
+    Una celda normal deja lo que liga fuera de una función o una clase (también dentro de un `if`,
+    un `for` o un `with`), no lo de dentro: la `M` local de una función no es la `M` del cuaderno.
+    Una celda `%%modulo` deja lo que publica su módulo (ver `_publicar`): sus funciones, clases y
+    constantes de primer nivel, no sus imports ni lo que empieza por «_». Otra magia, o un texto que
+    no es Python, no liga nada que se sepa."""
+    modulo = fuente.startswith("%%modulo")
+    codigo = fuente.split("\n", 1)[1] if modulo and "\n" in fuente else ("" if modulo else fuente)
+    if codigo.startswith("%"):
+        return {}
+    try:
+        arbol = ast.parse(codigo)
+    except SyntaxError:
+        return {}
+    lineas = codigo.split("\n")
+    ligados = {}
+
+    def ligar(nombre, nodo):
+        if modulo and (nombre.startswith("_") or nombre in AYUDANTES):
+            return
+        ligados.setdefault(nombre, lineas[nodo.lineno - 1].strip())
+
+    def recorrer(nodo):
+        for hijo in ast.iter_child_nodes(nodo):
+            if isinstance(hijo, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                ligar(hijo.name, hijo)  # su nombre sí; lo de dentro, no
+            elif isinstance(hijo, (ast.Import, ast.ImportFrom)):
+                if not modulo:  # un módulo no publica lo que importa
+                    for alias in hijo.names:
+                        ligar((alias.asname or alias.name).split(".")[0], hijo)
+            elif isinstance(hijo, ast.Name) and isinstance(hijo.ctx, ast.Store):
+                ligar(hijo.id, hijo)
+            elif not isinstance(hijo, _AMBITOS_PROPIOS):
+                recorrer(hijo)
+    recorrer(arbol)
+    return ligados
+
+
+def _celda_que_define(nombre, actual=None):
+    """La celda de la lección en curso que deja `nombre` en el cuaderno, dicha para el alumno
+    («la que empieza «…»»), o None si ninguna lo deja.
+
+    Si se sabe qué celda se está ejecutando (`actual`, su texto) y está en el cuaderno, es la más
+    cercana por encima de ella (la 01 define `M` en dos celdas: la de `atasco` es la que cuenta para
+    las de después); si no se sabe, la primera. Si su primera línea es la de otra celda, se dice
+    también la línea que define el nombre."""
+    celdas = _celdas_de_codigo()
+    hasta, cercana = len(celdas), False
+    if actual is not None:
+        iguales = [i for i, fuente in enumerate(celdas) if fuente.strip() == actual.strip()]
+        if iguales:
+            hasta, cercana = iguales[-1], True
+    candidatas = [(i, _ligados(celdas[i])[nombre]) for i in range(hasta) if nombre in _ligados(celdas[i])]
+    if not candidatas:
         return None
-    for celda in celdas:
-        fuente = "".join(celda.get("source", ""))
-        codigo = fuente.split("\n", 1)[1] if fuente.startswith("%%modulo") and "\n" in fuente else fuente
-        if celda.get("cell_type") != "code" or codigo.startswith("%"):
-            continue
-        try:
-            arbol = ast.parse(codigo)
-        except SyntaxError:
-            continue
-        definidos = set()  # en cualquier sitio de la celda: también dentro de un if o un with
-        for nodo in ast.walk(arbol):
-            if isinstance(nodo, (ast.FunctionDef, ast.ClassDef)):
-                definidos.add(nodo.name)
-            elif isinstance(nodo, (ast.Import, ast.ImportFrom)):
-                definidos.update((a.asname or a.name).split(".")[0] for a in nodo.names)
-            elif isinstance(nodo, ast.Name) and isinstance(nodo.ctx, ast.Store):
-                definidos.add(nodo.id)
-        if nombre in definidos:
-            return fuente.strip().split("\n")[0]
-    return None
+    i, linea = candidatas[-1] if cercana else candidatas[0]
+    primera = celdas[i].strip().split("\n")[0]
+    repetida = sum(fuente.strip().split("\n")[0] == primera for fuente in celdas) > 1
+    if repetida and linea != primera:
+        corta = linea if len(linea) <= 70 else linea[:69] + "…"
+        return f"la que empieza «{primera}» y tiene la línea «{corta}»"
+    return f"la que empieza «{primera}»"
+
+
+def _celda_en_curso(ip):
+    """El texto de la celda que se está ejecutando (lo último que guardó el historial), o None."""
+    historial = getattr(getattr(ip, "history_manager", None), "input_hist_raw", None)
+    return historial[-1] if historial else None
 
 
 def comparar(n, con_soluciones=False):

@@ -351,3 +351,76 @@ def test_un_type_error_con_un_modulo_editado_por_ti_se_queda_con_su_traza(espaci
     _, nombres = espacio
     error = _lanzado("len(1)", nombres)
     assert cuaderno._que_celda_falta(SimpleNamespace(user_ns=nombres), error, error.__traceback__) is None
+
+
+# --- La celda que de verdad define un nombre (issue 44, punto 1) -----------------------------------
+
+def _celda_de(leccion, empieza):
+    """El texto de la celda de código de `leccion` (en notebooks/) que empieza por `empieza`."""
+    (celda,) = [c for c in _celdas_de(leccion) if c.startswith(empieza)]
+    return celda
+
+
+def _celdas_de(leccion):
+    import json
+    ruta = rutas.CUADERNOS / f"{rutas.LECCIONES[leccion]['cuaderno']}.ipynb"
+    return ["".join(c["source"]) for c in json.loads(ruta.read_text(encoding="utf-8"))["cells"]
+            if c["cell_type"] == "code"]
+
+
+def _frase_de_la_celda(nombres, fuente):
+    """Lo que dice el cuaderno cuando la celda `fuente`, ejecutándose, lanza su NameError (sin sus
+    imports de módulos del espacio, que este espacio de juguete no tiene: el nombre que falta es otro)."""
+    sin_imports = "\n".join(l for l in fuente.split("\n")
+                            if not l.startswith(("from calentamiento", "from herramientas")))
+    error = _lanzado(sin_imports, nombres)
+    ip = SimpleNamespace(user_ns=nombres, history_manager=SimpleNamespace(input_hist_raw=["", fuente]))
+    return cuaderno._que_celda_falta(ip, error, error.__traceback__)
+
+
+def test_un_nombre_local_de_una_funcion_de_un_modulo_no_es_de_su_celda(espacio, monkeypatch):
+    """Lección 01, la celda que cuenta lo que pasó en `atasco` sin la de `atasco`: `M` la define
+    esa celda, no «%%modulo bucle», donde `M` es una variable de dentro de la función."""
+    _, nombres = espacio
+    monkeypatch.setattr(cuaderno, "_leccion", 1)
+    frase = _frase_de_la_celda(nombres, _celda_de(1, "from collections import Counter"))
+    assert frase is not None and "«M» no está definido" in frase, frase
+    assert "%%modulo" not in frase and "copia_atascada" in frase, frase
+
+
+def test_la_variante_ingenua_cuenta_lo_de_dentro_de_las_funciones_y_nombra_el_modulo(espacio, monkeypatch):
+    """La variante ingenua, la de antes: cualquier nombre asignado en la celda, también dentro de
+    una función, y la primera celda que lo tiene. Nombra «%%modulo bucle»: el test de arriba la pilla."""
+    import ast
+    _, nombres = espacio
+    monkeypatch.setattr(cuaderno, "_leccion", 1)
+
+    def todos(fuente):
+        codigo = fuente.split("\n", 1)[1] if fuente.startswith("%%modulo") else fuente
+        try:
+            return {n.id: "" for n in ast.walk(ast.parse(codigo)) if isinstance(n, ast.Name)
+                    and isinstance(n.ctx, ast.Store)}
+        except SyntaxError:
+            return {}
+    monkeypatch.setattr(cuaderno, "_ligados", todos)
+    monkeypatch.setattr(cuaderno, "_celda_en_curso", lambda ip: None)
+    frase = _frase_de_la_celda(nombres, _celda_de(1, "from collections import Counter"))
+    assert "%%modulo bucle" in frase, frase
+
+
+def test_un_nombre_que_solo_define_una_celda_de_mas_abajo_no_se_atribuye(espacio, monkeypatch):
+    """`copia_atascada` en la celda de `arregla` (la define la de `atasco`, más abajo): no hay celda
+    de más arriba que lo defina, y decir que la hay mandaría a buscarla donde no está."""
+    _, nombres = espacio
+    monkeypatch.setattr(cuaderno, "_leccion", 1)
+    fuente = _celda_de(1, "from agente import agente\nfrom api import ModeloAPI\nfrom correr import Traza\n"
+                          "from curso.ensayo.recetario import usuario_guionizado\nfrom curso.rutas import RECETARIO\n\n"
+                          "PEDIDO")
+    ip = SimpleNamespace(user_ns=nombres, history_manager=SimpleNamespace(input_hist_raw=[fuente]))
+    assert "copia_atascada" in cuaderno._ligados(_celda_de(1, "from agente import agente\nfrom api import ModeloAPI\n"
+                                                              "from correr import Traza\nfrom curso.ensayo.recetario "
+                                                              "import usuario_guionizado\nfrom curso.rutas import "
+                                                              "RECETARIO\n\ntraza"))
+    error = _lanzado("copia_atascada", nombres)
+    assert cuaderno._que_celda_falta(ip, error, error.__traceback__) is None
+
