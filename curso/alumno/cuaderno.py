@@ -54,6 +54,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import os
+import re
 import sys
 import time
 import types
@@ -513,10 +514,66 @@ def _pendientes_antes_de(leccion):
 
 
 def load_ipython_extension(ip):
-    """Registra %%modulo y el aviso de una celda que falta (lo llama `%load_ext curso.alumno.cuaderno`)."""
+    """Registra %%modulo, el aviso de una celda que falta y el del servidor de ensayo parado (lo
+    llama `%load_ext curso.alumno.cuaderno`)."""
     ip.register_magic_function(modulo, magic_kind="cell", magic_name="modulo")
     ip.set_custom_exc((ModuleNotFoundError, NameError, TypeError), _falta_una_celda)
+    if _tras_la_celda not in ip.events.callbacks["post_run_cell"]:
+        ip.events.register("post_run_cell", _tras_la_celda)
     _instalar_buscador()
+
+
+def _tras_la_celda(resultado):
+    """Tras una celda que lanzó: si fue porque el servidor de ensayo del cuaderno está parado, lo
+    dice debajo de la traza (ver `_servidor_parado`)."""
+    error = getattr(resultado, "error_in_exec", None)
+    if error is None:
+        return
+    from IPython import get_ipython
+    frase = _servidor_parado(get_ipython(), error)
+    if frase is not None:
+        print(f"✘ {frase}")
+
+
+# Una dirección de esta máquina en un mensaje de error: la de un servidor de ensayo del cuaderno.
+_DIRECCION_LOCAL = re.compile(r"https?://(?:127\.0\.0\.1|localhost):(\d+)")
+
+
+def _conexion_rechazada(error):
+    """¿Es `error`, o algo que lo causó, una conexión rechazada (nadie escucha en ese puerto)?
+    El ErrorDelModelo de api.py lo dice con su `causa`; otro cliente, con su ConnectionRefusedError."""
+    vistos = set()
+    while error is not None and id(error) not in vistos:
+        if isinstance(error, ConnectionRefusedError) or getattr(error, "causa", None) == "rechazada":
+            return True
+        vistos.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _servidor_parado(ip, error):
+    """Si `error` es una conexión rechazada por un servidor de ensayo que arrancó este cuaderno y ya
+    está parado (la celda del final de la sección lo para; volver a una celda de antes lo encuentra
+    así), la frase que dice lo que lo arregla: volver a ejecutar la celda que lo arranca. El mensaje
+    del harness propone «python -m curso servidor», que arranca otro en otro puerto, mientras las
+    celdas siguen llamando al de la variable del cuaderno. None si no es eso."""
+    nombres = getattr(ip, "user_ns", None)
+    if not nombres or not _conexion_rechazada(error):
+        return None
+    puertos = {int(p) for p in _DIRECCION_LOCAL.findall(str(error))}
+    from curso.ensayo.servidor import PUERTO_POR_DEFECTO, ServidorEnsayo
+    suyos = [(n, v) for n, v in nombres.items()
+             if not n.startswith("_") and isinstance(v, ServidorEnsayo) and v.puerto in puertos]
+    if not suyos:
+        return None
+    nombre, servidor = suyos[0]
+    celda = _celda_que_define(nombre, _celda_en_curso(ip))
+    arreglo = (f"vuelve a ejecutar la celda que lo arranca, {celda}, y después esta" if celda else
+               f"vuelve a ejecutar la celda que arranca «{nombre}» (más arriba en esta lección), y después esta")
+    return (f"{servidor.url} era el servidor de ensayo de este cuaderno («{nombre}»), y ya no está en "
+            f"marcha: alguna celda lo paró ({nombre}.parar()), o el hilo que lo atendía acabó. Lo que lo "
+            f"arregla: {arreglo}. «python -m curso servidor» no sirve aquí: arrancaría otro, en el puerto "
+            f"{PUERTO_POR_DEFECTO}, y las celdas de este cuaderno siguen llamando a {servidor.url}.")
 
 
 def _falta_una_celda(ip, tipo, error, traza, tb_offset=None):

@@ -1,4 +1,4 @@
-"""Lo que encontraron los caminos al azar (issue 25), vuelto tests fijos en núcleos de verdad: para el tramo de los caminos de .ci/run, fuera de la orden de tests del README.
+"""Lo que encontraron los caminos (los al azar del issue 25 y los de quien recorrió el curso, issues 40 y 44), vuelto tests fijos en núcleos de verdad: para el tramo de los caminos de .ci/run, fuera de la orden de tests del README.
 
 No se llama test_*.py a propósito: `probar` (la orden del README) corre cada tests/caminos/test_*.py
 como un camino en su parte, y estos tardan un cuaderno entero cada uno. Se corren con
@@ -133,3 +133,30 @@ def test_sin_la_celda_que_reescribe_un_modulo_la_03_dice_cual_es(tmp_path, salta
         salidas = [cuaderno.ejecutar(c.resuelta) for c in codigo[:hasta + 1] if c.id != saltada]
     _salidas_limpias(salidas)
     assert f"{modulo}.py de tu espacio sigue como en el punto de control 02" in salidas[-1].traza, salidas[-1].traza
+
+
+def test_la_01_con_el_servidor_parado_dice_la_celda_que_lo_arranca_y_esa_lo_arregla(tmp_path):
+    """Issue 44, puntos 1 y 2, en la lección 01: tras la celda que para el servidor, la de `arregla`
+    otra vez decía «Arranca el de ensayo con python -m curso servidor» (otro servidor, en el 8765,
+    con URL en el puerto viejo); ahora dice también que lo arregla la celda «import os», y lo
+    arregla. Y la celda que cuenta lo de `atasco`, sin `atasco`, nombraba «%%modulo bucle» (donde
+    `M` es de dentro de una función); ahora, la celda de `atasco`."""
+    alumno = Alumno(tmp_path)
+    alumno.orden("restaurar", "1")
+    codigo = [c for c in celdas(1) if c.tipo == "code"]
+    por_id = {c.id: c for c in codigo}
+    with alumno.abrir(1) as cuaderno:
+        for texto in (codigo[0].resuelta, por_id["c26"].resuelta, "servidor.parar()"):
+            assert cuaderno.ejecutar(texto).limpia
+        parada = cuaderno.ejecutar(por_id["c28"].resuelta)
+        assert "ErrorDelModelo" in parada.error, parada.error
+        assert "vuelve a ejecutar la celda que lo arranca, la que empieza «import os»" in parada.texto, parada.texto
+        assert "ErrorDelModelo" in cuaderno.ejecutar(por_id["c32"].resuelta).error  # `M` no llega a existir
+        cuenta = cuaderno.ejecutar(por_id["c34"].resuelta)
+        assert "«M» no está definido" in cuenta.traza, cuenta.traza
+        assert "copia_atascada" in cuenta.traza and "%%modulo" not in cuenta.traza, cuenta.traza
+        # Lo que dice la frase, lo arregla: la celda que arranca el servidor, y otra vez la de `arregla`.
+        assert cuaderno.ejecutar(por_id["c26"].resuelta).limpia
+        otra_vez_arregla = cuaderno.ejecutar(por_id["c28"].resuelta)
+        assert otra_vez_arregla.limpia and "fin · " in otra_vez_arregla.texto, otra_vez_arregla.texto
+        assert cuaderno.ejecutar("servidor.parar()").limpia

@@ -424,3 +424,51 @@ def test_un_nombre_que_solo_define_una_celda_de_mas_abajo_no_se_atribuye(espacio
     error = _lanzado("copia_atascada", nombres)
     assert cuaderno._que_celda_falta(ip, error, error.__traceback__) is None
 
+
+# --- El servidor de ensayo del cuaderno, parado (issue 44, punto 2) --------------------------------
+
+def _rechazada_por(servidor):
+    """El error que da el ModeloAPI del punto de control 01 contra `servidor`, ya parado."""
+    api = rutas.cargar_modulo(rutas.puntos_de_control()[1] / "api.py", "_api_de_prueba_44")
+    try:
+        api.ModeloAPI("guion:arregla", url=servidor.url)([("sistema", "Eres un agente."), ("usuario", "hola")])
+    except api.ErrorDelModelo as error:
+        return error
+    raise AssertionError("contestó un servidor parado")
+
+
+def test_el_servidor_del_cuaderno_parado_dice_que_celda_lo_vuelve_a_arrancar(espacio, monkeypatch):
+    """Lección 01 tras la celda que para el servidor: la de `arregla` otra vez. El mensaje del
+    harness propone «python -m curso servidor» (otro servidor, en el 8765; URL sigue en el viejo);
+    el cuaderno dice lo que lo arregla: la celda que lo arranca, «import os»."""
+    from curso.ensayo.servidor import arrancar_en_segundo_plano
+    _, nombres = espacio
+    monkeypatch.setattr(cuaderno, "_leccion", 1)
+    servidor = arrancar_en_segundo_plano()
+    servidor.parar()
+    nombres.update(servidor=servidor, URL=servidor.url)
+    error = _rechazada_por(servidor)
+    assert "python -m curso servidor" in str(error)  # lo que decía, y no lo arregla
+    actual = _celda_de(1, "from agente import agente\nfrom api import ModeloAPI\nfrom correr import Traza\n"
+                          "from curso.ensayo.recetario import usuario_guionizado\nfrom curso.rutas import RECETARIO\n\n"
+                          "PEDIDO")
+    ip = SimpleNamespace(user_ns=nombres, history_manager=SimpleNamespace(input_hist_raw=[actual]))
+    frase = cuaderno._servidor_parado(ip, error)
+    assert frase is not None and servidor.url in frase, frase
+    assert "vuelve a ejecutar la celda que lo arranca, la que empieza «import os»" in frase, frase
+
+
+def test_una_conexion_rechazada_por_otro_servidor_no_es_la_del_cuaderno(espacio, monkeypatch):
+    """La otra cara: el servidor parado no es ninguno de los del cuaderno (el de ANTHROPIC_BASE_URL,
+    por ejemplo): el cuaderno no sabe qué lo arranca, y no dice nada."""
+    from curso.ensayo.servidor import arrancar_en_segundo_plano
+    _, nombres = espacio
+    monkeypatch.setattr(cuaderno, "_leccion", 1)
+    suyo, otro = arrancar_en_segundo_plano(), arrancar_en_segundo_plano()
+    otro.parar()
+    try:
+        nombres.update(servidor=suyo)
+        assert cuaderno._servidor_parado(SimpleNamespace(user_ns=nombres), _rechazada_por(otro)) is None
+    finally:
+        suyo.parar()
+
