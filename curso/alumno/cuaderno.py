@@ -382,6 +382,33 @@ def _repasar(leccion):
           "(antes guarda tu espacio entero en una copia).")
 
 
+def _evaluar_con_tus_modulos(id, objetivo=None, salvo=()):
+    """`ejercicios.evaluar(id, objetivo)` con tu código de ahora: los módulos que el repaso sirve
+    desde un punto de control anterior (ver `_repasar`) se importan de tu espacio mientras dura.
+
+    Un ejercicio se comprueba con tu fichero, y tu fichero es el de ahora: tu permisos.py de la
+    lección 05 importa `CATALOGO` de entorno.py, que el entorno.py del punto de control 02 no tiene;
+    comprobar el 1.2 con ese entorno.py lo daba por pendiente (no se puede importar) estando hecho.
+    Los de `salvo` (módulos con un ejercicio pendiente, servidos por eso) siguen con su referencia.
+    Al acabar, todo queda como estaba: el cuaderno sigue con lo que el repaso sirve."""
+    apartar = {m for m in _de_repaso if m in REFERENCIAS.rutas and m not in salvo}
+    if not apartar:
+        return ejercicios.evaluar(id, objetivo)
+    quitadas = {m: REFERENCIAS.rutas.pop(m) for m in apartar}
+    cargados = {n: m for n, m in list(sys.modules.items()) if m is not None and _es_del_harness(m)}
+    for nombre in cargados:
+        del sys.modules[nombre]
+    importlib.invalidate_caches()
+    try:
+        return ejercicios.evaluar(id, objetivo)
+    finally:
+        for nombre, m in list(sys.modules.items()):
+            if m is not None and _es_del_harness(m):
+                del sys.modules[nombre]
+        sys.modules.update(cargados)
+        REFERENCIAS.rutas.update(quitadas)
+
+
 def _buscar(id):
     """El ejercicio `id`, o None después de decir cuáles hay."""
     try:
@@ -409,7 +436,7 @@ def comprobar(id, objetivo=None):
     e = _buscar(id)
     if e is None:
         return
-    resultado = ejercicios.evaluar(id, objetivo)
+    resultado = _evaluar_con_tus_modulos(id, objetivo)
     while resultado.solo_espera:
         cambiados = _referencias_para(e, resultado)
         if not cambiados:
@@ -421,7 +448,7 @@ def comprobar(id, objetivo=None):
               f"a {'su esbozo' if uno else 'sus esbozos'}: compruebo el {id} con la versión de "
               f"referencia de {modulos}, que es la que usará el resto de la lección. "
               f"{'Tu fichero sigue intacto' if uno else 'Tus ficheros siguen intactos'} en tu espacio.\n")
-        resultado = ejercicios.evaluar(id, objetivo)
+        resultado = _evaluar_con_tus_modulos(id, objetivo)
     print(ejercicios.informe(resultado))
     if resultado.aprobado:
         if e.modulo and e.modulo in REFERENCIAS.rutas and e.modulo not in _de_repaso:
@@ -501,7 +528,8 @@ def _pendientes_antes_de(leccion):
                         if e.modulo and e.leccion < leccion), key=lambda e: ejercicios.clave(e.id))
     pendientes = []
     while por_mirar:
-        resultados = {e.id: ejercicios.evaluar(e.id) for e in por_mirar}
+        resultados = {e.id: _evaluar_con_tus_modulos(e.id, salvo={p.modulo for p in pendientes})
+                      for e in por_mirar}
         esperan = [e for e in por_mirar if resultados[e.id].solo_espera]
         malos = [e for e in por_mirar if not resultados[e.id].aprobado and e not in esperan]
         if not malos:  # solo esperan a esbozos que no se pueden cambiar por su referencia

@@ -6,6 +6,7 @@ como un camino en su parte, y estos tardan un cuaderno entero cada uno. Se corre
 
 Cada test es un hallazgo, con su variante ingenua cuando se puede correr en el mismo núcleo.
 """
+from curso import rutas
 from curso.medir.caminos import otra_vez
 
 from al_azar import CaminoAlAzar, Hallazgo
@@ -160,3 +161,43 @@ def test_la_01_con_el_servidor_parado_dice_la_celda_que_lo_arranca_y_esa_lo_arre
         otra_vez_arregla = cuaderno.ejecutar(por_id["c28"].resuelta)
         assert otra_vez_arregla.limpia and "fin · " in otra_vez_arregla.texto, otra_vez_arregla.texto
         assert cuaderno.ejecutar("servidor.parar()").limpia
+
+
+def _con_tu_1_2(alumno):
+    """El espacio de quien acabó la 07 con su propio `permitido` (la segunda solución del 1.2)."""
+    from curso.comprobaciones.variantes import SEGUNDAS, aplicar
+    alumno.orden("restaurar", "7")
+    permisos = alumno.espacio / "permisos.py"
+    permisos.write_text(aplicar(SEGUNDAS["1.2"], permisos.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+@pytest.mark.parametrize("leccion", [2, rutas.TRES_B, 4])
+def test_quien_acabo_la_07_y_vuelve_no_ve_pendiente_lo_que_hizo(tmp_path, leccion):
+    """Issue 40, hallazgo 3: con la 07 hecha, volver a la 02, la 03b o la 04 decía «El ejercicio 1.2
+    sigue pendiente», y comprobar("1.2"), que permisos.py no se puede importar (importa CATALOGO de
+    la 05 y el entorno.py servido era el de antes). Ahora, lo hecho no sale pendiente."""
+    alumno = Alumno(tmp_path)
+    _con_tu_1_2(alumno)
+    primera = next(c for c in celdas(leccion) if c.tipo == "code")
+    with alumno.abrir(leccion) as cuaderno:
+        salidas = [cuaderno.ejecutar(primera.resuelta), cuaderno.ejecutar('comprobar("1.2")')]
+    _salidas_limpias(salidas)
+    assert "Tu espacio va por delante de esta lección" in salidas[0].texto, salidas[0].texto
+    assert "pendiente" not in salidas[0].texto, salidas[0].texto
+    assert "Ejercicio 1.2:" in salidas[1].texto and "✔ Hecho" in salidas[1].texto, salidas[1].texto
+
+
+def test_quien_acabo_la_07_rehace_la_03_entera_sin_un_pendiente(tmp_path):
+    """Issue 40, hallazgo 3, la lección entera: con la 07 hecha, la 03 de arriba abajo con sus
+    soluciones; ninguna celda dice pendiente, cada comprobar dice ✔, y el espacio no cambia."""
+    alumno = Alumno(tmp_path)
+    _con_tu_1_2(alumno)
+    antes = {p.name: p.read_bytes() for p in alumno.espacio.glob("*.py")}
+    with alumno.abrir(3) as cuaderno:
+        salidas = [cuaderno.ejecutar(c.resuelta) for c in celdas(3) if c.tipo == "code"]
+    _salidas_limpias(salidas)
+    texto = "".join(s.texto for s in salidas)
+    assert "pendiente" not in texto, texto[-3000:]
+    comprobaciones = [s for s in salidas if s.fuente.startswith("comprobar(")]
+    assert comprobaciones and all("✔ Hecho" in s.texto for s in comprobaciones), texto[-3000:]
+    assert {p.name: p.read_bytes() for p in alumno.espacio.glob("*.py")} == antes

@@ -121,27 +121,25 @@ def test_los_nombres_que_el_cuaderno_tomo_del_viejo_pasan_al_nuevo(espacio, caps
     assert nombres["propio"] == 42
 
 
-def test_al_volver_a_una_leccion_sus_celdas_no_escriben_encima_de_lo_posterior(tmp_path, monkeypatch, capsys):
-    """Con la 03 hecha, la celda %%modulo bucle de la 01 desharía el paso de compactación: no se
-    escribe, lo dice, y la lección sigue con el bucle.py del punto de control 01."""
+@pytest.fixture
+def espacio_hecho_hasta(tmp_path, monkeypatch):
+    """espacio_hecho_hasta(N): un espacio con todo hecho hasta la lección N (su punto de control),
+    en un cuaderno de mentira. Al salir, nada de él ni de las referencias queda en sys.modules."""
     import shutil
     espacio = tmp_path / "espacio"
-    shutil.copytree(rutas.puntos_de_control()[3], espacio, ignore=shutil.ignore_patterns("tests", "__pycache__"))
     monkeypatch.setenv(rutas.VARIABLE_ESPACIO, str(espacio))
     monkeypatch.setattr(cuaderno.REFERENCIAS, "rutas", {})
     monkeypatch.setattr(IPython, "get_ipython", lambda: SimpleNamespace(user_ns={}))
     monkeypatch.setattr(cuaderno, "_leccion", None)  # preparar los cambia; al salir, como estaban
     monkeypatch.setattr(cuaderno, "_delante", {})
-    antes = (espacio / "bucle.py").read_bytes()
+
+    def copiar(numero):
+        shutil.copytree(rutas.puntos_de_control()[numero], espacio,
+                        ignore=shutil.ignore_patterns("tests", "__pycache__"))
+        return espacio
     try:
-        cuaderno.preparar(1)
-        assert "Tu espacio va por delante de esta lección" in capsys.readouterr().out
-        cuaderno.modulo("bucle", "def bucle():\n    return 'de la lección 01'\n")
-        salida = capsys.readouterr().out
-        assert (espacio / "bucle.py").read_bytes() == antes, salida
-        assert "No escribo bucle.py" in salida and "restaurar 0" in salida
-        assert importlib.import_module("bucle").__file__ == str(rutas.puntos_de_control()[1] / "bucle.py")
-    finally:  # nada de este espacio ni de las referencias se queda en sys.modules para otros tests
+        yield copiar
+    finally:
         cuaderno._de_repaso.clear()
         for nombre, m in list(sys.modules.items()):
             fichero = getattr(m, "__file__", None) or ""
@@ -149,6 +147,20 @@ def test_al_volver_a_una_leccion_sus_celdas_no_escriben_encima_de_lo_posterior(t
                 del sys.modules[nombre]
         if str(espacio) in sys.path:
             sys.path.remove(str(espacio))
+
+
+def test_al_volver_a_una_leccion_sus_celdas_no_escriben_encima_de_lo_posterior(espacio_hecho_hasta, capsys):
+    """Con la 03 hecha, la celda %%modulo bucle de la 01 desharía el paso de compactación: no se
+    escribe, lo dice, y la lección sigue con el bucle.py del punto de control 01."""
+    espacio = espacio_hecho_hasta(3)
+    antes = (espacio / "bucle.py").read_bytes()
+    cuaderno.preparar(1)
+    assert "Tu espacio va por delante de esta lección" in capsys.readouterr().out
+    cuaderno.modulo("bucle", "def bucle():\n    return 'de la lección 01'\n")
+    salida = capsys.readouterr().out
+    assert (espacio / "bucle.py").read_bytes() == antes, salida
+    assert "No escribo bucle.py" in salida and "restaurar 0" in salida
+    assert importlib.import_module("bucle").__file__ == str(rutas.puntos_de_control()[1] / "bucle.py")
 
 
 # --- Los nombres del curso no los tapa ningún módulo (issue 25, hallazgo 1) -------------------------
@@ -472,3 +484,34 @@ def test_una_conexion_rechazada_por_otro_servidor_no_es_la_del_cuaderno(espacio,
     finally:
         suyo.parar()
 
+
+# --- Volver a una lección con todo hecho (issue 40, hallazgo 3) ------------------------------------
+
+def _volver_a_la_03(espacio_hecho_hasta, capsys):
+    """preparar(3) y comprobar("1.2") con la 07 hecha: (lo que dice preparar, lo que dice comprobar)."""
+    espacio_hecho_hasta(7)
+    cuaderno.preparar(3)
+    primera = capsys.readouterr().out
+    cuaderno.comprobar("1.2")
+    return primera, capsys.readouterr().out
+
+
+def test_al_volver_a_la_03_con_la_07_hecha_ningun_ejercicio_hecho_sale_pendiente(espacio_hecho_hasta, capsys):
+    """Hallazgo 3: la 03 sirve el entorno.py del punto de control 02, y el 1.2 se comprobaba con tu
+    permisos.py de la 05, que importa CATALOGO de él: «no se puede importar», y por eso «pendiente».
+    Se comprueba con tus módulos de ahora; el cuaderno sigue con los del punto de control 02."""
+    primera, comprobado = _volver_a_la_03(espacio_hecho_hasta, capsys)
+    assert "Tu espacio va por delante de esta lección" in primera, primera
+    assert "pendiente" not in primera, primera
+    assert "✔ Hecho" in comprobado and "CATALOGO" not in comprobado, comprobado
+    entorno = importlib.import_module("entorno")
+    assert entorno.__file__ == str(rutas.puntos_de_control()[2] / "entorno.py")  # el repaso sigue
+
+
+def test_comprobar_con_lo_que_sirve_el_repaso_da_pendiente_lo_hecho(espacio_hecho_hasta, capsys, monkeypatch):
+    """La variante ingenua, la de antes: comprobar con lo que sirve el repaso (entorno.py de la 02)."""
+    monkeypatch.setattr(cuaderno, "_evaluar_con_tus_modulos",
+                        lambda id, objetivo=None, salvo=(): cuaderno.ejercicios.evaluar(id, objetivo))
+    primera, comprobado = _volver_a_la_03(espacio_hecho_hasta, capsys)
+    assert "El ejercicio 1.2 sigue pendiente" in primera, primera
+    assert "cannot import name 'CATALOGO'" in comprobado, comprobado
