@@ -23,7 +23,9 @@ lección, para escribir un módulo largo en dos celdas (la 04 con `resumenes`, l
 la segunda se compone sobre lo que escribió la primera, y los ejercicios se comprueban después de
 la última. Dice qué ha cambiado; con `--diff`,
 además, enseña el diff, plegado. Si ese módulo tiene un ejercicio pendiente (la lección usa su
-versión de referencia), el cambio va sobre la referencia, y tu versión queda en .copias/.
+versión de referencia), el cambio va sobre la referencia, y tu versión queda en .copias/. Si la
+celda sustituye una función que escribiste tú para un ejercicio (la 03 cambia el `bucle` del 1.3),
+lo dice, con dónde queda tu fichero de antes (.copias/).
 
 Si un ejercicio queda pendiente o en rojo, `comprobar` lo dice y la lección sigue con la versión
 de referencia de ese módulo (la del punto de control de la lección), sin tocar el fichero del
@@ -283,12 +285,64 @@ def modulo(linea, celda):
         print("\n".join("  " + linea for linea in hecho.resumen()))
         if copia is not None and desde_la_referencia:
             print(f"  (tu versión, con el ejercicio pendiente, está copiada en {CARPETA_DE_COPIAS}/)")
+        elif copia is not None:
+            for linea in _tuyas_sustituidas(nombre, anterior[0], hecho, copia):
+                print(linea)
         if "--diff" in opciones:
             _mostrar_diff(componer.diferencias(anterior[0], hecho.texto, nombre), nombre)
         return
     print(f"✎ {ruta.name} escrito en tu espacio: define {', '.join(nombres) or 'nada'}")
     if copia is not None:
         print(f"  (la versión que había en tu espacio, distinta, está copiada en {CARPETA_DE_COPIAS}/)")
+
+
+def _piezas_de_ejercicio(nombre):
+    """{función o clase: ejercicio} de las de `nombre`.py que escribe el alumno en un ejercicio: las
+    que tienen una región de solución en la celda del ejercicio del cuaderno resuelto."""
+    suyas = {}
+    for e in ejercicios.cargar_registro().values():
+        if e.modulo != nombre:
+            continue
+        try:
+            fuente = ejercicios.celda_resuelta(e.id).source
+        except (LookupError, OSError):
+            continue
+        codigo = fuente.split("\n", 1)[1] if fuente.startswith("%%") else fuente
+        for pieza in componer.piezas(codigo, f"La celda del ejercicio {e.id}")[0]:
+            if pieza.tipo in componer.DEFINICIONES and any(l.strip() == esbozos.INICIO for l in pieza.texto):
+                suyas[pieza.clave] = e.id
+    return suyas
+
+
+def _version_del_curso(nombre):
+    """{pieza: texto} de `nombre`.py tal como lo deja el curso antes de esta lección (el punto de
+    control anterior; sin lección en curso, {}: entonces todo cuenta como tuyo)."""
+    carpeta = rutas.puntos_de_control().get(rutas.anterior(_leccion)) if _leccion else None
+    if carpeta is None or not (carpeta / f"{nombre}.py").exists():
+        return {}
+    texto = (carpeta / f"{nombre}.py").read_text(encoding="utf-8")
+    return {p.clave: p.texto for p in componer.piezas(texto, f"{nombre}.py del curso")[0]}
+
+
+def _tuyas_sustituidas(nombre, anterior, hecho, copia):
+    """Las líneas que avisan de que la celda --cambia ha sustituido una función que escribiste tú
+    para un ejercicio (distinta de la del curso): cuál, de qué ejercicio, y dónde queda tu fichero
+    de antes. Las celdas --cambia sustituyen piezas enteras; sin este aviso, «tu versión anterior,
+    con el cambio de esta celda» haría creer que tu código sigue ahí."""
+    cambiadas = {n.removesuffix("()") for n in hecho.cambia}
+    de_ejercicio = {p: id for p, id in _piezas_de_ejercicio(nombre).items() if p in cambiadas}
+    if not de_ejercicio:
+        return []
+    del_curso = _version_del_curso(nombre)
+    tuyas = {p.clave: p.texto for p in componer.piezas(anterior, f"Tu {nombre}.py anterior")[0]}
+    sustituidas = [(p, id) for p, id in de_ejercicio.items() if tuyas.get(p) != del_curso.get(p)]
+    if not sustituidas:
+        return []
+    que = ejercicios.enumerar_textos([f"{p}() (la de tu ejercicio {id})" for p, id in sustituidas])
+    return [f"  ⚠ Esta celda sustituye entera tu {que} por la de la celda: tu código de esa función ya "
+            f"no está en {nombre}.py. Tu {nombre}.py de antes queda en {CARPETA_DE_COPIAS}/{copia.name}, "
+            "dentro de tu espacio. Si quieres seguir con tu versión, pon en esta celda tu función con el "
+            "cambio y vuelve a ejecutarla."]
 
 
 def usar_referencia(modulo, leccion):

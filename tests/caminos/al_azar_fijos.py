@@ -201,3 +201,22 @@ def test_quien_acabo_la_07_rehace_la_03_entera_sin_un_pendiente(tmp_path):
     comprobaciones = [s for s in salidas if s.fuente.startswith("comprobar(")]
     assert comprobaciones and all("✔ Hecho" in s.texto for s in comprobaciones), texto[-3000:]
     assert {p.name: p.read_bytes() for p in alumno.espacio.glob("*.py")} == antes
+
+
+def test_tu_bucle_del_1_3_sustituido_por_la_03_lo_dice_y_queda_en_copias(tmp_path):
+    """Issue 40, hallazgo 8: con tu propio `bucle` del 1.3 (un `while turnos < tope`), la celda
+    «%%modulo bucle --cambia» de la 03 lo sustituye por el de la lección; decía solo «tu versión
+    anterior, con el cambio de esta celda». Ahora dice que lo sustituye y dónde queda tu fichero."""
+    from curso.comprobaciones.variantes import SEGUNDAS, aplicar
+    alumno = Alumno(tmp_path)
+    alumno.orden("restaurar", "2")
+    bucle = alumno.espacio / "bucle.py"
+    bucle.write_text(aplicar(SEGUNDAS["1.3"], bucle.read_text(encoding="utf-8")), encoding="utf-8")
+    codigo = [c for c in celdas(3) if c.tipo == "code"]
+    hasta = next(i for i, c in enumerate(codigo) if c.modulo == "bucle")
+    with alumno.abrir(3) as cuaderno:
+        salidas = [cuaderno.ejecutar(c.resuelta) for c in codigo[:hasta + 1]]
+    _salidas_limpias(salidas)
+    (copia,) = (alumno.espacio / ".copias").glob("bucle.py.*")
+    assert "sustituye entera tu bucle() (la de tu ejercicio 1.3)" in salidas[-1].texto, salidas[-1].texto
+    assert f".copias/{copia.name}" in salidas[-1].texto and "while turnos < tope" in copia.read_text(encoding="utf-8")

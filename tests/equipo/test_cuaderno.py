@@ -515,3 +515,47 @@ def test_comprobar_con_lo_que_sirve_el_repaso_da_pendiente_lo_hecho(espacio_hech
     primera, comprobado = _volver_a_la_03(espacio_hecho_hasta, capsys)
     assert "El ejercicio 1.2 sigue pendiente" in primera, primera
     assert "cannot import name 'CATALOGO'" in comprobado, comprobado
+
+
+# --- Una celda --cambia que sustituye la función de un ejercicio lo dice (issue 40, hallazgo 8) -----
+
+def _celda_resuelta_que_empieza(leccion, empieza):
+    import json
+    ruta = rutas.SOLUCIONES / f"{rutas.LECCIONES[leccion]['cuaderno']}.ipynb"
+    (celda,) = ["".join(c["source"]) for c in json.loads(ruta.read_text(encoding="utf-8"))["cells"]
+                if c["cell_type"] == "code" and "".join(c["source"]).startswith(empieza)]
+    return celda
+
+
+def _la_celda_de_bucle_de_la_03(espacio_hecho_hasta, capsys, bucle_tuyo):
+    """La 03 con la 02 hecha y `bucle_tuyo` (o el del curso) en bucle.py: lo que dice la celda
+    «%%modulo bucle --cambia» y el espacio."""
+    from curso.comprobaciones.variantes import SEGUNDAS, aplicar
+    espacio = espacio_hecho_hasta(2)
+    if bucle_tuyo:
+        bucle = espacio / "bucle.py"
+        bucle.write_text(aplicar(SEGUNDAS["1.3"], bucle.read_text(encoding="utf-8")), encoding="utf-8")
+    cuaderno.preparar(3)
+    capsys.readouterr()
+    linea, celda = _celda_resuelta_que_empieza(3, "%%modulo bucle --cambia").split("\n", 1)
+    cuaderno.modulo(linea.removeprefix("%%modulo "), celda)
+    return capsys.readouterr().out, espacio
+
+
+def test_la_celda_de_bucle_de_la_03_dice_que_sustituye_tu_bucle_del_1_3(espacio_hecho_hasta, capsys):
+    """Hallazgo 8: tu `bucle` del 1.3 (un `while turnos < tope`) se sustituye entero por el de la
+    lección, y «tu versión anterior, con el cambio de esta celda» hacía creer que tu código seguía
+    ahí. La celda lo dice, y dice dónde queda tu fichero de antes, que tiene tu bucle."""
+    salida, espacio = _la_celda_de_bucle_de_la_03(espacio_hecho_hasta, capsys, bucle_tuyo=True)
+    assert "sustituye entera tu bucle() (la de tu ejercicio 1.3)" in salida, salida
+    (copia,) = (espacio / cuaderno.CARPETA_DE_COPIAS).glob("bucle.py.*")
+    assert f"{cuaderno.CARPETA_DE_COPIAS}/{copia.name}" in salida, salida
+    assert "while turnos < tope" in copia.read_text(encoding="utf-8")
+    assert "while turnos < tope" not in (espacio / "bucle.py").read_text(encoding="utf-8")
+
+
+def test_con_el_bucle_del_curso_la_celda_no_avisa_de_nada(espacio_hecho_hasta, capsys):
+    """La otra cara: con el bucle.py del curso no hay nada tuyo que perder, y la celda no avisa (un
+    aviso siempre, la variante ingenua, acostumbraría a no leerlo)."""
+    salida, _ = _la_celda_de_bucle_de_la_03(espacio_hecho_hasta, capsys, bucle_tuyo=False)
+    assert "cambia: bucle()" in salida and "sustituye" not in salida, salida
