@@ -180,7 +180,27 @@ def comprobar(n, espacio=None, limite=None):
         print("Interrumpido: se han parado los tests.", file=sys.stderr)
         return INTERRUMPIDO
     print(veredicto.informe(comprobacion, de_donde))
+    aparte_del_espacio = ejercicios_del_cuaderno(rutas.numero_de_leccion(carpeta.name))
+    if aparte_del_espacio:
+        print(aparte_del_espacio)
     return 0 if comprobacion.en_verde else 1
+
+
+def ejercicios_del_cuaderno(numero):
+    """La línea que dice dónde se comprueban los ejercicios hasta la lección `numero` que son
+    funciones del cuaderno (los de la 02, el 3.1): no escriben nada en tu espacio, así que los tests
+    de un punto de control no los miran, y sin esta línea `comprobar 2` no diría nada de ellos.
+    None si no hay ninguno."""
+    from curso.comprobaciones import ejercicios
+    suyos = [e for e in ejercicios.cargar_registro().values() if e.modulo is None and e.leccion <= numero]
+    if not suyos:
+        return None
+    ids = ejercicios.ordenados(e.id for e in suyos)
+    como = ejercicios.enumerar_textos([f'comprobar("{id}")' for id in ids])
+    return (f"ⓘ {'El ejercicio' if len(ids) == 1 else 'Los ejercicios'} {ejercicios.enumerar(ids)} "
+            f"{'es una función' if len(ids) == 1 else 'son funciones'} del cuaderno, no de tu espacio: "
+            f"estos tests no {'lo' if len(ids) == 1 else 'los'} miran. Se comprueba"
+            f"{'' if len(ids) == 1 else 'n'} en el cuaderno de su lección, con {como}.")
 
 
 # --- python -m curso comprobar ----------------------------------------------------------------

@@ -335,3 +335,34 @@ def test_los_tests_corren_sin_cargar_complementos_que_no_usan(tmp_path, temporal
     c = comprobar_aparte.comprobar_en(espacio, punto(0), limite=60)
     assert c.en_verde, [l.texto() for l in c.lineas]
     assert ficha.read_text() == "[]"
+
+
+# --- Los ejercicios del cuaderno, que comprobar N no mira (issue 44, punto 6) -----------------------
+
+def _lo_que_dice_comprobar(n, tmp_path, monkeypatch, capsys):
+    """Lo que escribe `comprobar n` tras sus tests (aquí, ninguno: solo interesa lo de después)."""
+    from curso.comprobaciones import veredicto
+    monkeypatch.setattr(comprobar_aparte, "comprobar_en", lambda *a, **k: veredicto.Comprobacion(n, "x"))
+    comprobar_aparte.comprobar(n, espacio=tmp_path)
+    return capsys.readouterr().out
+
+
+def test_comprobar_2_dice_donde_se_comprueban_el_2_1_y_el_2_2(tmp_path, monkeypatch, capsys):
+    """`comprobar 2` no decía nada del 2.1 y el 2.2, que son funciones del cuaderno: ahora dice
+    que sus tests no los miran y que se comprueban en el cuaderno, con comprobar("2.1")."""
+    salida = _lo_que_dice_comprobar(2, tmp_path, monkeypatch, capsys)
+    assert "Los ejercicios 2.1 y 2.2 son funciones del cuaderno" in salida, salida
+    assert 'comprobar("2.1") y comprobar("2.2")' in salida, salida
+
+
+def test_comprobar_1_no_habla_de_ejercicios_del_cuaderno(tmp_path, monkeypatch, capsys):
+    """La otra cara: hasta la 01 todos los ejercicios escriben un módulo; no hay nada que decir."""
+    assert "funciones del cuaderno" not in _lo_que_dice_comprobar(1, tmp_path, monkeypatch, capsys)
+
+
+def test_comprobar_7_nombra_cada_ejercicio_del_cuaderno(tmp_path, monkeypatch, capsys):
+    """Desde la 03, también el 3.1: cada ejercicio sin módulo de las lecciones hechas."""
+    from curso.comprobaciones import ejercicios
+    salida = _lo_que_dice_comprobar(7, tmp_path, monkeypatch, capsys)
+    sin_modulo = [id for id, e in ejercicios.cargar_registro().items() if e.modulo is None]
+    assert sin_modulo and all(f'comprobar("{id}")' in salida for id in sin_modulo), salida
