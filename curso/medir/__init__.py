@@ -36,6 +36,9 @@ MEDICIONES = {
     "caminos": Medicion("caminos", "caminos al azar de un alumno por los cuadernos, en núcleos de verdad "
                                    "(--semilla S --n N); con --otra-vez N, cada celda de la lección N dos "
                                    "veces seguidas", con_argumentos=True),
+    "celdas": Medicion("celdas", "cada celda de los cuadernos resueltos, corridos como un alumno: lo que tarda, "
+                                 "su CPU y su silencio más largo; las lentas que no avisan (N ... --umbral S)",
+                       con_argumentos=True),
     "modelo": Medicion("modelo_de_verdad", "SmolLM2 en llama-server (python -m curso modelo): tokens por segundo "
                                        "al leer y al generar, con 1000 y 7000 tokens de entrada"),
     "calificar": Medicion("clase_de_treinta", "calificar una clase de 30 (correctos, a medias y con los errores "
