@@ -551,7 +551,9 @@ def preparar(leccion):
     Si vuelves a una lección que ya pasaste (tu espacio tiene lo de lecciones posteriores), la
     lección usa, de los módulos que cambiaron después, la versión del punto de control anterior,
     como cuando se escribió, y sus celdas %%modulo no escriben encima de esos módulos (ver
-    `_repasar`). Lo dice una vez, con la orden para rehacerla desde ahí.
+    `_repasar`). Lo dice una vez, con la orden para rehacerla desde ahí. Tus ejercicios, en cambio,
+    se comprueban con tus módulos de ahora (ver `_evaluar_con_tus_modulos`): lo que ya hiciste no
+    sale pendiente por volver.
     """
     global _leccion
     if isinstance(leccion, str):  # «3b»: la lección intercalada, por su nombre
