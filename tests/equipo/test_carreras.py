@@ -157,3 +157,13 @@ def test_dibujar_carriles_pone_cada_actor_en_su_columna(exploraciones):
 def test_explorar_rechaza_una_variante_desconocida():
     with pytest.raises(ValueError, match="no tiene la variante 'rapida'"):
         explorar(ESCENARIO, "rapida")
+
+
+def test_al_avanzar_se_llama_tras_cada_intercalado_con_el_total():
+    """El progreso de una celda que explora (issue 44, punto 4): `al_avanzar(hechos, total)` tras
+    cada intercalado, de 1 al total, y el total es el de la exploración: una celda que escribe un
+    punto cada tantos escribe siempre los mismos, en cualquier máquina."""
+    avances = []
+    exploracion = explorar(ESCENARIO, "correcta", al_avanzar=lambda hechos, total: avances.append((hechos, total)))
+    total = multinomial([len(p) for p in ESCENARIO.actores.values()])
+    assert exploracion.total == total and avances == [(n, total) for n in range(1, total + 1)]

@@ -239,15 +239,17 @@ def elegir_variante(escenario, variante):
     return escenario.variantes[variante]
 
 
-def explorar(escenario, variante="correcta", modulo=None):
+def explorar(escenario, variante="correcta", modulo=None, *, al_avanzar=None):
     """Recorre cada intercalado de `escenario` con `variante`, cada uno en un fichero nuevo.
 
     `modulo` es el código a probar; por defecto se carga `escenario.modulo` por su ruta.
+    `al_avanzar(hechos, total)`: ver `recorrer_intercalados`.
     """
-    return recorrer_intercalados(escenario, variante, motor=EnFichero(), modulo=modulo)
+    return recorrer_intercalados(escenario, variante, motor=EnFichero(), modulo=modulo, al_avanzar=al_avanzar)
 
 
-def recorrer_intercalados(escenario, variante, *, motor, modulo=None, hasta_el_primer_fallo=False):
+def recorrer_intercalados(escenario, variante, *, motor, modulo=None, hasta_el_primer_fallo=False,
+                          al_avanzar=None):
     """El recorrido que comparten los dos exploradores: cada intercalado de `escenario` con
     `variante`, en un estado inicial nuevo que da `motor`, con sus invariantes comprobadas (y la
     de que ningún paso falle sin control). Devuelve una `Exploracion`.
@@ -258,7 +260,11 @@ def recorrer_intercalados(escenario, variante, *, motor, modulo=None, hasta_el_p
     uno tras otro; los de `paralelo.py`, cada actor en su hilo.
 
     `hasta_el_primer_fallo`: para en el primer intercalado que rompe alguna invariante; la
-    exploración queda entonces incompleta (sus totales no son los del escenario)."""
+    exploración queda entonces incompleta (sus totales no son los del escenario).
+
+    `al_avanzar(hechos, total)`, si se da, se llama tras cada intercalado: una celda que explora
+    muchos (en PostgreSQL, segundos) enseña así su progreso, con salidas que no dependen de la
+    máquina (un punto cada tantos intercalados, no cada tantos segundos)."""
     variante = elegir_variante(escenario, variante)
     if modulo is None:
         ruta = motor.modulo_de(escenario)
@@ -277,6 +283,7 @@ def recorrer_intercalados(escenario, variante, *, motor, modulo=None, hasta_el_p
         finally:
             cerrar_conexiones(mundo)
 
+    total = numero_de_intercalados(escenario.actores)
     # El estado inicial se prepara una vez; cada intercalado empieza en uno nuevo igual.
     with motor.base(plantilla, preparar):
         for numero, orden in enumerate(intercalados(escenario.actores), 1):
@@ -290,6 +297,8 @@ def recorrer_intercalados(escenario, variante, *, motor, modulo=None, hasta_el_p
             finally:
                 motor.fin_de_ronda(mundo)
             registros.append(Registro(numero, actores, tuple(eventos), resultado, fallos))
+            if al_avanzar is not None:
+                al_avanzar(numero, total)
             if fallos and hasta_el_primer_fallo:
                 break
     return Exploracion(

@@ -524,16 +524,18 @@ class _MundoEnParalelo(Mundo):
 
 # --- Explorar ------------------------------------------------------------------------------------
 
-def explorar_en_paralelo(escenario, variante="correcta", *, motor, modulo=None, hasta_el_primer_fallo=False):
+def explorar_en_paralelo(escenario, variante="correcta", *, motor, modulo=None, hasta_el_primer_fallo=False,
+                         al_avanzar=None):
     """Recorre cada intercalado de `escenario` con `variante` en `motor` (EnSqlite() o
     EnPostgres(conexion)), cada actor con su hilo y su conexión. Devuelve una `Exploracion`.
 
     `modulo`: el código a probar (por defecto, el del escenario para ese motor).
     `hasta_el_primer_fallo`: para en el primer intercalado que rompe alguna invariante (para los
     tests que solo quieren saber si un escenario pilla a una variante); la exploración queda
-    entonces incompleta: sus totales no son los del escenario."""
+    entonces incompleta: sus totales no son los del escenario. `al_avanzar(hechos, total)`: tras
+    cada intercalado (ver `explorador.recorrer_intercalados`)."""
     return recorrer_intercalados(escenario, variante, motor=motor, modulo=modulo,
-                                 hasta_el_primer_fallo=hasta_el_primer_fallo)
+                                 hasta_el_primer_fallo=hasta_el_primer_fallo, al_avanzar=al_avanzar)
 
 
 class _Ronda:
@@ -667,7 +669,7 @@ class _Ronda:
 # --- Lo que usan el cuaderno de la lección 07 y los tests --------------------------------------
 
 def explorar_en_postgres(escenario, variante="correcta", modulo=None, *, conexion=None,
-                         hasta_el_primer_fallo=False):
+                         hasta_el_primer_fallo=False, al_avanzar=None):
     """`explorar_en_paralelo` en el PostgreSQL de `conexion` (por defecto, el de CURSO_POSTGRES),
     en un esquema propio que se borra al acabar. Con la misma firma que `explorar` (escenario,
     variante, modulo), para el widget: `functools.partial(explorar_en_postgres, conexion=...)`."""
@@ -678,10 +680,11 @@ def explorar_en_postgres(escenario, variante="correcta", modulo=None, *, conexio
             raise ValueError("Falta el servidor: pasa conexion=... (la cadena que da `python -m curso "
                              f"postgres`) o pon la cadena en la variable {VARIABLE_DE_CONEXION}.")
     return explorar_en_paralelo(escenario, variante, motor=EnPostgres(conexion), modulo=modulo,
-                                hasta_el_primer_fallo=hasta_el_primer_fallo)
+                                hasta_el_primer_fallo=hasta_el_primer_fallo, al_avanzar=al_avanzar)
 
 
-def explorar_en_sqlite(escenario, variante="correcta", modulo=None, *, hasta_el_primer_fallo=False):
+def explorar_en_sqlite(escenario, variante="correcta", modulo=None, *, hasta_el_primer_fallo=False,
+                       al_avanzar=None):
     """`explorar_en_paralelo` en SQLite: los mismos hilos, las mismas paradas antes del COMMIT."""
     return explorar_en_paralelo(escenario, variante, motor=EnSqlite(), modulo=modulo,
-                                hasta_el_primer_fallo=hasta_el_primer_fallo)
+                                hasta_el_primer_fallo=hasta_el_primer_fallo, al_avanzar=al_avanzar)
