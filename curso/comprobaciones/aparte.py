@@ -15,8 +15,10 @@ Lo usan `comprobar` (tu espacio) y `calificar` (el de cada alumno). Tres piezas:
 
 - **Un presupuesto por test** (`correr`): pytest corre bajo `curso.clase.guardian`, que al acabar no
   deja vivo nada de lo que arrancó, y el complemento apunta cada evento en un fichero que se lee
-  mientras corre. Si un test (o la importación de un fichero de tests) pasa de `limite_test`
-  segundos, se para todo, ese test queda COLGADO y pytest vuelve a arrancar con los que faltan;
+  mientras corre. Si un test (o la importación de un fichero de tests) gasta `limite_test` s de CPU
+  en su árbol de procesos, lleva `limite_test` s parado sin pedir CPU ni disco, o pasa de un reloj
+  diez veces más holgado (la regla, en `curso/comprobaciones/colgados.py`: la carga de la máquina no
+  adelanta ninguna de las tres), se para todo, ese test queda COLGADO y pytest vuelve a arrancar con los que faltan;
   si el proceso muere a mitad de un test (un `os._exit` del alumno), ese queda MUERTO y se sigue
   igual. Tras dos colgados o muertos de un mismo módulo, sus tests que faltan quedan SIN_COMPROBAR
   (colgarían igual), como todo lo que falte al pasar `limite_total` o con un Ctrl-C.
@@ -46,18 +48,21 @@ from pathlib import Path
 
 import curso
 from curso import rutas
+from curso.comprobaciones import colgados
 from curso.comprobaciones.tests_del_curso import EJERCICIOS, fichero_de, funcion_de, test_de_ejercicio, texto_de_los_ejercicios
 
 # Lo que comparten este módulo y el complemento de pytest (`curso.comprobaciones.registro_de_tests`), que corre
 # en el proceso de los tests: la variable con la carpeta temporal y los ficheros que escribe en ella.
 VARIABLE_COPIA = "CURSO_COMPROBAR_COPIA"
 VARIABLE_A_LA_VISTA = "CURSO_COMPROBAR_A_LA_VISTA"  # cómo se le enseña al alumno la carpeta de su espacio
+VARIABLE_GASTO = "CURSO_APUNTAR_GASTO"  # si está, un fichero donde apuntar lo que gastó cada test (medir hub)
 INFORME = "informe.jsonl"  # un evento por línea
 PILA = "pila.txt"  # dónde estaba cada hilo cuando llegó SIGUSR1
 CARACTERES_DEL_MOTIVO = 240  # lo que se enseña de lo que esperaba un test que falla
 
-# Segundos por test: mucha holgura sobre el más lento de los puntos de control, con los núcleos
-# ocupados (lo que tarda cada uno lo dice `python -m pytest --durations=5 checkpoints/NN_*/tests`).
+# Segundos de CPU (y segundos parado) por test, ver curso/comprobaciones/colgados.py: mucha holgura
+# sobre el que más gasta de los puntos de control (el simulacro de caídas de la 07, 5,4 s de CPU en
+# 46 s de reloj con la máquina cargada; lo mide `python -m curso medir hub`).
 LIMITE_TEST = 30
 LIMITE_TOTAL = 600  # segundos por corrida entera (todos los tests de una vez, con sus vueltas)
 PAUSA = 0.05  # cada cuánto se lee lo que ha apuntado el complemento
@@ -184,6 +189,7 @@ class _Lector:
         self.importando = self.corriendo = self.pid = None
         self.desde = time.monotonic()  # desde cuándo se está en lo que se está
         self.donde = None  # (módulo, línea) donde estaba al pararlo por el límite, si se supo
+        self.vigilancia, self.colgado = None, ""  # la regla de colgados.py, y por qué se paró (CPU, PARADO…)
 
     def leer(self):
         try:
@@ -272,30 +278,55 @@ def _donde_estaba(raiz, copia, pid, guardian, vuelta):
     return donde_estaba(texto, copia)
 
 
+def _apuntar_gasto(en, medida):
+    """Con VARIABLE_GASTO, apunta lo que gastó un tramo de un test (para `medir hub`)."""
+    ruta = os.environ.get(VARIABLE_GASTO)
+    if ruta and en:
+        with open(ruta, "a", encoding="utf-8") as f:  # una línea de una vez: varios procesos apuntan a la vez
+            f.write(json.dumps({"test": funcion_de(en), "reloj": round(medida[0], 2),
+                                "cpu": round(medida[1], 2), "parado": round(medida[2], 2)}) + "\n")
+
+
 def _una_vuelta(raiz, copia, tests, limite_test, fin_total, parar, vuelta, avisar=None, a_la_vista=None):
-    """Corre pytest una vez con `tests`; devuelve (lector, código o None, por qué se paró o "")."""
+    """Corre pytest una vez con `tests`; devuelve (lector, código o None, por qué se paró o "").
+
+    Cada PAUSA s lee lo que ha apuntado el complemento; cada colgados.MUESTREO s, lo que gasta el
+    árbol de procesos del guardián; y la regla de `curso/comprobaciones/colgados.py` dice si el
+    test que corre está colgado (por qué, en `lector.colgado`)."""
     ruta = raiz / INFORME
     if ruta.exists():
         ruta.rename(raiz / f"informe-{vuelta}.jsonl")
     lector = _Lector(ruta, avisar)
+    con_proc = colgados.se_puede_leer()
     with open(raiz / "salida.txt", "ab") as salida:
         proceso = subprocess.Popen(orden_de_pytest(raiz, copia, tests), cwd=copia,
                                    env=_entorno(raiz, copia, a_la_vista), stdin=subprocess.PIPE, stdout=salida,
                                    stderr=subprocess.STDOUT, start_new_session=True)
-        motivo = ""
+        vigilancia = colgados.Vigilancia(limite_test, time.monotonic(), con_proc, ARRANQUE)
+        lector.vigilancia, vida, proxima, motivo = vigilancia, lector.desde, 0.0, ""
         try:
             while proceso.poll() is None:
                 time.sleep(PAUSA)
+                en = lector.corriendo or lector.importando
                 lector.leer()
                 ahora = time.monotonic()
+                if lector.desde != vida:
+                    _apuntar_gasto(en, vigilancia.medida(ahora))
+                    vida = lector.desde
+                    vigilancia.vida(vida)
+                if con_proc and ahora >= proxima:
+                    vigilancia.muestra(ahora, colgados.leer(proceso.pid))
+                    proxima = ahora + colgados.MUESTREO
                 if parar is not None and parar.is_set():
                     motivo = "parar"
                 elif ahora > fin_total:
                     motivo = "total"
-                elif ahora - lector.desde > (limite_test if lector.eventos else max(limite_test, ARRANQUE)):
-                    motivo = "limite"
+                else:
+                    lector.colgado = vigilancia.colgado(ahora)
+                    motivo = "limite" if lector.colgado else ""
                 if motivo:
                     break
+            _apuntar_gasto(lector.corriendo or lector.importando, vigilancia.medida(time.monotonic()))
             if motivo == "limite":
                 lector.donde = _donde_estaba(raiz, copia, lector.pid, proceso.pid, vuelta)
         finally:
@@ -409,10 +440,11 @@ def _repartir(corrida, seleccion, lector, codigo, motivo, limite_test):
         else:
             corrida.resultados[test] = Resultado(PASA)
     pendientes = [t for t in seleccion if t not in corrida.resultados]
+    que = _que_colgado(lector, limite_test)
     if not pendientes:
         if motivo == "limite":
-            corrida.notas.append(f"el proceso de los tests no terminó en {limite_test:g} s tras el "
-                                 "último test (¿un hilo que no acaba?): se paró")
+            corrida.notas.append(f"el proceso de los tests {que} tras el último test (¿un hilo que no "
+                                 "acaba?): se paró")
         return []
     if motivo in ("total", "parar"):
         return []  # no es culpa del que corría: se acabó el tiempo de todos, o lo pararon
@@ -431,13 +463,21 @@ def _repartir(corrida, seleccion, lector, codigo, motivo, limite_test):
     for test in culpables:
         if motivo == "limite":
             corrida.resultados[test] = Resultado(
-                COLGADO, f"no terminó en {limite_test:g} s" + (f" ({donde})" if donde else ""), caso=caso,
+                COLGADO, que + (f" ({donde})" if donde else ""), caso=caso,
                 donde=lector.donde[0] if lector.donde else "")
         else:
             corrida.resultados[test] = Resultado(
                 MUERTO, f"el proceso de los tests terminó de golpe{' ' + donde if donde else ''} "
                         f"(código {codigo})", caso=caso)
     return culpables
+
+
+def _que_colgado(lector, limite_test):
+    """«no terminó en 30 s de CPU (¿un bucle sin fin?)»…: lo que dice la regla de por qué se paró."""
+    vigilancia = getattr(lector, "vigilancia", None)
+    if vigilancia is None or not getattr(lector, "colgado", ""):
+        return f"no terminó en {limite_test:g} s"
+    return vigilancia.motivo(lector.colgado)
 
 
 def _caso(nodeid, casos):

@@ -7,7 +7,8 @@ con el primer test que falla y lo que esperaba («ejercicio 3.2 pendiente» si e
 esbozo), o ⧗ con el test que se colgó.
 
 Tu código corre en otro proceso, sobre una copia de tu espacio en una carpeta temporal, con un
-tiempo máximo por test (`--limite S`): un bucle sin fin deja ese test «colgado» y los demás siguen;
+presupuesto por test (`--limite S`: segundos de CPU, o parado sin pedir nada; la carga de la máquina
+no cuenta): un bucle sin fin deja ese test «colgado» y los demás siguen;
 al acabar no queda en marcha nada de lo que arrancó tu código (ver `curso/comprobaciones/aparte.py` y
 `curso/clase/guardian.py`), y la carpeta temporal se borra.
 """
@@ -171,7 +172,8 @@ def comprobar(n, espacio=None, limite=None):
               f"(o di cuál con --espacio CARPETA).")
         return 1
     print(f"Corriendo los tests del punto de control {carpeta.name.split('_')[0]} contra tu código "
-          f"(cada test, como mucho {limite:g} s); cada módulo, en cuanto acaban sus tests:", flush=True)
+          f"(cada test, como mucho {limite:g} s de CPU o parado); cada módulo, en cuanto acaban sus tests:",
+          flush=True)
     try:
         modulos = modulos_de(carpeta)
         progreso = Progreso(tests_del_curso.tests_del_punto(carpeta), agrupar_por_modulo(modulos))
@@ -214,8 +216,9 @@ def argumentos_comprobar(analizador):
     analizador.add_argument("--espacio", metavar="CARPETA",
                             help="comprueba esta carpeta en vez de tu espacio (mi_agente/)")
     analizador.add_argument("--limite", metavar="S", type=analizador.positivo(float),
-                            help="segundos como mucho por test (30 si no se dice): el que pasa de "
-                                 "ahí queda «colgado» y los demás siguen")
+                            help="segundos de CPU como mucho por test, y segundos parado sin pedir "
+                                 "CPU ni disco (30 si no se dice): el que pasa de ahí queda «colgado» "
+                                 "y los demás siguen")
 
 
 def orden_comprobar(args):

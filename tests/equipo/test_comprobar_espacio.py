@@ -227,8 +227,10 @@ def test_un_test_que_se_cuelga_se_corta_los_demas_siguen_y_no_queda_nada(tmp_pat
     c = comprobar_aparte.comprobar_en(espacio, punto(0), limite=LIMITE_CORTO)
     (linea,) = c.lineas
     assert linea.estado == COLGADO and not c.en_verde
+    # Duerme a ratos sin pedir CPU: lo para la regla de «parado» (curso/comprobaciones/colgados.py).
     assert re.fullmatch(rf"test_calentamiento\.py::test_sin_texto_devuelve_cadena_vacia colgado: no terminó en "
-                        rf"{LIMITE_CORTO} s \(estaba en calentamiento\.py, línea \d+\) \(lo escribe el ejercicio 0\.1\)",
+                        rf"{LIMITE_CORTO} s parado, sin pedir CPU ni disco \(¿espera algo que no llega\?\) "
+                        rf"\(estaba en calentamiento\.py, línea \d+\) \(lo escribe el ejercicio 0\.1\)",
                         linea.detalle), linea.detalle
     assert (c.tests_pasan, c.tests_total) == (2, 3)  # los otros dos corrieron igual
     pytest_pid, hijo_pid = map(int, ficha.read_text().split())
