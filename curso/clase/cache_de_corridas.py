@@ -41,12 +41,16 @@ class Cache:
     """Resultados de corridas ya hechas, un fichero JSON por corrida, por la huella de lo que entró.
 
     No se guarda una corrida con algo que podría salir distinto la próxima vez (`aparte.es_estable`):
-    un test saltado, o sin comprobar porque se acabó el tiempo o llegó un Ctrl-C. Un test colgado sí
-    se guarda: el límite por test va en la clave, y con otro `--limite` (o `--sin-cache`) se intenta
-    de nuevo."""
+    un test saltado, sin comprobar (se acabó el tiempo, llegó un Ctrl-C) o colgado. Un colgado no es
+    un veredicto final: con la máquina cargada pudo ser la carga, así que `calificar` lo vuelve a
+    correr a solas al final, y la próxima calificación también.
+
+    Sin carpeta (`--sin-cache`) guarda solo en memoria, mientras dura la calificación: así lo que se
+    vuelve a correr a solas al final es solo lo que se colgó."""
 
     def __init__(self, carpeta, huella):
         self.carpeta, self.huella = (Path(carpeta) if carpeta else None), huella
+        self.memoria = {}  # {clave: Corrida} de esta calificación
 
     def clave(self, punto, ficheros, seleccion, ejercicios, limite):
         h = hashlib.sha256(self.huella.encode())
@@ -55,6 +59,8 @@ class Cache:
         return h.hexdigest()
 
     def leer(self, clave):
+        if clave in self.memoria:
+            return self.memoria[clave]
         if self.carpeta is None:
             return None
         try:
@@ -65,7 +71,10 @@ class Cache:
                               datos["notas"])
 
     def guardar(self, clave, corrida):
-        if self.carpeta is None or not all(aparte.es_estable(r) for r in corrida.resultados.values()):
+        if not all(aparte.es_estable(r) for r in corrida.resultados.values()):
+            return
+        self.memoria[clave] = corrida
+        if self.carpeta is None:
             return
         self.carpeta.mkdir(parents=True, exist_ok=True)
         datos = {"resultados": {t: [r.estado, r.motivo, r.pendiente, r.caso, r.donde]

@@ -31,9 +31,13 @@ Cada test tiene su presupuesto de tiempo (`--limite`): el que se cuelga queda «
 los demás siguen; lo que no llega a correr se cuenta como «N sin comprobar». Al acabar cada alumno
 no queda en marcha nada de lo que arrancó su código (`curso/clase/guardian.py`).
 
+Un colgado no es un veredicto final: al acabar todos, cada alumno con algo colgado se vuelve a
+calificar a solas (`otra_vez_a_solas`: solo se repite lo colgado), y lo que sale es lo que vale.
+
 Lo que se guarda: una caché por corrida, con la huella de lo que entra en ella (los ficheros del
 alumno que se copian, los tests, el punto de control y el propio curso), en
-`SALIDA/.cache-de-calificar/`: volver a calificar solo corre lo que ha cambiado. Las filas se
+`SALIDA/.cache-de-calificar/`: volver a calificar solo corre lo que ha cambiado (y lo que se colgó,
+que nunca se guarda). Las filas se
 escriben en el CSV a medida que acaba cada alumno, así un Ctrl-C guarda lo hecho. La tabla, en
 `notas.py`.
 """
@@ -108,6 +112,7 @@ class Fila:
     segundos: float = 0.0
     corridas: int = 0
     de_la_cache: int = 0
+    colgadas: int = 0  # corridas con algún test colgado: se vuelven a correr a solas al final
 
 
 # ---------------------------------------------------------------- las lecciones y sus tests
@@ -186,6 +191,7 @@ class _Corredor:
         corrida = aparte.correr_aparte(ficheros, punto, seleccion, ejercicios, o.limite, o.limite_total,
                                        o.parar, agrupar_por_modulo(modulos_de(punto)), a_la_vista=A_LA_VISTA)
         self.fila.corridas += 1
+        self.fila.colgadas += aparte.se_colgo(corrida)
         if not (o.parar and o.parar.is_set()) and clave:
             o.cache.guardar(clave, corrida)
         return corrida
@@ -442,7 +448,7 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
     salida.mkdir(parents=True, exist_ok=True)
     a_la_vez = a_la_vez or os.cpu_count() or 1
     opciones = Opciones(elegidas, limite or aparte.LIMITE_TEST, limite_total or aparte.LIMITE_TOTAL,
-                        Cache(salida / CARPETA_DE_LA_CACHE, huella_del_curso()) if con_cache else None,
+                        Cache(salida / CARPETA_DE_LA_CACHE if con_cache else None, huella_del_curso()),
                         threading.Event(), todas, formato, identificadores)
     alumnos = alumnos_de(carpeta, salida)
     sin_identificador = [a.nombre for a in alumnos if identificadores and a.nombre not in identificadores]
@@ -454,7 +460,7 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
     codificacion = "utf-8-sig" if con_bom else "utf-8"
     csv_.write_text(notas.cabecera_csv(elegidas), encoding=codificacion)
     print(f"{len(alumnos)} alumnos × {len(elegidas)} lecciones y todo junto, {a_la_vez} a la vez "
-          f"(cada test, como mucho {opciones.limite:g} s):", flush=True)
+          f"(cada test, como mucho {opciones.limite:g} s de CPU o parado):", flush=True)
     filas, inicio = [], time.monotonic()
     # Qué test es de qué lección, leído (con ast) una vez aquí y no a la vez en cada hilo: en Python
     # 3.11, dos ast.parse a la vez en hilos distintos pueden lanzar «SystemError: AST constructor
@@ -477,6 +483,8 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
             cache = f", {fila.de_la_cache} de la caché" if fila.de_la_cache else ""
             print(f"[{len(filas)}/{len(alumnos)}] {notas.progreso(fila)} "
                   f"({fila.segundos:.0f} s, {fila.corridas} corridas{cache}{estimacion})", flush=True)
+        grupo.shutdown(wait=True)
+        otra_vez_a_solas(filas, opciones)
     except KeyboardInterrupt:
         opciones.parar.set()
         grupo.shutdown(wait=True, cancel_futures=True)
@@ -498,6 +506,25 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
           + (f" y {DEVOLUCIONES}/" if devoluciones else "")
           + f" en {_minutos(time.monotonic() - inicio)} ({corridas} corridas de tests, {guardadas} de la caché).")
     return 0
+
+
+def otra_vez_a_solas(filas, opciones):
+    """Un colgado no es un veredicto final: con varios alumnos a la vez (y otros procesos en la
+    máquina) pudo ser la carga. Al acabar todos, cada alumno con algo colgado se vuelve a calificar
+    solo, uno tras otro; lo que no se colgó sale de la caché (también con --sin-cache: la de
+    memoria), así que solo se repite lo colgado. Su fila sustituye a la primera en `filas`."""
+    colgadas = sorted((f for f in filas if f.colgadas), key=lambda f: f.alumno.nombre)
+    if not colgadas:
+        return
+    print(f"Otra vez, a solas, lo que se colgó de {len(colgadas)} alumnos (con la máquina ocupada, "
+          "un colgado puede ser la carga):", flush=True)
+    for i, anterior in enumerate(colgadas, 1):
+        if opciones.parar is not None and opciones.parar.is_set():
+            return
+        fila = calificar_alumno(anterior.alumno, opciones)
+        filas[filas.index(anterior)] = fila
+        print(f"[{i}/{len(colgadas)} a solas] {notas.progreso(fila)} ({fila.segundos:.0f} s, "
+              f"{fila.corridas} corridas, {fila.de_la_cache} de la caché)", flush=True)
 
 
 def _escribir(salida, filas, lecciones, opciones, con_bom, devoluciones, faltan=0):
@@ -535,7 +562,8 @@ def argumentos_calificar(analizador):
     analizador.add_argument("--salida", metavar="CARPETA",
                             help="dónde escribir la tabla y la caché (en CARPETA si no se dice)")
     analizador.add_argument("--limite", metavar="S", type=positivo(float),
-                            help="segundos como mucho por test (30 si no se dice): el que pasa de ahí "
+                            help="segundos de CPU como mucho por test, y segundos parado sin pedir "
+                                 "CPU ni disco (30 si no se dice): el que pasa de ahí "
                                  "queda «colgado» y los demás siguen")
     analizador.add_argument("--limite-total", metavar="S", type=positivo(float),
                             help="segundos como mucho por corrida de tests (600 si no se dice)")

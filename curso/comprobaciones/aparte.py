@@ -389,12 +389,15 @@ def correr(copia, raiz, seleccion, limite_test=LIMITE_TEST, limite_total=LIMITE_
 
 def es_estable(resultado):
     """¿Saldría igual otra vez, con el mismo código y el mismo límite? No un test saltado (depende de
-    lo que haya instalado) ni uno sin comprobar porque se acabó el tiempo de la corrida, llegó un
-    Ctrl-C o pytest no arrancó. Sí uno colgado, y los que no se corrieron tras los colgados: con el
-    mismo límite se colgaría igual (con otro `--limite` la caché de calificar ya no lo da por hecho)."""
-    if resultado.estado == SALTADO:
-        return False
-    return resultado.estado != SIN_COMPROBAR or resultado.motivo.startswith(TRAS_LOS_COLGADOS)
+    lo que haya instalado) ni uno sin comprobar (se acabó el tiempo de la corrida, llegó un Ctrl-C,
+    pytest no arrancó o se dejó de insistir tras los colgados). Tampoco uno colgado: un colgado no
+    es un veredicto final (`calificar` lo vuelve a correr a solas al final, y no lo guarda)."""
+    return resultado.estado not in (SALTADO, SIN_COMPROBAR, COLGADO)
+
+
+def se_colgo(corrida):
+    """¿Algún test de la corrida quedó colgado?"""
+    return any(r.estado == COLGADO for r in corrida.resultados.values())
 
 
 def _sin_comprobar(corrida, tests, motivo):

@@ -231,22 +231,67 @@ def test_no_sobrevive_ningun_servidor_postgres_de_un_test_que_se_cuelga(curso_de
 
 
 def test_la_cache_solo_vuelve_a_correr_lo_que_ha_cambiado(curso_de_juguete, tmp_path, temporal, capsys):
-    """Por el contenido de lo que entra en cada corrida: hugo no cambia nada, y juan, que se cuelga,
-    tampoco (con el mismo límite se colgaría igual); iris arregla b.py y es la única que corre."""
+    """Por el contenido de lo que entra en cada corrida: hugo no cambia nada y sale de la caché; iris
+    arregla b.py y corre; juan, que se cuelga, no cambia nada pero corre otra vez (un colgado no se
+    guarda: no es un veredicto final), y sale igual."""
     clase, salida = tmp_path / "clase", tmp_path / "notas"
     alumno(clase, "hugo", {"a.py": A_11, "b.py": B_11})
     iris = alumno(clase, "iris", {"a.py": A_11, "b.py": B_11.replace("return 1", "return 5")})
-    alumno(clase, "juan", {"a.py": A_11, "b.py": B_11.replace("    return 2", "    while True:\n        pass")})
+    # el bucle en una línea: la de su colgado sale igual las dos veces
+    alumno(clase, "juan", {"a.py": A_11, "b.py": B_11.replace("    return 2", "    while True: pass")})
     primera = calificar_juguete(clase, salida)
     assert "corridas de tests, 0 de la caché)." in capsys.readouterr().out
     (iris / "b.py").write_text(B_11 + "# arreglado\n", encoding="utf-8")
     segunda = calificar_juguete(clase, salida)
     progreso = capsys.readouterr().out
     assert re.search(r"\] hugo .*\(\d+ s, 0 corridas, 1 de la caché", progreso)
-    assert re.search(r"\] juan .*\(\d+ s, 0 corridas, 1 de la caché", progreso)
+    assert re.search(r"\] juan .*\(\d+ s, 1 corridas\)", progreso)
     assert re.search(r"\] iris .*\(\d+ s, 1 corridas", progreso)
     assert primera["hugo"] == segunda["hugo"] and primera["juan"] == segunda["juan"]
     assert segunda["iris"]["11 estado"] == "✔"
+
+
+def b_que_se_cuelga_la_primera_vez(marca):
+    """b.py cuyo h() se cuelga (un bucle) la primera vez que corre y después no: como un test que
+    la carga dejó colgado. La primera vez deja `marca`."""
+    return B_11.replace("    return 2", f"""    import pathlib
+    marca = pathlib.Path({str(marca)!r})
+    if not marca.exists():
+        marca.touch()
+        while True:
+            pass
+    return 2""")
+
+
+def test_un_colgado_se_vuelve_a_correr_a_solas_al_final_y_no_se_guarda(curso_de_juguete, tmp_path, temporal,
+                                                                       monkeypatch, capsys):
+    """El h() de lola se cuelga solo la primera vez: al acabar la clase se vuelve a correr a solas y
+    su celda es la de esa vez, en verde; el colgado no queda en la caché (otra calificación no
+    corre nada). Las dos variantes ingenuas la dejan colgada: sin volver a correr, y volviendo a
+    correr pero con el colgado guardado en la caché (la vuelta lo lee de ella)."""
+    clase = tmp_path / "clase"
+    alumno(clase, "kiko", {"a.py": A_11, "b.py": B_11})
+    lola = alumno(clase, "lola", {"a.py": A_11, "b.py": b_que_se_cuelga_la_primera_vez(tmp_path / "marca")})
+    fila = calificar_juguete(clase, tmp_path / "notas")["lola"]
+    salida = capsys.readouterr().out
+    assert "⚠ b.py colgado" in salida  # la primera vez
+    assert "Otra vez, a solas, lo que se colgó de 1 alumnos" in salida and "[1/1 a solas] lola" in salida
+    assert fila["11 estado"] == "✔" and fila["11 tests"] == "4"
+    calificar_juguete(clase, tmp_path / "notas")
+    assert re.search(r"\] lola .*\(\d+ s, 0 corridas, 1 de la caché", capsys.readouterr().out)
+
+    # Sin volver a correr a solas, queda el colgado de la primera vez.
+    (tmp_path / "marca").unlink()
+    with monkeypatch.context() as m:
+        m.setattr(calificar, "otra_vez_a_solas", lambda filas, opciones: None)
+        assert calificar_juguete(clase, tmp_path / "sin_vuelta")["lola"]["11 estado"] == "⚠ b.py colgado"
+    # Guardando el colgado en la caché (como antes), la vuelta a solas lo lee de ella.
+    (tmp_path / "marca").unlink()
+    with monkeypatch.context() as m:
+        m.setattr(aparte, "es_estable", lambda r: r.estado not in (aparte.SALTADO, aparte.SIN_COMPROBAR))
+        assert calificar_juguete(clase, tmp_path / "guardando")["lola"]["11 estado"] == "⚠ b.py colgado"
+    capsys.readouterr()
+    (lola / "b.py").write_text(B_11, encoding="utf-8")
 
 
 def test_cada_fila_se_escribe_al_acabar_su_alumno_y_un_ctrl_c_guarda_lo_hecho(tmp_path):
