@@ -13,7 +13,9 @@ al acabar no queda en marcha nada de lo que arrancó tu código (ver `curso/comp
 `curso/clase/guardian.py`), y la carpeta temporal se borra.
 """
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from curso import rutas
@@ -26,6 +28,7 @@ INTERRUMPIDO = 130  # el código de salida de la costumbre tras un Ctrl-C (128 +
 # de CPU), que en un punto pequeño cuesta más de lo que ahorra. Las cifras, en curso/README.md.
 PARTES = 4
 TESTS_POR_PROCESO = 100
+FOTOS_COMO_MUCHO = 5  # veces que se copia el espacio si cambia mientras se copia
 
 
 def partes_para(tests):
@@ -50,6 +53,42 @@ def ficheros_del_espacio(espacio):
     """{ruta relativa: fichero} del código del espacio (sin tests/, cachés ni copias)."""
     return {relativa: Path(espacio) / relativa for relativa in rutas.ficheros(espacio)
             if (Path(espacio) / relativa).is_file()}
+
+
+def _huella(espacio):
+    """{ruta relativa: (tamaño, hora de modificación en ns)} del código del espacio."""
+    huella = {}
+    for relativa, fichero in ficheros_del_espacio(espacio).items():
+        try:
+            datos = fichero.stat()
+        except OSError:  # se borró mientras se miraba
+            continue
+        huella[relativa] = (datos.st_size, datos.st_mtime_ns)
+    return huella
+
+
+def tomar_foto(espacio, destino):
+    """Copia el código de `espacio` en `destino`, de una vez, antes de correr nada: todas las
+    corridas de una comprobación (las partes a la vez y las de la culpa, que llegan un minuto
+    después) ven el mismo espacio, aunque el alumno lo cambie mientras tanto desde el cuaderno. Si
+    algo cambió mientras se copiaba (lo que copió no es lo que hay al acabar), vuelve a copiar.
+    Devuelve `destino`."""
+    destino = Path(destino)
+    for _ in range(FOTOS_COMO_MUCHO):
+        if destino.exists():
+            shutil.rmtree(destino)
+        destino.mkdir(parents=True)
+        antes = _huella(espacio)
+        for relativa in antes:
+            (destino / relativa).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                shutil.copy2(Path(espacio) / relativa, destino / relativa)
+            except FileNotFoundError:
+                break
+        else:
+            if _huella(espacio) == antes:
+                return destino
+    return destino  # cambia sin parar: la última copia, que es de un momento
 
 
 def agrupar_por_modulo(modulos):
@@ -124,12 +163,22 @@ def comprobar_en(espacio, carpeta_punto, limite=aparte.LIMITE_TEST, parar=None, 
     la culpa de lo que falle (`curso/comprobaciones/culpa.py`); la Comprobacion con una línea por
     módulo. avisar(test, falla): al acabar cada test de la primera corrida; a_la_vista: cómo se
     escribe la carpeta del espacio en los mensajes; ficheros_de_tests: solo los de esos ficheros
-    («test_pasos.py»; todos si no se dice)."""
+    («test_pasos.py»; todos si no se dice).
+
+    Todo corre sobre una foto del espacio tomada antes de empezar (`tomar_foto`): el veredicto es
+    el del espacio de ese momento, aunque cambie mientras se comprueba."""
+    a_la_vista = a_la_vista or f"{Path(espacio)}/"
+    with tempfile.TemporaryDirectory(prefix="curso-foto-") as carpeta:
+        foto = tomar_foto(espacio, Path(carpeta) / Path(espacio).name)
+        return _comprobar_la_foto(foto, carpeta_punto, limite, parar, a_la_vista, avisar, a_la_vez,
+                                  ficheros_de_tests)
+
+
+def _comprobar_la_foto(espacio, carpeta_punto, limite, parar, a_la_vista, avisar, a_la_vez, ficheros_de_tests):
     carpeta_punto = Path(carpeta_punto)
     modulos = modulos_de(carpeta_punto)
     tests = [t for t in tests_del_curso.tests_del_punto(carpeta_punto)
              if ficheros_de_tests is None or tests_del_curso.fichero_de(t) in ficheros_de_tests]
-    a_la_vista = a_la_vista or f"{Path(espacio)}/"
     grupo_de = agrupar_por_modulo(modulos)
     corrida = correr_en_partes(ficheros_del_espacio(espacio), carpeta_punto, tests, partes_para(tests),
                                limite_test=limite, parar=parar, grupo_de=grupo_de, avisar=avisar,

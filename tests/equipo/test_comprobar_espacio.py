@@ -237,6 +237,35 @@ def test_un_test_que_se_cuelga_se_corta_los_demas_siguen_y_no_queda_nada(tmp_pat
     assert not vivo(pytest_pid) and not vivo(hijo_pid)  # también el hijo, que se fue a otra sesión
 
 
+def test_cambiar_el_espacio_a_mitad_de_una_comprobacion_no_cambia_su_veredicto(tmp_path, temporal, monkeypatch):
+    """Hallazgo 9 de la issue 40: calentamiento.py no quita los espacios, y el alumno lo arregla en
+    el cuaderno en cuanto acaba el primer test. El veredicto es el del espacio al empezar, igual
+    que sin tocarlo: falla el test de los espacios. La variante ingenua, que copia el espacio en cada corrida
+    (la de la culpa llega después del arreglo), mezcla los dos: «falla solo con tus demás módulos»."""
+    espacio = copia_del_punto(0, tmp_path / "mi_agente")
+    bueno = (espacio / "calentamiento.py").read_text(encoding="utf-8")
+    malo = bueno.replace("return linea.strip()", "return linea")
+    assert malo != bueno
+
+    def comprobar(arreglar_a_mitad):
+        (espacio / "calentamiento.py").write_text(malo, encoding="utf-8")
+        hechos = []
+
+        def avisar(test, falla):
+            hechos.append(test)
+            if arreglar_a_mitad and len(hechos) == 1:
+                (espacio / "calentamiento.py").write_text(bueno, encoding="utf-8")
+        c = comprobar_aparte.comprobar_en(espacio, punto(0), limite=60, avisar=avisar)
+        return [l.texto() for l in c.lineas]
+
+    quieto = comprobar(arreglar_a_mitad=False)
+    assert quieto[0].startswith("✘ calentamiento.py: falla test_calentamiento.py::test_quita_los_espacios")
+    assert comprobar(arreglar_a_mitad=True) == quieto
+    # La variante ingenua: sin foto, cada corrida copia lo que haya en el espacio en ese momento.
+    monkeypatch.setattr(comprobar_aparte, "tomar_foto", lambda espacio, destino: espacio)
+    assert "falla solo con tus demás módulos" in comprobar(arreglar_a_mitad=True)[0]
+
+
 def test_un_espacio_que_se_muere_o_importa_lo_que_no_hay_es_una_linea_roja(tmp_path, temporal):
     muere = copia_del_punto(0, tmp_path / "muere")
     (muere / "calentamiento.py").write_text("import os\nos._exit(3)\n", encoding="utf-8")
