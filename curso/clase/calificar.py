@@ -27,9 +27,10 @@ no el espacio entero:
   la 02, que son funciones del cuaderno, se toman de las celdas de su cuaderno
   (`curso/clase/cuadernos_de_la_clase.py`).
 
-Cada test tiene su presupuesto de tiempo (`--limite`): el que se cuelga queda «colgado» (ámbar) y
-los demás siguen; lo que no llega a correr se cuenta como «N sin comprobar». Al acabar cada alumno
-no queda en marcha nada de lo que arrancó su código (`curso/clase/guardian.py`).
+Cada test tiene su presupuesto (`--limite`: segundos de CPU o parado, ver
+`curso/comprobaciones/colgados.py`): el que se cuelga queda «colgado» (ámbar) y los demás siguen;
+lo que no llega a correr se cuenta como «N sin comprobar». Al acabar cada alumno no queda en
+marcha nada de lo que arrancó su código (`curso/clase/guardian.py`).
 
 Un colgado no es un veredicto final: al acabar todos, cada alumno con algo colgado se vuelve a
 calificar a solas (`otra_vez_a_solas`: solo se repite lo colgado), y lo que sale es lo que vale.
@@ -566,7 +567,8 @@ def argumentos_calificar(analizador):
                                  "CPU ni disco (30 si no se dice): el que pasa de ahí "
                                  "queda «colgado» y los demás siguen")
     analizador.add_argument("--limite-total", metavar="S", type=positivo(float),
-                            help="segundos como mucho por corrida de tests (600 si no se dice)")
+                            help="segundos de CPU como mucho por corrida de tests (600 si no se "
+                                 "dice; de reloj, diez veces más)")
     analizador.add_argument("--lecciones", metavar="N", type=rutas.leccion_pedida, nargs="+",
                             help="solo estas lecciones (todas las que añaden módulos si no se dice)")
     analizador.add_argument("--a-la-vez", metavar="P", type=positivo(int),

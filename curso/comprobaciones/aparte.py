@@ -64,7 +64,7 @@ CARACTERES_DEL_MOTIVO = 240  # lo que se enseña de lo que esperaba un test que 
 # sobre el que más gasta de los puntos de control (el simulacro de caídas de la 07, 5,4 s de CPU en
 # 46 s de reloj con la máquina cargada; lo mide `python -m curso medir hub`).
 LIMITE_TEST = 30
-LIMITE_TOTAL = 600  # segundos por corrida entera (todos los tests de una vez, con sus vueltas)
+LIMITE_TOTAL = 600  # segundos de CPU por corrida entera (todos los tests, con sus vueltas; colgados.Total)
 PAUSA = 0.05  # cada cuánto se lee lo que ha apuntado el complemento
 CULPAS_POR_GRUPO = 2  # colgados o muertos de un módulo antes de dar sus demás tests por perdidos
 COLGADOS_POR_CORRIDA = 3  # colgados en total antes de dar los demás tests por perdidos
@@ -190,6 +190,7 @@ class _Lector:
         self.desde = time.monotonic()  # desde cuándo se está en lo que se está
         self.donde = None  # (módulo, línea) donde estaba al pararlo por el límite, si se supo
         self.vigilancia, self.colgado = None, ""  # la regla de colgados.py, y por qué se paró (CPU, PARADO…)
+        self.total = ""  # por qué se acabó el presupuesto de la corrida, si se acabó (CPU o RELOJ)
 
     def leer(self):
         try:
@@ -283,16 +284,31 @@ def _apuntar_gasto(en, medida):
     ruta = os.environ.get(VARIABLE_GASTO)
     if ruta and en:
         with open(ruta, "a", encoding="utf-8") as f:  # una línea de una vez: varios procesos apuntan a la vez
-            f.write(json.dumps({"test": funcion_de(en), "reloj": round(medida[0], 2),
-                                "cpu": round(medida[1], 2), "parado": round(medida[2], 2)}) + "\n")
+            f.write(json.dumps({"test": funcion_de(en), "reloj": round(medida[0], 2), "cpu": round(medida[1], 2),
+                                "parado": round(medida[2], 2), "hueco": round(medida[3], 2)}) + "\n")
 
 
-def _una_vuelta(raiz, copia, tests, limite_test, fin_total, parar, vuelta, avisar=None, a_la_vista=None):
+def _recoger(proceso, total, esperar):
+    """Recoge al guardián si ha acabado (o, con `esperar`, cuando acabe), con `os.wait4`: da además
+    lo que gastó con todo lo que él recogió (el árbol entero), que se suma a `total`. True si ya
+    está recogido."""
+    if proceso.returncode is not None:
+        return True
+    pid, estado, uso = os.wait4(proceso.pid, 0 if esperar else os.WNOHANG)
+    if pid == 0:
+        return False
+    proceso.returncode = os.waitstatus_to_exitcode(estado)
+    total.gastado += uso.ru_utime + uso.ru_stime
+    return True
+
+
+def _una_vuelta(raiz, copia, tests, limite_test, total, parar, vuelta, avisar=None, a_la_vista=None):
     """Corre pytest una vez con `tests`; devuelve (lector, código o None, por qué se paró o "").
 
     Cada PAUSA s lee lo que ha apuntado el complemento; cada colgados.MUESTREO s, lo que gasta el
     árbol de procesos del guardián; y la regla de `curso/comprobaciones/colgados.py` dice si el
-    test que corre está colgado (por qué, en `lector.colgado`)."""
+    test que corre está colgado (por qué, en `lector.colgado`). `total`, el colgados.Total de la
+    corrida: al acabar la vuelta se le suma la CPU de todo su árbol (la del guardián recogido)."""
     ruta = raiz / INFORME
     if ruta.exists():
         ruta.rename(raiz / f"informe-{vuelta}.jsonl")
@@ -305,7 +321,7 @@ def _una_vuelta(raiz, copia, tests, limite_test, fin_total, parar, vuelta, avisa
         vigilancia = colgados.Vigilancia(limite_test, time.monotonic(), con_proc, ARRANQUE)
         lector.vigilancia, vida, proxima, motivo = vigilancia, lector.desde, 0.0, ""
         try:
-            while proceso.poll() is None:
+            while not _recoger(proceso, total, esperar=False):
                 time.sleep(PAUSA)
                 en = lector.corriendo or lector.importando
                 lector.leer()
@@ -319,8 +335,8 @@ def _una_vuelta(raiz, copia, tests, limite_test, fin_total, parar, vuelta, avisa
                     proxima = ahora + colgados.MUESTREO
                 if parar is not None and parar.is_set():
                     motivo = "parar"
-                elif ahora > fin_total:
-                    motivo = "total"
+                elif por_total := total.agotado(ahora, vigilancia.ultima.cpu if vigilancia.ultima else 0.0):
+                    motivo, lector.total = "total", por_total
                 else:
                     lector.colgado = vigilancia.colgado(ahora)
                     motivo = "limite" if lector.colgado else ""
@@ -331,7 +347,7 @@ def _una_vuelta(raiz, copia, tests, limite_test, fin_total, parar, vuelta, avisa
                 lector.donde = _donde_estaba(raiz, copia, lector.pid, proceso.pid, vuelta)
         finally:
             proceso.stdin.close()  # el guardián lo entiende como «para» y no deja nada vivo
-            proceso.wait()
+            _recoger(proceso, total, esperar=True)
         lector.leer()
     return lector, (None if motivo else proceso.returncode), motivo
 
@@ -346,7 +362,7 @@ def correr(copia, raiz, seleccion, limite_test=LIMITE_TEST, limite_total=LIMITE_
     mensajes en vez de la de la copia (la del espacio del alumno)."""
     corrida = Corrida()
     inicio = time.monotonic()
-    fin_total = inicio + limite_total
+    total = colgados.Total(limite_total, inicio, colgados.se_puede_leer())
     pendientes = list(dict.fromkeys(seleccion))
     culpas = {}
     while pendientes:
@@ -354,7 +370,7 @@ def correr(copia, raiz, seleccion, limite_test=LIMITE_TEST, limite_total=LIMITE_
             _sin_comprobar(corrida, pendientes, "interrumpido")
             break
         corrida.vueltas += 1
-        lector, codigo, motivo = _una_vuelta(raiz, copia, pendientes, limite_test, fin_total, parar,
+        lector, codigo, motivo = _una_vuelta(raiz, copia, pendientes, limite_test, total, parar,
                                              corrida.vueltas, avisar, a_la_vista)
         antes = len(corrida.resultados)
         culpables = _repartir(corrida, pendientes, lector, codigo, motivo, limite_test)
@@ -366,13 +382,13 @@ def correr(copia, raiz, seleccion, limite_test=LIMITE_TEST, limite_total=LIMITE_
             _sin_comprobar(corrida, pendientes, "interrumpido")
             break
         if motivo == "total":
-            _sin_comprobar(corrida, pendientes, f"se acabaron los {limite_total:g} s de la corrida")
+            _sin_comprobar(corrida, pendientes, total.motivo(lector.total))
             break
         perdidos = [t for t in pendientes if culpas.get(grupo_de(t), 0) >= CULPAS_POR_GRUPO]
         _sin_comprobar(corrida, perdidos, f"{TRAS_LOS_COLGADOS} dos tests de su módulo colgados o muertos")
-        colgados = sum(1 for r in corrida.resultados.values() if r.estado == COLGADO)
-        if colgados >= COLGADOS_POR_CORRIDA:
-            _sin_comprobar(corrida, pendientes, f"{TRAS_LOS_COLGADOS} {colgados} tests colgados")
+        cuantos = sum(1 for r in corrida.resultados.values() if r.estado == COLGADO)
+        if cuantos >= COLGADOS_POR_CORRIDA:
+            _sin_comprobar(corrida, pendientes, f"{TRAS_LOS_COLGADOS} {cuantos} tests colgados")
         pendientes = [t for t in pendientes if t not in corrida.resultados]
         if pendientes and len(corrida.resultados) == antes:  # la vuelta no avanzó: no va a avanzar
             salida = (raiz / "salida.txt").read_text(encoding="utf-8", errors="replace")

@@ -9,11 +9,15 @@ está **colgado** por una de tres razones, y la carga de la máquina no adelanta
    se fue a otra sesión, que el guardián adopta) ha gastado `limite` s de CPU. Un bucle sin fin
    sale así, tan deprisa como le dejen correr; un test lento por la carga no gasta más CPU, solo
    tarda más en gastarla.
-2. **Parado**: lleva `limite` s seguidos sin pedir nada, sin CPU (ni gastada ni esperada en la
-   cola del planificador, `schedstat`) y sin esperar al disco (ningún hilo en estado D). Un
-   `sleep` eterno, un interbloqueo o una espera a algo que no llega salen así. Un test que espera a
-   la CPU porque la máquina está ocupada sí la pide (está en la cola), y uno que espera sus fsync
-   está en D: la carga no lo para.
+2. **Parado**: lleva `limite` s seguidos sin pedir nada: sin CPU (ni gastada ni esperada en la
+   cola del planificador, `schedstat`), sin esperar al disco (ningún hilo en estado D) y sin que
+   nazca o acabe ningún proceso. Un `sleep` eterno, un interbloqueo o una espera a algo que no
+   llega salen así. Un test que espera a la CPU porque la máquina está ocupada sí la pide (está en
+   la cola), uno que espera sus fsync está en D, y uno que lanza procesos cortos (el simulacro de
+   caídas: un proceso por paso, que muere con SIGKILL) los ve nacer y morir: la carga no lo para.
+   Solo cuenta lo que se ha visto de cerca: un intervalo entre dos lecturas de más de
+   `VISTO_DE_CERCA` s (quien vigila también espera a la CPU, y con la carga a 50 pasaba 20 s sin
+   leer) no suma tiempo parado, ni lo borra.
 3. **Reloj**: no termina en `RELOJ_POR_LIMITE` × `limite` s. Es la red de lo que se escapa de las
    dos (una espera que despierta a menudo y gasta poco): tan holgado que la carga sola no llega.
 
@@ -26,6 +30,8 @@ La lectura de /proc (`leer`) y la regla (`Vigilancia`, pura: se le dan las lectu
 separado, así la regla se prueba con lecturas inventadas.
 """
 import os
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +41,8 @@ from pathlib import Path
 UMBRAL_PIDE = 0.25
 RELOJ_POR_LIMITE = 10  # el límite de reloj, en veces `limite` (con 30 s: 300 s)
 MUESTREO = 1.0  # segundos entre dos lecturas de /proc (cada una, unos milisegundos de CPU)
+VISTO_DE_CERCA = 3 * MUESTREO  # un intervalo más largo entre dos lecturas no dice si estaba parado
+VIGENCIA_DE_LA_TABLA = MUESTREO / 2  # los hilos de un mismo proceso comparten la lectura de /proc
 TICS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 CPU, PARADO, RELOJ = "cpu", "parado", "reloj"  # por qué está colgado
@@ -46,19 +54,42 @@ class Lectura:
     cpu: float  # s de CPU (usuario + sistema) de todo el árbol, también de lo que ya acabó
     pide: dict = field(default_factory=dict)  # {hilo: s en CPU + s en la cola}, de los hilos vivos
     en_disco: bool = False  # algún hilo esperaba al disco (estado D) al leer, o a la CPU sin schedstat
+    procesos: frozenset = frozenset()  # {(pid, arranque)} de los procesos del árbol
 
 
 # ---------------------------------------------------------------- leer /proc
 
 
 def _stat(ruta):
-    """(estado, padre, [utime, stime, cutime, cstime] en tics) de un fichero stat de /proc, o None."""
+    """(estado, padre, [utime, stime, cutime, cstime] en tics, arranque) de un fichero stat de
+    /proc, o None."""
     try:
         texto = Path(ruta).read_text()
     except OSError:
         return None
     campos = texto[texto.rindex(")") + 2:].split()  # campos[0] es el tercero de la tabla de proc(5)
-    return campos[0], int(campos[1]), [int(c) for c in campos[11:15]]
+    return campos[0], int(campos[1]), [int(c) for c in campos[11:15]], int(campos[19])
+
+
+_cerrojo = threading.Lock()
+_tabla = (float("-inf"), {})  # (cuándo, {pid: _stat}): la última lectura de todo /proc
+
+
+def _procesos():
+    """{pid: _stat} de todos los procesos, leído como mucho una vez cada VIGENCIA_DE_LA_TABLA s
+    aunque vigilen varios hilos (`comprobar N` corre cuatro partes a la vez)."""
+    global _tabla
+    with _cerrojo:
+        if time.monotonic() - _tabla[0] < VIGENCIA_DE_LA_TABLA:
+            return _tabla[1]
+        tabla = {}
+        for entrada in os.listdir("/proc"):
+            if entrada.isdigit():
+                datos = _stat(f"/proc/{entrada}/stat")
+                if datos is not None:
+                    tabla[int(entrada)] = datos
+        _tabla = (time.monotonic(), tabla)
+        return tabla
 
 
 def _schedstat(ruta):
@@ -80,22 +111,20 @@ def leer(raiz):
     propio = _stat(f"/proc/{raiz}/stat")
     if propio is None:
         return None
-    tabla = {}
-    for entrada in os.listdir("/proc"):
-        if entrada.isdigit():
-            datos = _stat(f"/proc/{entrada}/stat")
-            if datos is not None:
-                tabla[int(entrada)] = datos
+    tabla = _procesos()
     hijos = {}
-    for pid, (_, padre, _) in tabla.items():
+    for pid, (_, padre, _, _) in tabla.items():
         hijos.setdefault(padre, []).append(pid)
     lectura = Lectura(sum(propio[2][2:]) / TICS)
-    pendientes = list(hijos.get(raiz, []))
+    pendientes, procesos = list(hijos.get(raiz, [])), set()
     while pendientes:
         pid = pendientes.pop()
         pendientes += hijos.get(pid, [])
-        estado, _, tics = tabla[pid]
-        lectura.cpu += sum(tics) / TICS
+        datos = _stat(f"/proc/{pid}/stat")  # la CPU, de ahora: la tabla puede ser de hace medio segundo
+        if datos is None:  # ya acabó: lo que gastó está en su padre (o lo estará en la próxima lectura)
+            continue
+        lectura.cpu += sum(datos[2]) / TICS
+        procesos.add((pid, datos[3]))
         try:
             hilos = os.listdir(f"/proc/{pid}/task")
         except OSError:
@@ -110,6 +139,7 @@ def leer(raiz):
                 lectura.en_disco = lectura.en_disco or datos[0] == "R"
             if pide is not None:
                 lectura.pide[int(hilo)] = pide
+    lectura.procesos = frozenset(procesos)
     return lectura
 
 
@@ -148,7 +178,9 @@ class Vigilancia:
     def _poner(self, limite, ahora):
         self.limite = limite
         self.reloj = limite * RELOJ_POR_LIMITE if self.con_proc else limite
-        self.desde, self.base, self.parado_desde, self.parado_max = ahora, None, None, 0.0
+        self.desde, self.base = ahora, None
+        self.parado = self.parado_max = 0.0  # s seguidos parado (vistos de cerca), ahora y como mucho
+        self.hueco = 0.0  # el intervalo más largo entre dos lecturas (si pasa de VISTO_DE_CERCA, quien vigila no llega)
 
     def vida(self, ahora):
         """El test ha dado señales de vida: todo cuenta desde aquí, con el límite de un test."""
@@ -159,14 +191,15 @@ class Vigilancia:
             return
         if self.base is None:
             self.base = lectura.cpu
-        if self.ultima is not None and ahora > self.cuando:
-            pide = pedido_entre(self.ultima, lectura) / (ahora - self.cuando)
-            if lectura.en_disco or pide >= UMBRAL_PIDE:
-                if self.parado_desde is not None:
-                    self.parado_max = max(self.parado_max, self.cuando - self.parado_desde)
-                self.parado_desde = None
-            elif self.parado_desde is None:
-                self.parado_desde = max(self.cuando, self.desde)
+        intervalo = ahora - self.cuando if self.ultima is not None else 0.0
+        self.hueco = max(self.hueco, intervalo)
+        if 0 < intervalo <= VISTO_DE_CERCA:  # uno más largo no se vio de cerca: ni suma ni borra
+            pide = pedido_entre(self.ultima, lectura) / intervalo
+            if lectura.en_disco or pide >= UMBRAL_PIDE or lectura.procesos != self.ultima.procesos:
+                self.parado = 0.0
+            else:
+                self.parado += min(intervalo, ahora - self.desde)
+            self.parado_max = max(self.parado_max, self.parado)
         self.ultima, self.cuando = lectura, ahora
 
     def cpu(self):
@@ -174,15 +207,14 @@ class Vigilancia:
         return 0.0 if self.base is None or self.ultima is None else self.ultima.cpu - self.base
 
     def medida(self, ahora):
-        """(s de reloj, s de CPU, s seguidos parado como mucho) desde la última señal de vida: lo
-        que `medir hub` apunta de cada test para comparar con los límites."""
-        parado = self.parado_max if self.parado_desde is None else max(self.parado_max, self.cuando - self.parado_desde)
-        return ahora - self.desde, self.cpu(), parado
+        """(s de reloj, s de CPU, s seguidos parado como mucho, s del hueco más largo entre dos
+        lecturas) desde la última señal de vida: lo que `medir hub` apunta de cada test."""
+        return ahora - self.desde, self.cpu(), self.parado_max, self.hueco
 
     def colgado(self, ahora):
         if self.con_proc and self.cpu() >= self.limite:
             return CPU
-        if self.con_proc and self.parado_desde is not None and ahora - self.parado_desde >= self.limite:
+        if self.con_proc and self.parado >= self.limite:
             return PARADO
         if ahora - self.desde >= self.reloj:
             return RELOJ
@@ -194,3 +226,27 @@ class Vigilancia:
                 PARADO: f"no terminó en {self.limite:g} s parado, sin pedir CPU ni disco "
                         "(¿espera algo que no llega?)",
                 RELOJ: f"no terminó en {self.reloj:g} s"}[por]
+
+
+class Total:
+    """El presupuesto de una corrida entera (todas sus vueltas de pytest), con la misma idea: `limite`
+    s de CPU de sus árboles de procesos, o RELOJ_POR_LIMITE × `limite` de reloj; sin /proc, `limite`
+    s de reloj. Con la máquina cargada, la corrida de la 07 en `calificar` (un solo proceso, 434
+    tests) pasaba de los 600 s de reloj sin que nada se colgara."""
+
+    def __init__(self, limite, ahora, con_proc=True):
+        self.limite, self.con_proc = limite, con_proc
+        self.reloj = limite * RELOJ_POR_LIMITE if con_proc else limite
+        self.fin = ahora + self.reloj
+        self.gastado = 0.0  # s de CPU de las vueltas ya acabadas
+
+    def agotado(self, ahora, cpu_de_la_vuelta):
+        """"" si queda, o CPU o RELOJ si se acabó."""
+        if self.con_proc and self.gastado + cpu_de_la_vuelta >= self.limite:
+            return CPU
+        return RELOJ if ahora >= self.fin else ""
+
+    def motivo(self, por):
+        return (f"se acabaron los {self.limite:g} s de CPU de la corrida" if por == CPU else
+                f"se acabaron los {self.reloj:g} s de la corrida")
+

@@ -136,7 +136,7 @@ def test_lo_que_no_llega_a_correr_se_cuenta_como_sin_comprobar(curso_de_juguete,
     assert re.search(r"· \d sin comprobar$", celda.texto), celda.texto
     # b.py es la culpable (colgada al importarse): su línea lo dice, y cuántos suyos quedan sin comprobar.
     sin = [l for l in celda.comprobacion.lineas if "sin comprobar" in l.detalle]
-    assert sin and "se acabaron los 3.5 s de la corrida" in sin[0].detalle
+    assert sin and "se acabaron los 3.5 s de CPU de la corrida" in sin[0].detalle
 
 
 def test_un_ejercicio_sin_hacer_se_nombra_y_cuenta_como_no_hecho(tmp_path, temporal):

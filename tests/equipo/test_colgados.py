@@ -15,7 +15,7 @@ import time
 import pytest
 
 from curso.comprobaciones import colgados
-from curso.comprobaciones.colgados import CPU, PARADO, RELOJ, Lectura, Vigilancia
+from curso.comprobaciones.colgados import CPU, PARADO, RELOJ, Lectura, Total, Vigilancia
 
 LIMITE = 30  # el de `comprobar N` y `calificar`
 HILO = 1234  # el hilo de las lecturas inventadas
@@ -33,16 +33,18 @@ def solo_reloj(ahora):
     return Vigilancia(LIMITE, ahora, con_proc=False)
 
 
-def recorrer(vigilancia, cpu_por_s, pide_por_s, hasta, en_disco=False):
-    """Lecturas cada MUESTREO s de un árbol que gasta `cpu_por_s` s de CPU y pide `pide_por_s` por
-    segundo de reloj, hasta `hasta` s; devuelve (cuándo, por qué) se colgó, o None."""
+def recorrer(vigilancia, cpu_por_s, pide_por_s, hasta, en_disco=False, procesos=lambda t: frozenset(),
+             cada=colgados.MUESTREO):
+    """Lecturas cada `cada` s de un árbol que gasta `cpu_por_s` s de CPU y pide `pide_por_s` por
+    segundo de reloj, con los procesos `procesos(t)`, hasta `hasta` s; devuelve (cuándo, por qué)
+    se colgó, o None."""
     t = 0.0
     while t <= hasta:
-        vigilancia.muestra(t, Lectura(cpu_por_s * t, {HILO: pide_por_s * t}, en_disco))
+        vigilancia.muestra(t, Lectura(cpu_por_s * t, {HILO: pide_por_s * t}, en_disco, procesos(t)))
         por = vigilancia.colgado(t)
         if por:
             return t, por
-        t += colgados.MUESTREO
+        t += cada
     return None
 
 
@@ -70,6 +72,42 @@ def test_un_interbloqueo_se_para_por_parado_y_solo_con_la_cpu_no_acabaria():
     assert recorrer(Vigilancia(LIMITE, 0), 0.0, 0.0, 1000) == (LIMITE, PARADO)
     assert recorrer(Vigilancia(LIMITE, 0), 0.01, 0.05, 1000)[1] == PARADO
     assert recorrer(SoloCPU(LIMITE, 0), 0.0, 0.0, 10_000) is None
+
+
+def un_proceso_por_paso(t):
+    """Los procesos de un simulacro de caídas: uno por paso, que vive un par de segundos y muere."""
+    return frozenset({(1, 0), (1000 + int(t) // 2, int(t) // 2)})
+
+
+class SinMirarLosProcesos(Vigilancia):
+    """Variante ingenua: no mira si nacen o mueren procesos (solo CPU, cola y disco)."""
+
+    def muestra(self, ahora, lectura):
+        if lectura is not None:
+            lectura.procesos = frozenset()
+        super().muestra(ahora, lectura)
+
+
+def test_un_arbol_que_lanza_procesos_no_esta_parado():
+    """El simulacro con la máquina a carga 50: cada proceso corto nace y muere entre dos lecturas y
+    lo que esperó en la cola se pierde con él; el árbol pide poco, pero no está parado: nacen y
+    mueren procesos. Sin mirarlos (la variante ingenua), parado a los LIMITE s."""
+    assert recorrer(Vigilancia(LIMITE, 0), 0.02, 0.02, 250, procesos=un_proceso_por_paso) is None
+    assert recorrer(SinMirarLosProcesos(LIMITE, 0), 0.02, 0.02, 250, procesos=un_proceso_por_paso) == (
+        LIMITE, PARADO)
+
+
+def test_lo_que_no_se_vio_de_cerca_no_cuenta_como_parado():
+    """Quien vigila también espera a la CPU: con la carga a 50 pasaba hasta 20 s sin leer /proc, y
+    en 20 s nacen y mueren procesos sin que se vean. Un intervalo de más de VISTO_DE_CERCA s no suma
+    tiempo parado (el reloj sigue siendo la red); contándolo, un test así sale parado."""
+    cada = colgados.VISTO_DE_CERCA + 1
+    assert recorrer(Vigilancia(LIMITE, 0), 0.02, 0.02, 250, cada=cada) is None
+    assert recorrer(Vigilancia(LIMITE, 0), 0.0, 0.0, 1000, cada=cada) == (
+        pytest.approx(LIMITE * colgados.RELOJ_POR_LIMITE, abs=cada), RELOJ)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(colgados, "VISTO_DE_CERCA", float("inf"))  # la variante ingenua: todo intervalo cuenta
+        assert recorrer(Vigilancia(LIMITE, 0), 0.02, 0.02, 250, cada=cada)[1] == PARADO
 
 
 def test_esperar_al_disco_no_es_estar_parado_y_el_reloj_es_la_red():
@@ -106,6 +144,18 @@ def test_sin_proc_solo_vale_el_reloj_con_el_limite():
     v.muestra(10, None)
     assert v.colgado(LIMITE - 1) == "" and v.colgado(LIMITE) == RELOJ
     assert v.motivo(RELOJ) == f"no terminó en {LIMITE} s"
+
+
+def test_el_presupuesto_de_una_corrida_entera_es_de_cpu_y_la_carga_no_lo_acaba():
+    """La corrida de la 07 en calificar (un proceso, todos los tests seguidos) gasta unos 90 s de
+    CPU; con la máquina cargada puede tardar 900 s de reloj. Con 600 s de CPU no se acaba; con 600
+    de reloj (la variante ingenua, la de antes), sí, y lo que faltara quedaría sin comprobar."""
+    total = Total(600, 0)
+    total.gastado = 60.0  # una vuelta anterior
+    assert total.agotado(900, 30.0) == ""
+    assert Total(600, 0, con_proc=False).agotado(900, 30.0) == RELOJ
+    assert total.agotado(900, 540.0) == CPU and total.motivo(CPU) == "se acabaron los 600 s de CPU de la corrida"
+    assert total.agotado(600 * colgados.RELOJ_POR_LIMITE, 0.0) == RELOJ
 
 
 # ---------------------------------------------------------------- /proc de verdad
