@@ -46,6 +46,10 @@ MEDICIONES = {
     "mutantes": Medicion("mutantes", "pruebas de mutación de la solución de cada ejercicio contra su comprobación "
                                      "del cuaderno: muertos, vivos, equivalentes y la puntuación (lento; "
                                      "`medir mutantes 6.2 --muestra 20`)", con_argumentos=True),
+    "hub": Medicion("hub", "veredictos en una máquina cargada como un hub: tres comprobar 7 a la vez, y "
+                           "calificar con dos comprobar 6, con espacios correctos (--stress: también bajo "
+                           "stress-ng); 0 colgados y todo en verde, y lo que más gasta cada test frente "
+                           "a los límites de colgado", con_argumentos=True),
     "probar": Medicion("perfil_de_probar", "la suite entera de `probar` con su perfil: la CPU de cada parte, los 15 "
                                  "ficheros y los 15 tests que más gastan y lo que arrancan (núcleos, "
                                  "intérpretes, servidores, clusters, navegadores)"),
