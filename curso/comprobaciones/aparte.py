@@ -61,8 +61,8 @@ PILA = "pila.txt"  # dónde estaba cada hilo cuando llegó SIGUSR1
 CARACTERES_DEL_MOTIVO = 240  # lo que se enseña de lo que esperaba un test que falla
 
 # Segundos de CPU (y segundos parado) por test, ver curso/comprobaciones/colgados.py: mucha holgura
-# sobre el que más gasta de los puntos de control (el simulacro de caídas de la 07, 5,4 s de CPU en
-# 46 s de reloj con la máquina cargada; lo mide `python -m curso medir hub`).
+# sobre el que más gasta de los puntos de control (el simulacro de caídas de la 07, 5,7 s de CPU en
+# 69 s de reloj con tres comprobar 7 a la vez; lo mide `python -m curso medir hub`).
 LIMITE_TEST = 30
 LIMITE_TOTAL = 600  # segundos de CPU por corrida entera (todos los tests, con sus vueltas; colgados.Total)
 PAUSA = 0.05  # cada cuánto se lee lo que ha apuntado el complemento
