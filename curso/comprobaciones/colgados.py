@@ -16,8 +16,8 @@ está **colgado** por una de tres razones, y la carga de la máquina no adelanta
    la cola), uno que espera sus fsync está en D, y uno que lanza procesos cortos (el simulacro de
    caídas: un proceso por paso, que muere con SIGKILL) los ve nacer y morir: la carga no lo para.
    Solo cuenta lo que se ha visto de cerca: un intervalo entre dos lecturas de más de
-   `VISTO_DE_CERCA` s (quien vigila también espera a la CPU, y con la carga a 50 pasaba 20 s sin
-   leer) no suma tiempo parado, ni lo borra.
+   `VISTO_DE_CERCA` s (quien vigila también espera a la CPU: entre dos lecturas lejanas nacen y
+   mueren procesos sin que se vean) no suma tiempo parado, ni lo borra.
 3. **Reloj**: no termina en `RELOJ_POR_LIMITE` × `limite` s. Es la red de lo que se escapa de las
    dos (una espera que despierta a menudo y gasta poco): tan holgado que la carga sola no llega.
 

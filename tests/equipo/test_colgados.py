@@ -98,8 +98,8 @@ def test_un_arbol_que_lanza_procesos_no_esta_parado():
 
 
 def test_lo_que_no_se_vio_de_cerca_no_cuenta_como_parado():
-    """Quien vigila también espera a la CPU: con la carga a 50 pasaba hasta 20 s sin leer /proc, y
-    en 20 s nacen y mueren procesos sin que se vean. Un intervalo de más de VISTO_DE_CERCA s no suma
+    """Quien vigila también espera a la CPU, y entre dos lecturas lejanas nacen y mueren procesos
+    sin que se vean. Un intervalo de más de VISTO_DE_CERCA s no suma
     tiempo parado (el reloj sigue siendo la red); contándolo, un test así sale parado."""
     cada = colgados.VISTO_DE_CERCA + 1
     assert recorrer(Vigilancia(LIMITE, 0), 0.02, 0.02, 250, cada=cada) is None
