@@ -9,9 +9,13 @@ tests. Las dos vías dan la misma respuesta a la misma petición.
 
 Lo que hace, de arriba abajo:
 
-- `validar` comprueba lo que comprobaría la API de verdad (los campos, los tipos de bloque y
-  que cada `tool_use` tenga su `tool_result` justo en el mensaje siguiente) y, si algo falla,
-  lanza `ErrorPeticion` con un mensaje en castellano que dice qué campo está mal y qué hacer.
+- `validar` comprueba lo que la documentación de la API dice que comprueba (los campos y sus
+  tipos, los roles, los tipos de bloque, que cada `tool_use` tenga su `tool_result` justo en el
+  mensaje siguiente y al principio de él, las herramientas con su nombre y su esquema JSON, que
+  se valida como JSON Schema draft 2020-12, `tool_choice`, `stop_sequences`, `temperature`) y, si
+  algo falla, lanza `ErrorPeticion` con un mensaje en castellano que dice qué campo está mal y qué
+  hacer. Cada regla tiene su caso, con la página de la que sale, en
+  `curso/modelo/comparar_servidores.py`.
 - `trocear_peticion` convierte la petición entera en una lista de tokens con el contador de
   `tokens.py`.
 - `Ensayo` es el estado de un servidor (como una ranura de llama-server): la ventana, la caché
@@ -23,6 +27,7 @@ import collections
 import hashlib
 import itertools
 import json
+import re
 import threading
 
 from curso.ensayo import guiones
@@ -48,6 +53,15 @@ TIPOS_DE_BLOQUE = {
     "user": ("text", "tool_result"),
     "assistant": ("text", "tool_use"),
 }
+# El nombre de una herramienta, como lo pide la API («Define tools»: ^[a-zA-Z0-9_-]{1,128}$).
+NOMBRE_DE_HERRAMIENTA = re.compile(r"[a-zA-Z0-9_-]{1,128}")
+TIPOS_DE_TOOL_CHOICE = ("auto", "any", "tool", "none")
+# Por qué el servidor de ensayo no hace streaming (la API sí): ver `validar`.
+SIN_STREAMING = (
+    "el servidor de ensayo no admite `stream: true` (la API de verdad contesta con eventos "
+    "server-sent: message_start, content_block_start, content_block_delta..., message_stop). El "
+    "harness del curso pide cada respuesta entera, sin streaming, y una lección solo trae el código "
+    "que enseña: quita `stream` o pon `stream: false` y recibirás la respuesta entera de una vez.")
 
 
 class ErrorPeticion(Exception):
@@ -109,8 +123,11 @@ def validar(peticion, exigir_max_tokens=True):
     """Comprueba la forma de `peticion` como la comprobaría la API; lanza `ErrorPeticion` (400).
 
     `exigir_max_tokens=False` es para `count_tokens`, que, como en la API real, no lo pide.
-    Los campos que el curso no usa (`tool_choice`, `temperature`, `metadata`...) se aceptan y
-    se ignoran, como hacen los servidores locales con `tool_choice`.
+    Los campos que el curso no usa (`metadata`, `top_p`...) se aceptan y se ignoran.
+
+    `stream: true` se rechaza (`SIN_STREAMING`): la API lo admite, pero el harness del curso no lo
+    usa, y un servidor de ensayo que lo hiciera sería código que ninguna lección enseña. Es la
+    única petición válida que el de ensayo rechaza, y la tabla de diferencias del README lo dice.
     """
     if not isinstance(peticion, dict):
         raise _invalida(
@@ -124,21 +141,35 @@ def validar(peticion, exigir_max_tokens=True):
     if exigir_max_tokens:
         if "max_tokens" not in peticion:
             raise _invalida("falta `max_tokens`: el máximo de tokens de la respuesta, un entero "
-                            "mayor o igual que 1 (p. ej. 1024).")
+                            "mayor o igual que 0 (p. ej. 1024).")
         max_tokens = peticion["max_tokens"]
-        if not _entero(max_tokens) or max_tokens < 1:
-            raise _invalida("`max_tokens` debe ser un entero mayor o igual que 1, no %s."
+        if not _entero(max_tokens) or max_tokens < 0:
+            raise _invalida("`max_tokens` debe ser un entero mayor o igual que 0, no %s."
                             % _mostrar(max_tokens))
     stream = peticion.get("stream")
     if stream is True:
-        raise _invalida("el servidor de ensayo no admite `stream: true`: quita `stream` o pon "
-                        "`stream: false` y recibirás la respuesta entera de una vez.")
+        raise _invalida(SIN_STREAMING)
     if stream is not None and stream is not False:
         raise _invalida("`stream` debe ser true o false, no %s." % _nombre_de_tipo(stream))
+    if "temperature" in peticion:
+        temperatura = peticion["temperature"]
+        if (not isinstance(temperatura, (int, float)) or isinstance(temperatura, bool)
+                or not 0 <= temperatura <= 1):
+            raise _invalida("`temperature` debe ser un número entre 0 y 1, no %s."
+                            % (temperatura if isinstance(temperatura, (int, float))
+                               and not isinstance(temperatura, bool) and abs(temperatura) < GRANDE
+                               else _nombre_de_tipo(temperatura)))
+    if "stop_sequences" in peticion:
+        paradas = peticion["stop_sequences"]
+        if not isinstance(paradas, list) or not all(isinstance(p, str) for p in paradas):
+            raise _invalida("`stop_sequences` debe ser una lista de textos, no %s."
+                            % _nombre_de_tipo(paradas))
     if "system" in peticion:
         _validar_system(peticion["system"])
     if "tools" in peticion:
         _validar_tools(peticion["tools"])
+    if "tool_choice" in peticion:
+        _validar_tool_choice(peticion["tool_choice"])
     _validar_mensajes(peticion.get("messages"), "messages" in peticion)
 
 
@@ -178,10 +209,60 @@ def _validar_tools(tools):
         if "description" in herramienta and not isinstance(herramienta["description"], str):
             raise _invalida("%s.description: debe ser un texto, no %s."
                             % (donde, _nombre_de_tipo(herramienta["description"])))
+        if not NOMBRE_DE_HERRAMIENTA.fullmatch(nombre):
+            raise _invalida("%s.name: «%s» no vale como nombre de herramienta: solo letras sin "
+                            "tilde, cifras, _ y -, de 1 a 128 (^[a-zA-Z0-9_-]{1,128}$)."
+                            % (donde, nombre[:200]))
         if not isinstance(herramienta.get("input_schema"), dict):
             raise _invalida("%s.input_schema: cada herramienta necesita un esquema JSON de su "
                             "entrada (un objeto, p. ej. {\"type\": \"object\", \"properties\": "
                             "{...}})." % donde)
+        _validar_esquema(herramienta["input_schema"], donde + ".input_schema")
+
+
+def _validar_esquema(esquema, donde):
+    """El esquema de la entrada de una herramienta: un JSON Schema válido según el draft 2020-12
+    (el que nombra la API) y de tipo "object" (la entrada de una llamada es siempre un objeto).
+
+    Lo valida el paquete `jsonschema`, con el metaesquema del draft 2020-12: un "type" que no es
+    uno de los de JSON Schema, un "required" que no es una lista de textos, un "properties" que
+    no es un objeto... Se importa aquí, solo si hay herramientas: importarlo cuesta."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+    try:
+        Draft202012Validator.check_schema(esquema)
+    except SchemaError as e:
+        ruta = "".join(".%s" % parte for parte in e.absolute_path)
+        raise _invalida("%s%s: el esquema JSON no es válido según JSON Schema draft 2020-12 "
+                        "(https://json-schema.org/draft/2020-12), que es el que pide la API: %s."
+                        % (donde, ruta, _motivo_del_esquema(e))) from None
+    except RecursionError:
+        raise _demasiado_anidada() from None
+    if esquema.get("type") != "object":
+        raise _invalida("%s.type: la entrada de una herramienta es siempre un objeto: su esquema "
+                        "necesita \"type\": \"object\", no %s."
+                        % (donde, json.dumps(esquema.get("type"), ensure_ascii=False)[:200]
+                           if "type" in esquema else "ninguno"))
+
+
+def _motivo_del_esquema(error):
+    """El motivo de un SchemaError de `jsonschema` (en inglés), dicho en castellano."""
+    valor = json.dumps(error.instance, ensure_ascii=False)[:200]
+    que = {"anyOf": "no es ninguno de los valores que admite", "enum": "no es uno de los valores "
+           "que admite", "type": "no es del tipo que toca", "minItems": "no puede ir vacío",
+           "uniqueItems": "tiene elementos repetidos", "format": "no tiene el formato que toca"}
+    return "%s %s" % (valor, que.get(error.validator, "no cumple la regla «%s»" % error.validator))
+
+
+def _validar_tool_choice(eleccion):
+    tipos = ", ".join('"%s"' % t for t in TIPOS_DE_TOOL_CHOICE)
+    if not isinstance(eleccion, dict) or eleccion.get("type") not in TIPOS_DE_TOOL_CHOICE:
+        raise _invalida("`tool_choice` debe ser un objeto {\"type\": ...} con type %s; no %s."
+                        % (tipos, json.dumps(eleccion.get("type"), ensure_ascii=False)[:200]
+                           if isinstance(eleccion, dict) else _nombre_de_tipo(eleccion)))
+    if eleccion["type"] == "tool" and not _texto_no_vacio(eleccion.get("name")):
+        raise _invalida("tool_choice.name: con {\"type\": \"tool\"} hay que decir qué herramienta, "
+                        "en `name`.")
 
 
 def _validar_mensajes(mensajes, presente):
@@ -297,7 +378,12 @@ def _validar_parejas(mensajes):
             pedidos = set()
             if anterior is not None and anterior["role"] == "assistant":
                 pedidos = {b["id"] for b in _bloques(anterior["content"]) if b["type"] == "tool_use"}
-            for j, bloque in enumerate(_bloques(mensaje["content"])):
+            bloques = _bloques(mensaje["content"])
+            for j, bloque in enumerate(bloques):
+                if bloque["type"] == "tool_result" and any(b["type"] != "tool_result" for b in bloques[:j]):
+                    raise _invalida("messages.%d.content.%d: en un mensaje con resultados, los bloques "
+                                    "`tool_result` van primero y el texto después de todos ellos."
+                                    % (i, j))
                 if bloque["type"] == "tool_result" and bloque["tool_use_id"] not in pedidos:
                     raise _invalida("messages.%d.content.%d: hay un bloque `tool_result` con un "
                                     "`tool_use_id` inesperado: %s. Cada `tool_result` necesita su "
@@ -466,7 +552,11 @@ def _coste(bloque):
 def _recortar(contenido, costes, max_tokens):
     """Los bloques que caben en `max_tokens` tokens; un texto que no cabe entero se corta.
 
-    Un `tool_use` que no cabe entero se quita: a medias no sería JSON válido.
+    Un `tool_use` que no cabe entero llega a medias, como en la API («Handling stop reasons»: con
+    `max_tokens`, la respuesta puede traer un bloque `tool_use` incompleto): con los argumentos
+    que el modelo llegó a escribir enteros, en su orden, y sin los demás. Si ni la llamada vacía
+    cabe, no llega. Quien lo lee debe mirar `stop_reason`: esa entrada no es la que el modelo
+    quería.
     """
     quedan = max_tokens
     recortado = []
@@ -479,8 +569,32 @@ def _recortar(contenido, costes, max_tokens):
             trozos = itertools.islice(PATRON.finditer(bloque["text"]), quedan - 1)
             corte = collections.deque(trozos, maxlen=1)[0].end()  # el final del último que cabe
             recortado.append({"type": "text", "text": bloque["text"][:corte]})
+        elif bloque["type"] == "tool_use":
+            a_medias = None
+            for n in range(len(bloque["input"]) + 1):
+                intento = {**bloque, "input": dict(itertools.islice(bloque["input"].items(), n))}
+                if _coste(intento) > quedan:
+                    break
+                a_medias = intento
+            if a_medias is not None:
+                recortado.append(a_medias)
         break
     return recortado
+
+
+def _parar_en_secuencia(contenido, paradas):
+    """(contenido, secuencia): el contenido hasta la primera de `paradas` que aparece en un texto
+    (sin ella, como en la API) y esa secuencia; o (contenido, None) si no aparece ninguna."""
+    paradas = [p for p in paradas if p]
+    for i, bloque in enumerate(contenido):
+        if bloque["type"] != "text":
+            continue
+        vistas = [(bloque["text"].find(p), p) for p in paradas if p in bloque["text"]]
+        if vistas:
+            donde, parada = min(vistas)
+            cortado = contenido[:i] + ([{"type": "text", "text": bloque["text"][:donde]}] if donde else [])
+            return cortado, parada
+    return contenido, None
 
 
 class Ensayo:
@@ -544,10 +658,14 @@ class Ensayo:
             except Exception as e:  # un guion roto es un fallo del curso: 500, sin traza
                 raise _error_de_guion(nombre, "%s: %s" % (type(e).__name__, e)) from None
             contenido = _validar_salida(nombre, contenido)
+            contenido, parada = _parar_en_secuencia(contenido, peticion.get("stop_sequences") or [])
             costes = [_coste(b) for b in contenido]
             salida = sum(costes)
             stop_reason = "tool_use" if any(b["type"] == "tool_use" for b in contenido) else "end_turn"
+            if parada is not None:
+                stop_reason = "stop_sequence"
             if salida > max_tokens:
+                parada = None  # max_tokens llegó antes que la secuencia
                 contenido = _recortar(contenido, costes, max_tokens)
                 salida = len(trocear(serializar_contenido(contenido)))
                 stop_reason = "max_tokens"
@@ -560,7 +678,7 @@ class Ensayo:
             "model": peticion["model"],
             "content": contenido,
             "stop_reason": stop_reason,
-            "stop_sequence": None,
+            "stop_sequence": parada,
             "usage": {
                 "input_tokens": entrada - en_cache,
                 "cache_creation_input_tokens": 0,

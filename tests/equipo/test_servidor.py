@@ -309,6 +309,38 @@ def test_tool_choice_y_otros_campos_se_ignoran():
     assert con["usage"] == sin["usage"]
 
 
+def test_una_stop_sequence_que_aparece_corta_ahi_y_lo_dice_stop_reason():
+    """Como la API: el texto llega hasta la secuencia, sin ella, con `stop_reason`
+    "stop_sequence" y la secuencia en `stop_sequence`. La primera que aparece es la que para."""
+    p = peticion([usuario("uno dos tres cuatro")], stop_sequences=["tres", " dos"])
+    r = Ensayo().responder(p)
+    assert r["content"] == [guiones.texto("uno")]
+    assert (r["stop_reason"], r["stop_sequence"]) == ("stop_sequence", " dos")
+    sin = Ensayo().responder(peticion([usuario("uno dos tres cuatro")], stop_sequences=["cinco"]))
+    assert (sin["stop_reason"], sin["stop_sequence"]) == ("end_turn", None)
+
+
+def test_max_tokens_0_no_escribe_nada():
+    """La API admite `max_tokens: 0` (calienta la caché sin generar): una respuesta vacía."""
+    r = Ensayo().responder(peticion([usuario("hola")], max_tokens=0))
+    assert (r["content"], r["stop_reason"], r["usage"]["output_tokens"]) == ([], "max_tokens", 0)
+
+
+def test_una_llamada_cortada_por_max_tokens_llega_a_medias_con_su_stop_reason():
+    """Con `max_tokens` justo para el nombre y el primer argumento, el `tool_use` llega con la
+    entrada que cupo (la API dice que llega incompleto), y `stop_reason` es "max_tokens": quien la
+    ejecutara tal cual leería desde el principio, no desde la línea 40."""
+    herramienta = [{"name": "leer", "input_schema": HERRAMIENTAS[0]["input_schema"]}]
+    entera = {"type": "tool_use", "id": "toolu_1", "name": "leer", "input": {"ruta": "recetas.txt", "desde": 40}}
+    costes = [motor._coste({**entera, "input": dict(list(entera["input"].items())[:n])}) for n in range(3)]
+    cortada = motor._recortar([entera], [costes[2]], costes[1])
+    assert cortada == [{**entera, "input": {"ruta": "recetas.txt"}}]
+    assert motor._recortar([entera], [costes[2]], costes[0] - 1) == []  # ni la llamada vacía cabe
+    r = Ensayo().responder(peticion([usuario("Lee.")], modelo="guion:herramienta", max_tokens=14,
+                                    tools=herramienta))
+    assert r["stop_reason"] == "max_tokens" and r["content"][-1]["type"] == "tool_use"
+
+
 # --- Peticiones mal formadas -----------------------------------------------------------------
 
 def quitar(campo):
@@ -336,7 +368,7 @@ MAL_FORMADAS = [
     (quitar("max_tokens"), "max_tokens"),
     (poner("max_tokens", "100"), "max_tokens"),
     (poner("max_tokens", True), "max_tokens"),
-    (poner("max_tokens", 0), "max_tokens"),
+    (poner("max_tokens", -1), "max_tokens"),
     (poner("max_tokens", 1.5), "max_tokens"),
     (poner("max_tokens", 10 ** 30), "max_tokens"),
     (quitar("messages"), "messages"),
@@ -362,6 +394,21 @@ MAL_FORMADAS = [
      "messages.2.content.0.content"),
     (en_mensaje(2, usuario([{"type": "tool_result", "tool_use_id": "toolu_1", "is_error": "sí"}])),
      "messages.2.content.0.is_error"),
+    # Las reglas de la documentación de la API que el de ensayo comprueba desde la issue 42
+    # (cada una, con su página, en los CASOS de curso/modelo/comparar_servidores.py).
+    (poner("temperature", 1.5), "temperature"),
+    (poner("temperature", "0"), "temperature"),
+    (poner("stop_sequences", "fin"), "stop_sequences"),
+    (poner("stop_sequences", [1]), "stop_sequences"),
+    (poner("tools", [{"name": "leer fichero", "input_schema": {"type": "object"}}]), "tools.0.name"),
+    (poner("tools", [{"name": "leer", "input_schema": {"type": "objeto"}}]), "tools.0.input_schema.type"),
+    (poner("tools", [{"name": "leer", "input_schema": {"type": "object", "required": "ruta"}}]),
+     "tools.0.input_schema.required"),
+    (poner("tools", [{"name": "leer", "input_schema": {"type": "string"}}]), "tools.0.input_schema.type"),
+    (poner("tool_choice", {"type": "obligatoria"}), "tool_choice"),
+    (poner("tool_choice", {"type": "tool"}), "tool_choice.name"),
+    (en_mensaje(2, usuario([{"type": "text", "text": "aquí va"}, resultado("toolu_1", "x")])),
+     "messages.2.content.1"),
 ]
 
 
