@@ -311,7 +311,7 @@ def test_un_cuerpo_que_llega_a_gotas_no_pasa_del_plazo(monkeypatch, variante):
     intento se corta en el plazo y se rinde. La variante ingenua (el cuerpo leído con la espera por
     lectura, que mide silencios) no se corta: espera el goteo entero, 1,5 s, pasado el plazo."""
     if variante == "espera_por_lectura":
-        monkeypatch.setattr(api, "leer_entera", lambda respuesta, fin: respuesta.read())
+        monkeypatch.setattr(api, "leer_entera", lambda respuesta, fin, *_: respuesta.read())
     with ServidorEnsayo(0, fallos=Fallos("goteo,goteo", lento_s=0.15)) as servidor:
         modelo = ModeloConReintentos(ModeloAPI("guion:eco", url=servidor.url), plazo=0.4,
                                      dormir=lambda s: None, azar=AlMaximo())
@@ -362,3 +362,52 @@ def test_la_ejecucion_entera_con_un_modelo_que_falla_acaba_igual():
     assert con_fallos == hecho and resultado == referencia
     assert ninguno == 0, "sin fallos, ningún reintento"
     assert reintentos > 0, "con fallos, ningún paso «reintento» en la base: ¿se llama a al_reintentar?"
+
+
+# --- Un cuerpo parado tras sus cabeceras es un parón ------------------------------------------------
+
+@pytest.mark.parametrize("cuerpo", [0.5, None])
+def test_un_cuerpo_parado_es_un_intento_fallido_y_se_reintenta_dentro_del_plazo(cuerpo):
+    """El ataque de la issue 42: el primer intento recibe las cabeceras y medio cuerpo, y el
+    servidor se calla 60 s. Con `cuerpo`, ese intento se da por fallido a los 0,5 s de las
+    cabeceras y el reintento trae la respuesta. La variante ingenua (sin `cuerpo`, como antes)
+    se queda en el primer intento todo el plazo (aquí 4 s; con el de verdad, media hora, y con la
+    espera de un ModeloAPI sin reintentos, 900 s) y se rinde sin reintentar."""
+    with ServidorEnsayo(0) as limpio:
+        esperada = ModeloAPI("guion:eco", url=limpio.url)(M)
+    with ServidorEnsayo(0, fallos=Fallos("a_medias", lento_s=60)) as servidor:
+        con = ModeloConReintentos(ModeloAPI("guion:eco", url=servidor.url), plazo=4, cuerpo=cuerpo,
+                                  azar=AlMedio())
+        try:
+            hecho, error = con(M), None
+        except SeRinde as e:
+            hecho, error = None, e
+    if cuerpo is not None:
+        assert hecho == esperada
+        ((_, fallido, _),) = con.reintentos
+        assert fallido.causa == "tiempo" and "que tiene después de ellas" in str(fallido)
+        assert con.modelo.cuerpo is None  # y el ModeloAPI vuelve a su `cuerpo`
+    else:
+        assert hecho is None and con.reintentos == []  # ni un reintento: el plazo se fue en el primero
+        assert error.causa == "tiempo" and "no ha llegado entera en 4 s" in str(error.ultimo)
+
+
+@pytest.mark.parametrize("cuerpo", [0, -1, "10"])
+def test_un_cuerpo_que_no_vale_se_dice(cuerpo):
+    with pytest.raises(ValueError, match="cuerpo tiene que ser"):
+        ModeloConReintentos(Falla(), cuerpo=cuerpo)
+
+
+def test_reanudar_con_cuerpo_acaba_aunque_el_servidor_se_pare_a_media_respuesta(capsys):
+    """`python todo_junto.py reanudar BASE --cuerpo 0.5` contra un servidor que, en una de cada
+    diez peticiones, se para a media respuesta 60 s: la ejecución acaba completada, con un
+    reintento por cada parón, sin esperar ninguno de los 60 s."""
+    with carpeta_en_memoria() as carpeta, ServidorEnsayo(0, fallos=Fallos("a_medias", cada=10, lento_s=60)) as s:
+        ruta = todo_junto.preparar(carpeta / "e", INCIDENTE)
+        inicio = time.monotonic()
+        codigo = todo_junto.main(["reanudar", str(ruta), "--url", s.url, "--cuerpo", "0.5"])
+        tardo = time.monotonic() - inicio
+        paradas = [a for a in s.ensayo.fallos.aplicados if a[2] == "a_medias"]
+    assert codigo == 0, capsys.readouterr().err
+    assert "completada" in capsys.readouterr().out
+    assert paradas and tardo < 60  # ninguna espera de 60 s: cada parón, un reintento
