@@ -59,35 +59,152 @@ def _asistente(*bloques):
 LLAMADA = {"type": "tool_use", "id": "toolu_01", "name": "leer", "input": {"ruta": "recetas.txt"}}
 RESULTADO = {"type": "tool_result", "tool_use_id": "toolu_01", "content": "pan: harina, agua, sal"}
 PEDIDO = "Repite estas palabras tal cual: uno dos tres cuatro cinco seis siete ocho nueve diez once doce."
+# Para que llama-server pare pronto donde un modelo pequeño podría escribir hasta llenar la ventana.
+PARAR_PRONTO = [" ", "\n", "."]
 
-# (nombre, ruta, peticiones): cada caso manda sus peticiones en orden y mira la última.
+# Las páginas de las que sale cada regla (la documentación de la API de Messages de Anthropic).
+CREAR = "https://platform.claude.com/docs/en/api/messages (Create a Message: parámetros y su tipo)"
+ERRORES = "https://platform.claude.com/docs/en/api/errors (HTTP errors; Request size limits)"
+HERRAMIENTAS = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools"
+LLAMADAS = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls"
+ESQUEMA = ("anthropic-sdk-python, src/anthropic/types/tool_param.py (input_schema: «JSON schema» del draft "
+           "2020-12, con type \"object\" obligatorio; la API lo rechaza con «JSON schema is invalid. It must "
+           "match JSON Schema draft 2020-12», acomagu/vscode-as-mcp-server#6)")
+STREAMING = "https://platform.claude.com/docs/en/build-with-claude/streaming (message_start … message_stop)"
+PARADAS = "https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons"
+CONTAR = "https://platform.claude.com/docs/en/build-with-claude/token-counting"
+CACHE = "https://platform.claude.com/docs/en/build-with-claude/prompt-caching"
+
+
+@dataclass(frozen=True)
+class Crudo:
+    """Un cuerpo que no es JSON, o que no conviene tener en memoria: sus bytes salen de `hacer()`."""
+    que: str
+    hacer: object  # () -> bytes
+
+
+TAMANO_MAXIMO_DE_LA_API = 32 * 1024 * 1024  # bytes de una petición a Messages («Request size limits»)
+
+
+def _mas_de_32_mb():
+    """Una petición JSON bien formada de 32 MiB y un poco más: la API la rechaza con 413 por el
+    tamaño, antes de mirar qué dice."""
+    relleno = "x" * (TAMANO_MAXIMO_DE_LA_API + 1024)
+    return json.dumps(_peticion("guion:eco", [_usuario(relleno)])).encode()
+
+
+@dataclass(frozen=True)
+class Caso:
+    """Una petición (o varias seguidas, y se mira la última) que se manda igual a los dos servidores.
+
+    `fuente`: la página de la documentación de la que sale la regla. `api`: los rasgos que esa
+    documentación dice que daría la API de verdad (el estado, y a veces `stop_reason`); el de
+    ensayo tiene que dar esos mismos, salvo `ensayo_se_aparta`, que dice por qué no."""
+    nombre: str
+    ruta: str
+    peticiones: list
+    fuente: str
+    api: dict
+    ensayo_se_aparta: str = ""
+
+
+def _caso(nombre, cambios=(), quitar=(), mensajes=None, estado=400, fuente=CREAR, **mas):
+    """Un caso de una sola petición a /v1/messages: la de texto, con `cambios` y sin `quitar`."""
+    peticion = {**_peticion("guion:eco", mensajes or [_usuario(PEDIDO)]), **dict(cambios)}
+    for campo in quitar:
+        peticion.pop(campo)
+    return Caso(nombre, "/v1/messages", [peticion], fuente, {"estado": estado}, **mas)
+
+
+def _con_la_herramienta(**herramienta):
+    return {"tools": [herramienta]}
+
+
 CASOS = [
-    ("texto", "/v1/messages", [_peticion("guion:eco", [_usuario(PEDIDO)])]),
-    ("ida y vuelta de herramienta", "/v1/messages", [_peticion("guion:herramienta", [
+    # --- Lo que el curso usa: respuestas de verdad, la ventana, la caché, contar ---------------
+    Caso("texto", "/v1/messages", [_peticion("guion:eco", [_usuario(PEDIDO)])], CREAR, {"estado": 200}),
+    Caso("ida y vuelta de herramienta", "/v1/messages", [_peticion("guion:herramienta", [
         _usuario("Lee recetas.txt y dime qué hay."), _asistente({"type": "text", "text": "Voy a leerlo."}, LLAMADA),
-        {"role": "user", "content": [RESULTADO]}], tools=[LEER])]),
-    ("ventana desbordada", "/v1/messages", [_peticion("guion:eco", [_usuario(LARGO * 700)])]),
+        {"role": "user", "content": [RESULTADO]}], tools=[LEER])], LLAMADAS, {"estado": 200}),
+    Caso("ventana desbordada", "/v1/messages", [_peticion("guion:eco", [_usuario(LARGO * 700)])], ERRORES,
+         {"estado": 400}),
     # Con `stop_sequences`, llama-server para en la primera palabra: sin ellas, un modelo pequeño al que
     # se le deja escribir 100 000 tokens escribe hasta llenar la ventana (minutos u horas en una CPU).
-    ("max_tokens mayor que la ventana", "/v1/messages", [
+    Caso("max_tokens mayor que la ventana", "/v1/messages", [
         {**_peticion("guion:eco", [_usuario("Contesta solo «sí».")]), "max_tokens": 100_000,
-         "stop_sequences": [" ", "\n", "."]}]),
-    ("tool_result huérfano", "/v1/messages", [_peticion("guion:eco", [
+         "stop_sequences": PARAR_PRONTO}], CREAR, {"estado": 400}),
+    Caso("tool_result huérfano", "/v1/messages", [_peticion("guion:eco", [
         _usuario("Hola."), _asistente({"type": "text", "text": "Hola, ¿qué hago?"}),
-        {"role": "user", "content": [RESULTADO]}], tools=[LEER])]),
-    ("tool_use sin respuesta", "/v1/messages", [_peticion("guion:eco", [
-        _usuario("Lee recetas.txt."), _asistente(LLAMADA), _usuario("¿Y bien?")], tools=[LEER])]),
-    ("count_tokens", "/v1/messages/count_tokens", [
-        {"model": "guion:eco", "system": SISTEMA, "messages": [_usuario(PEDIDO)]}]),
-    ("usage con un prefijo repetido", "/v1/messages", [
+        {"role": "user", "content": [RESULTADO]}], tools=[LEER])], LLAMADAS, {"estado": 400}),
+    Caso("tool_use sin respuesta", "/v1/messages", [_peticion("guion:eco", [
+        _usuario("Lee recetas.txt."), _asistente(LLAMADA), _usuario("¿Y bien?")], tools=[LEER])], LLAMADAS,
+        {"estado": 400}),
+    Caso("count_tokens", "/v1/messages/count_tokens", [
+        {"model": "guion:eco", "system": SISTEMA, "messages": [_usuario(PEDIDO)]}], CONTAR, {"estado": 200}),
+    Caso("usage con un prefijo repetido", "/v1/messages", [
         _peticion("guion:eco", [_usuario(LARGO * 8)]),
         _peticion("guion:eco", [_usuario(LARGO * 8), _asistente({"type": "text", "text": "Entendido."}),
-                                _usuario(PEDIDO)])]),
-    ("las herramientas cuentan", "/v1/messages/count_tokens", [
+                                _usuario(PEDIDO)])], CACHE, {"estado": 200}),
+    Caso("las herramientas cuentan", "/v1/messages/count_tokens", [
         {"model": "guion:eco", "system": SISTEMA, "messages": [_usuario(PEDIDO)]},
-        {"model": "guion:eco", "system": SISTEMA, "messages": [_usuario(PEDIDO)], "tools": [LEER]}]),
-    ("tool_choice any", "/v1/messages", [
-        _peticion("guion:eco", [_usuario(PEDIDO)], tools=[LEER], tool_choice={"type": "any"})]),
+        {"model": "guion:eco", "system": SISTEMA, "messages": [_usuario(PEDIDO)], "tools": [LEER]}], CONTAR,
+        {"estado": 200}),
+    Caso("tool_choice any", "/v1/messages", [
+        _peticion("guion:eco", [_usuario(PEDIDO)], tools=[LEER], tool_choice={"type": "any"})], HERRAMIENTAS,
+        {"estado": 200}),
+    # --- Los campos obligatorios y sus tipos (Create a Message) ----------------------------------
+    # Sin max_tokens, llama-server escribe hasta 4096 tokens (su valor por defecto, server-chat.cpp):
+    # con un modelo lento, media hora. Las stop_sequences lo paran en la primera palabra.
+    _caso("sin max_tokens", {"stop_sequences": PARAR_PRONTO}, quitar=["max_tokens"]),
+    _caso("sin messages", quitar=["messages"]),
+    _caso("sin model", quitar=["model"]),
+    _caso("max_tokens negativo", {"max_tokens": -1, "stop_sequences": PARAR_PRONTO}),  # -1: sin límite en llama-server
+    _caso("max_tokens 0", {"max_tokens": 0, "stop_sequences": PARAR_PRONTO}, estado=200),
+    _caso("temperature fuera de 0–1", {"temperature": 1.5}),
+    _caso("system con un bloque que no es texto", {"system": [{"type": "image"}]}),
+    # --- Los mensajes y sus roles ----------------------------------------------------------------
+    _caso("messages vacío", {"messages": []}),
+    _caso("un rol que no existe", mensajes=[{"role": "robot", "content": PEDIDO}]),
+    _caso("el rol system dentro de messages", mensajes=[{"role": "system", "content": SISTEMA}, _usuario(PEDIDO)]),
+    _caso("dos turnos seguidos del mismo rol", mensajes=[_usuario("Hola."), _usuario(PEDIDO)], estado=200),
+    _caso("el último mensaje es del asistente", mensajes=[
+        _usuario(PEDIDO), _asistente({"type": "text", "text": "uno dos"})], estado=200),
+    # --- Los bloques de contenido ----------------------------------------------------------------
+    _caso("un bloque de un tipo que no existe", mensajes=[{"role": "user", "content": [{"type": "nota", "text": "x"}]}]),
+    _caso("un bloque text sin text", mensajes=[{"role": "user", "content": [{"type": "text"}]}]),
+    _caso("un tool_use en un mensaje del usuario", mensajes=[{"role": "user", "content": [LLAMADA]}],
+          fuente=LLAMADAS),
+    _caso("un tool_use con input que no es un objeto", mensajes=[
+        _usuario("Lee recetas.txt."), _asistente({**LLAMADA, "input": "recetas.txt"}),
+        {"role": "user", "content": [RESULTADO]}], cambios={"tools": [LEER]}),
+    _caso("texto antes del tool_result", mensajes=[
+        _usuario("Lee recetas.txt."), _asistente(LLAMADA),
+        {"role": "user", "content": [{"type": "text", "text": "Aquí va."}, RESULTADO]}], cambios={"tools": [LEER]},
+        fuente=LLAMADAS),
+    # --- Las herramientas y sus esquemas ---------------------------------------------------------
+    _caso("una herramienta sin input_schema", _con_la_herramienta(name="leer", description="Lee."), fuente=ESQUEMA),
+    _caso("un input_schema que no es un esquema JSON", _con_la_herramienta(
+        name="leer", input_schema={"type": "objeto", "properties": {"ruta": {"type": "string"}}}), fuente=ESQUEMA),
+    _caso("un input_schema que no es de un objeto", _con_la_herramienta(name="leer", input_schema={"type": "string"}),
+          fuente=ESQUEMA),
+    _caso("un nombre de herramienta con espacios", _con_la_herramienta(name="leer fichero", input_schema=LEER["input_schema"]),
+          fuente=HERRAMIENTAS),
+    _caso("tool_choice de un tipo que no existe", {"tools": [LEER], "tool_choice": {"type": "obligatoria"}},
+          fuente=HERRAMIENTAS),
+    # --- stop_sequences y stream -----------------------------------------------------------------
+    Caso("stop_sequences que aparecen", "/v1/messages", [
+        _peticion("guion:eco", [_usuario(PEDIDO)], stop_sequences=PARAR_PRONTO)], CREAR,
+        {"estado": 200, "stop_reason": "stop_sequence"}),
+    _caso("stop_sequences que no es una lista de textos", {"stop_sequences": "fin"}),
+    _caso("stream true", {"stream": True}, estado=200, fuente=STREAMING, ensayo_se_aparta=(
+        "el de ensayo no hace streaming: el harness del curso pide cada respuesta entera, y un servidor "
+        "que lo hiciera sería código que ninguna lección enseña (ver motor.SIN_STREAMING)")),
+    # --- Cuerpos mal formados y tamaños ------------------------------------------------------------
+    Caso("un cuerpo que no es JSON", "/v1/messages", [Crudo("JSON cortado", lambda: b'{"model": "guion:eco", "max')],
+         ERRORES, {"estado": 400}),
+    Caso("un cuerpo JSON que no es un objeto", "/v1/messages", [[_usuario(PEDIDO)]], ERRORES, {"estado": 400}),
+    Caso("un cuerpo de más de 32 MB", "/v1/messages", [Crudo("33 MB de JSON", _mas_de_32_mb)], ERRORES,
+         {"estado": 413}),
 ]
 
 
@@ -143,12 +260,105 @@ DIFERENCIAS = {
         400, 200, A_PROPOSITO,
         "la API de verdad rechaza con 400 un `tool_use` sin su `tool_result` justo después («tool_use ids "
         "were found without tool_result blocks immediately after»); llama-server lo acepta"),
+    # Las reglas de la documentación de la API (issue 42). Donde llama-server contesta 200, es que no
+    # comprueba esa regla: convierte la petición a su API de OpenAI (server_chat_convert_anthropic_to_oai,
+    # tools/server/server-chat.cpp) tomando lo que entiende y dejando lo demás. La lección 01 lo dice.
+    ("sin max_tokens", "estado"): Diferencia(
+        400, 200, A_PROPOSITO,
+        "`max_tokens` es obligatorio en la API; llama-server pone 4096 si falta («required in Anthropic, but "
+        "we're permissive», server-chat.cpp): con un modelo lento, media hora escribiendo"),
+    ("sin messages", "estado"): Diferencia(
+        400, 500, A_PROPOSITO,
+        "`messages` es obligatorio en la API (400); llama-server lanza una excepción que no es de petición "
+        "inválida y contesta 500 `server_error`: un 500 que un cliente con reintentos repetiría"),
+    ("sin model", "estado"): Diferencia(
+        400, 200, A_PROPOSITO,
+        "`model` es obligatorio en la API; llama-server sirve un solo modelo y no lo mira"),
+    ("max_tokens negativo", "estado"): Diferencia(
+        400, 200, A_PROPOSITO,
+        "la API pide `max_tokens` ≥ 0; para llama-server, -1 es «sin límite» (escribe hasta llenar la ventana "
+        "o dar con una stop_sequence)"),
+    ("max_tokens 0", "tipos de bloque"): Diferencia(
+        [], ["text"], A_PROPOSITO,
+        "con `max_tokens: 0` la API no genera nada (sirve para calentar la caché); llama-server lo toma como "
+        "«sin límite» y escribe (aquí, hasta la primera stop_sequence)"),
+    ("max_tokens 0", "output_tokens <= max_tokens"): Diferencia(
+        True, False, A_PROPOSITO, "consecuencia de la fila anterior: llama-server escribe con `max_tokens: 0`"),
+    ("temperature fuera de 0–1", "estado"): Diferencia(
+        400, 200, A_PROPOSITO, "la API admite `temperature` de 0 a 1; llama-server admite más (la de OpenAI llega a 2)"),
+    ("system con un bloque que no es texto", "estado"): Diferencia(
+        400, 200, A_PROPOSITO, "en `system` la API solo admite bloques de texto; llama-server se salta los demás"),
+    ("messages vacío", "estado"): Diferencia(
+        400, 200, A_PROPOSITO, "la API pide al menos un mensaje; llama-server contesta al prompt de sistema solo"),
+    ("un rol que no existe", "estado"): Diferencia(
+        400, 200, A_PROPOSITO, "la API solo admite los roles `user` y `assistant`; llama-server pasa el mensaje a la "
+        "plantilla, que lo deja caer"),
+    ("el rol system dentro de messages", "estado"): Diferencia(
+        400, 200, A_PROPOSITO, "en la API el prompt de sistema va en `system`, no en `messages`; llama-server lo acepta "
+        "como un mensaje de sistema más"),
+    ("un bloque de un tipo que no existe", "estado"): Diferencia(
+        400, 200, A_PROPOSITO, "la API rechaza un bloque de un tipo que no conoce; llama-server se lo salta"),
+    ("un bloque text sin text", "estado"): Diferencia(
+        400, 500, A_PROPOSITO, "la API lo rechaza como petición mal formada (400); llama-server falla dentro (500)"),
+    ("un tool_use en un mensaje del usuario", "estado"): Diferencia(
+        400, 200, A_PROPOSITO, "en la API un `tool_use` solo lo escribe el asistente; llama-server lo convierte igual"),
+    ("un tool_use con input que no es un objeto", "estado"): Diferencia(
+        400, 200, A_PROPOSITO, "en la API el `input` de un `tool_use` es un objeto; llama-server lo pasa como texto"),
+    ("texto antes del tool_result", "estado"): Diferencia(
+        400, 200, A_PROPOSITO, "la API pide los `tool_result` primero en su mensaje y el texto después (Handle tool "
+        "calls); llama-server los reordena sin decir nada"),
+    ("una herramienta sin input_schema", "estado"): Diferencia(
+        400, 200, A_PROPOSITO, "`input_schema` es obligatorio en la API; llama-server pone un esquema vacío"),
+    ("un input_schema que no es un esquema JSON", "forma del error"): Diferencia(
+        "anthropic", "openai", A_PROPOSITO,
+        "los dos lo rechazan con 400 (la API: «JSON schema is invalid. It must match JSON Schema draft "
+        "2020-12»; llama-server, al convertir el esquema en gramática), cada uno con su forma de error"),
+    ("un input_schema que no es de un objeto", "estado"): Diferencia(
+        400, 200, A_PROPOSITO, "la API pide `\"type\": \"object\"` en el esquema de una herramienta (la entrada de una "
+        "llamada es un objeto); llama-server acepta cualquier esquema válido"),
+    ("un nombre de herramienta con espacios", "estado"): Diferencia(
+        400, 200, A_PROPOSITO, "la API pide nombres ^[a-zA-Z0-9_-]{1,128}$ (Define tools); llama-server no los mira"),
+    ("tool_choice de un tipo que no existe", "estado"): Diferencia(
+        400, 200, A_PROPOSITO, "la API solo admite `auto`, `any`, `tool` y `none`; llama-server ignora uno que no "
+        "conoce (y traduce `any` y `tool` al `required` de OpenAI)"),
+    ("stop_sequences que aparecen", "stop_reason"): Diferencia(
+        "stop_sequence", "end_turn", A_PROPOSITO,
+        "la API dice `stop_sequence` cuando para en una de `stop_sequences`; llama-server para igual y rellena "
+        "`stop_sequence`, pero dice `end_turn` (to_json_anthropic, tools/server/server-task.cpp)"),
+    ("stop_sequences que no es una lista de textos", "estado"): Diferencia(
+        400, 200, A_PROPOSITO, "la API pide una lista de textos; llama-server acepta también un texto suelto (el "
+        "`stop` de OpenAI)"),
+    ("stream true", "estado"): Diferencia(
+        400, 200, A_PROPOSITO,
+        "la API y llama-server contestan con eventos (message_start … message_stop); el de ensayo lo rechaza a "
+        "propósito y dice por qué: el harness del curso pide cada respuesta entera, y streaming en el de ensayo "
+        "sería código que ninguna lección enseña"),
+    ("un cuerpo que no es JSON", "estado"): Diferencia(
+        400, 500, A_PROPOSITO,
+        "la API contesta 400 `invalid_request_error`; llama-server, 500 `server_error`: el error de json::parse "
+        "no es de los que trata como petición inválida (ex_wrapper, tools/server/server.cpp). `reintentos.py` "
+        "(lección 06) reintentaría ese 500"),
+    ("un cuerpo JSON que no es un objeto", "estado"): Diferencia(
+        400, 500, A_PROPOSITO, "como la fila anterior: la API, 400; llama-server, 500 `server_error`"),
+    ("un cuerpo de más de 32 MB", "estado"): Diferencia(
+        413, 400, A_PROPOSITO,
+        "la API rechaza por tamaño (413 `request_too_large`) lo que pasa de 32 MB; llama-server admite hasta "
+        "100 MB (cpp-httplib), lo trocea entero y contesta que no cabe en la ventana. El de ensayo rechaza con "
+        "413 desde 2 MB: la petición más grande del curso mide unos 40 KB"),
 }
 
 
 def rasgos(estado, cuerpo, peticion):
-    """Lo que se compara de una respuesta: su forma, nunca el texto del modelo ni las cifras exactas."""
+    """Lo que se compara de una respuesta: su forma, nunca el texto del modelo ni las cifras exactas.
+
+    De una respuesta por eventos (streaming), el primero y el último."""
     r = {"estado": estado}
+    if isinstance(cuerpo, str) and cuerpo.lstrip().startswith(("event:", "data:")):
+        eventos = _eventos(cuerpo)
+        r["primer evento"], r["último evento"] = (eventos[0], eventos[-1]) if eventos else (None, None)
+        return r
+    if not isinstance(peticion, dict):
+        peticion = {}
     if isinstance(cuerpo, dict) and "error" in cuerpo:
         error = cuerpo["error"] if isinstance(cuerpo["error"], dict) else {}
         r["forma del error"] = "anthropic" if cuerpo.get("type") == "error" else "openai"
@@ -173,9 +383,23 @@ def rasgos(estado, cuerpo, peticion):
     return r
 
 
+def _eventos(texto):
+    """Los tipos de evento de un cuerpo de server-sent events, en orden: el `type` de cada `data:`
+    JSON (así los nombra la API: message_start, content_block_delta…), o lo que diga `event:`."""
+    eventos = []
+    for linea in texto.splitlines():
+        if linea.startswith("data:"):
+            try:
+                eventos.append(json.loads(linea[5:]).get("type"))
+            except (ValueError, AttributeError):
+                eventos.append(linea[5:].strip()[:40])
+    return eventos
+
+
 def mandar(url, ruta, peticion, espera=ESPERA_S):
     """(estado, cuerpo leído como JSON, o el texto si no lo es) de un POST."""
-    pedido = urllib.request.Request(url.rstrip("/") + ruta, data=json.dumps(peticion).encode(),
+    datos = peticion.hacer() if isinstance(peticion, Crudo) else json.dumps(peticion).encode()
+    pedido = urllib.request.Request(url.rstrip("/") + ruta, data=datos,
                                     headers={"content-type": "application/json",
                                              "anthropic-version": "2023-06-01"})
     try:
@@ -189,13 +413,16 @@ def mandar(url, ruta, peticion, espera=ESPERA_S):
         return estado, crudo.decode("utf-8", "replace")
 
 
-def observar(url, casos=CASOS):
+def observar(url, casos=CASOS, avisar=None):
     """{caso: rasgos} de un servidor: cada caso, sus peticiones en orden, los rasgos de la última.
 
     En «las herramientas cuentan», el rasgo es si la cuenta con `tools` pasa de la cuenta sin ellas."""
     observado = {}
-    for nombre, ruta, peticiones in casos:
-        respuestas = [mandar(url, ruta, p) for p in peticiones]
+    for caso in casos:
+        if avisar:
+            avisar(f"  {caso.nombre}…")
+        nombre, peticiones = caso.nombre, caso.peticiones
+        respuestas = [mandar(url, caso.ruta, p) for p in peticiones]
         estado, cuerpo = respuestas[-1]
         observado[nombre] = rasgos(estado, cuerpo, peticiones[-1])
         if nombre == "las herramientas cuentan":
@@ -278,10 +505,29 @@ def informe(resultado):
     return "\n".join(lineas)
 
 
-def observar_ensayo():
+def observar_ensayo(casos=CASOS):
     from curso.ensayo.servidor import ServidorEnsayo
     with ServidorEnsayo() as servidor:
-        return observar(servidor.url)
+        return observar(servidor.url, casos)
+
+
+def casos_llamados(*nombres):
+    """Los casos de esos nombres, en ese orden (para observar solo unos pocos)."""
+    por_nombre = {caso.nombre: caso for caso in CASOS}
+    return [por_nombre[nombre] for nombre in nombres]
+
+
+def como_la_api(ensayo, casos=CASOS):
+    """[(caso, rasgo, lo que dice la documentación, lo que da el de ensayo)] donde el de ensayo no da
+    lo que la documentación de la API dice para ese caso (salvo los que `ensayo_se_aparta`)."""
+    apartes = []
+    for caso in casos:
+        if caso.ensayo_se_aparta:
+            continue
+        for rasgo, valor in caso.api.items():
+            if ensayo.get(caso.nombre, {}).get(rasgo) != valor:
+                apartes.append((caso.nombre, rasgo, valor, ensayo.get(caso.nombre, {}).get(rasgo)))
+    return apartes
 
 
 def main(url_real, grabar=False):
@@ -289,7 +535,7 @@ def main(url_real, grabar=False):
 
     También compara lo que dio llama-server con lo grabado en `GRABACION`; con `grabar`, lo graba."""
     print(f"Mandando {len(CASOS)} casos al servidor de ensayo y a llama-server ({url_real})…", flush=True)
-    real = observar(url_real)
+    real = observar(url_real, avisar=lambda texto: print(texto, flush=True))
     ensayo = observar_ensayo()
     for caso in real:
         print(f"· {caso}")

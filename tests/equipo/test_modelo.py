@@ -233,19 +233,56 @@ def test_el_servidor_de_ensayo_difiere_del_de_verdad_solo_en_lo_escrito(ensayo):
 
 
 def test_los_casos_de_la_grabacion_son_los_de_hoy():
-    assert set(grabados()) == {nombre for nombre, _, _ in comparar.CASOS}
+    assert set(grabados()) == {caso.nombre for caso in comparar.CASOS}
+    assert len({caso.nombre for caso in comparar.CASOS}) == len(comparar.CASOS)
+
+
+def test_cada_caso_dice_de_que_pagina_sale_y_que_daria_la_api():
+    for caso in comparar.CASOS:
+        assert caso.fuente.strip() and "estado" in caso.api, caso.nombre
+
+
+def test_el_de_ensayo_contesta_cada_caso_como_dice_la_documentacion_de_la_api(ensayo):
+    assert comparar.como_la_api(ensayo) == []
+
+
+def test_lo_que_el_de_ensayo_hace_distinto_de_la_api_esta_tambien_en_la_tabla():
+    """Un caso en que el de ensayo se aparta de la API (stream) tiene su porqué en el caso y su fila
+    en DIFERENCIAS (la tabla del README), si llama-server no hace lo mismo que él."""
+    for caso in comparar.CASOS:
+        if caso.ensayo_se_aparta:
+            assert grabados()[caso.nombre]["estado"] == caso.api["estado"], caso.nombre  # llama-server sí
+            assert (caso.nombre, "estado") in comparar.DIFERENCIAS
+
+
+def test_un_ensayo_que_acepta_un_esquema_roto_se_aparta_de_la_api(monkeypatch):
+    """La variante ingenua de antes de la issue 42: el esquema de una herramienta, sin validar."""
+    caso = comparar.casos_llamados("un input_schema que no es un esquema JSON")
+    monkeypatch.setattr(motor, "_validar_esquema", lambda esquema, donde: None)
+    ingenuo = comparar.observar_ensayo(caso)
+    assert comparar.como_la_api(ingenuo, caso) == [(caso[0].nombre, "estado", 400, 200)]
+
+
+def test_un_ensayo_que_ignora_stop_sequences_se_aparta_de_la_api(monkeypatch):
+    caso = comparar.casos_llamados("stop_sequences que aparecen")
+    monkeypatch.setattr(motor, "_parar_en_secuencia", lambda contenido, paradas: (contenido, None))
+    ingenuo = comparar.observar_ensayo(caso)
+    assert comparar.como_la_api(ingenuo, caso) == [(caso[0].nombre, "stop_reason", "stop_sequence", "max_tokens")]
 
 
 def test_un_ensayo_que_acepta_un_tool_result_huerfano_deja_la_tabla_mintiendo(monkeypatch):
     monkeypatch.setattr(motor, "_validar_parejas", lambda mensajes: None)  # la validación, quitada
-    resultado = comparar.comparar(comparar.observar_ensayo(), grabados())
+    resultado = comparar.comparar(comparar.observar_ensayo(comparar.casos_llamados("tool_result huérfano")),
+                                  {"tool_result huérfano": grabados()["tool_result huérfano"]})
     assert ("tool_result huérfano", "estado") in resultado.ya_no
 
 
 def test_un_ensayo_sin_cache_abre_una_diferencia_nueva(monkeypatch):
     monkeypatch.setattr(motor, "_prefijo_comun", lambda a, b: 0)
-    resultado = comparar.comparar(comparar.observar_ensayo(), grabados())
-    assert ("usage con un prefijo repetido", "usa la caché", False, True) in resultado.nuevas
+    nombre = "usage con un prefijo repetido"
+    resultado = comparar.comparar(comparar.observar_ensayo(comparar.casos_llamados(nombre)),
+                                  {nombre: grabados()[nombre]})
+    assert (nombre, "usa la caché", False, True) in resultado.nuevas
     assert not resultado.bien
 
 
