@@ -367,22 +367,29 @@ def test_un_200_que_no_es_una_respuesta_de_la_api_da_un_error_en_castellano(plan
 
 # --- Una llamada cortada por max_tokens -------------------------------------------------------
 
-def llamada_cortada_de_llama_server():
-    """La respuesta que dio llama-server (SmolLM2) a una petición con tool_choice any y un
-    max_tokens que no le llegaba para la llamada: GRABADA, tal cual llegó."""
-    from curso.material.modelo_real import cargar_grabada
-    return cargar_grabada()["llamada_cortada"]["respuesta"]
+# Lo que contesta llama-server (tools/server/server-task.cpp, `to_json_anthropic`, del llama.cpp que
+# trae llama-cpp-python 0.3.36) cuando el límite de tokens corta una llamada: `stop_reason`
+# "max_tokens" y la llamada con `input: {}`, porque `json::parse` de sus argumentos a medias falla y
+# el código pone un objeto vacío. Sacado de ese código, no grabado: con 6 y con 48 tokens, SmolLM2
+# escribió texto y no llegó a empezar ninguna llamada (issue 42).
+LLAMADA_CORTADA_DE_LLAMA_SERVER = {
+    "id": "chatcmpl-cortada", "type": "message", "role": "assistant", "model": "smollm2",
+    "content": [{"type": "text", "text": "Voy a leerlo."},
+                {"type": "tool_use", "id": "call_cortada", "name": "leer", "input": {}}],
+    "stop_reason": "max_tokens", "stop_sequence": None,
+    "usage": {"cache_read_input_tokens": 0, "input_tokens": 300, "output_tokens": 16}}
 
 
 @pytest.fixture(params=["ensayo", "llama-server"])
 def modelo_que_se_corta(request, apuntador):
     """Un ModeloAPI cuya respuesta llega con stop_reason "max_tokens" a media llamada: el servidor
-    de ensayo (el guion `herramienta` con 14 tokens) o lo que contestó llama-server, repetido."""
+    de ensayo (el guion `herramienta` con 14 tokens) o un servidor que contesta lo que contesta
+    llama-server en ese caso."""
     if request.param == "ensayo":
         with ServidorEnsayo(0) as servidor:
             yield ModeloAPI("guion:herramienta", url=servidor.url, max_tokens=14)
     else:
-        yield ModeloAPI("smollm2", url=apuntador(cuerpo=llamada_cortada_de_llama_server()).url)
+        yield ModeloAPI("smollm2", url=apuntador(cuerpo=LLAMADA_CORTADA_DE_LLAMA_SERVER).url)
 
 
 def test_una_llamada_cortada_se_contesta_diciendolo_y_sin_ejecutarla(modelo_que_se_corta, tmp_path):
