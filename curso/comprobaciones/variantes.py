@@ -921,13 +921,15 @@ class ModeloConReintentos:
     `al_reintentar(n, error, segundos)` (opcional) se llama antes de cada espera: para apuntarla."""
 
     def __init__(self, modelo, intentos=INTENTOS, base=BASE_S, tope=TOPE_S, plazo=PLAZO_S,
-                 dormir=time.sleep, azar=None, reloj=time.monotonic, al_reintentar=None):
+                 dormir=time.sleep, azar=None, reloj=time.monotonic, al_reintentar=None, cuerpo=CUERPO_S):
         if type(intentos) is not int or intentos < 1:
             raise ValueError(f"intentos tiene que ser un entero positivo, no {intentos!r}.")
         if not isinstance(plazo, (int, float)) or not plazo > 0:
             raise ValueError(f"plazo tiene que ser un número de segundos mayor que 0, no {plazo!r}.")
+        if cuerpo is not None and (not isinstance(cuerpo, (int, float)) or not cuerpo > 0):
+            raise ValueError(f"cuerpo tiene que ser un número de segundos mayor que 0, no {cuerpo!r}.")
         self.modelo, self.intentos, self.base, self.tope = modelo, intentos, base, tope
-        self.plazo, self.dormir, self.reloj = plazo, dormir, reloj
+        self.plazo, self.dormir, self.reloj, self.cuerpo = plazo, dormir, reloj, cuerpo
         self.azar = azar or random.Random()
         self.al_reintentar = al_reintentar
         self.reintentos = []  # (n, error, segundos) de cada reintento de este modelo
@@ -942,11 +944,16 @@ class ModeloConReintentos:
         propia = getattr(self.modelo, "espera", None)
         if propia is None:
             return self.modelo(M, herramientas)
+        cuerpo = getattr(self.modelo, "cuerpo", None)
         self.modelo.espera = min(propia, max(queda, 0.01))
+        if hasattr(self.modelo, "cuerpo") and self.cuerpo is not None:
+            self.modelo.cuerpo = self.cuerpo
         try:
             return self.modelo(M, herramientas)
         finally:
             self.modelo.espera = propia
+            if hasattr(self.modelo, "cuerpo"):
+                self.modelo.cuerpo = cuerpo
 
     def __call__(self, M, herramientas=()):
         """La respuesta a M, con tantos intentos como haga falta y se pueda."""
