@@ -39,16 +39,6 @@ Cuándo se rinde (lanza `SeRinde`, que dice por qué y lleva dentro el último e
   `espera` (ModeloAPI) se le baja durante ese intento. Y como esa espera es de la petición entera
   (api.py), tampoco un cuerpo que se para a medias o llega a gotas pasa del plazo.
 
-Un cuerpo parado es un parón (`cuerpo`, CUERPO_S por defecto). Sin streaming, ni llama-server ni la
-API mandan nada mientras el modelo escribe: el estado, las cabeceras y el cuerpo salen juntos, con
-la respuesta ya hecha (llama-server: `res.set_content` con el JSON entero, tools/server/server-http.cpp;
-la API: el SDK oficial mantiene viva la conexión callada, SO_KEEPALIVE en _base_client.py, porque el
-silencio va ANTES de las cabeceras). Lo que tarde el cuerpo después de sus cabeceras es lo que tarda
-en cruzar la red unos pocos KB, no el modelo pensando: un cuerpo que no ha llegado entero a los
-CUERPO_S segundos se ha atascado, y ese intento cuenta como fallido (causa "tiempo") y se reintenta
-dentro del plazo. A un modelo con `cuerpo` (ModeloAPI) se le pone durante cada intento. El modelo
-lento, por largo que escriba, cabe igual: su silencio va antes de las cabeceras, y ahí manda `espera`.
-
 El reloj, el sueño y el azar se pueden cambiar (`reloj`, `dormir`, `azar`): los tests no esperan
 de verdad. La respuesta de cada petición la apunta quien la usa ANTES de actuar (agentes.py): un
 reintento repite una petición que no se contestó, nunca una cuya respuesta ya se usó.
@@ -67,10 +57,7 @@ BASE_S = 1.0  # la espera antes del primer reintento, como mucho (si el servidor
 TOPE_S = 30.0  # ninguna espera al azar pasa de aquí, por muchos reintentos que lleve
 UNA_ESPERA_S = 60.0  # lo más que se espera de una vez lo que pide el servidor
 PLAZO_S = 2 * api.ESPERA  # media hora: a un modelo local lento le da para una respuesta y un reintento
-# Segundos que puede tardar el cuerpo en llegar entero tras sus cabeceras (ver el docstring). Una
-# respuesta de MAX_TOKENS (512) tokens son unos pocos KB: en 10 s caben por una red de 56 kbit/s
-# con margen, y por 127.0.0.1 llegan en milisegundos aunque la máquina esté muy cargada.
-CUERPO_S = 10.0
+CUERPO_S = 10.0  # tras sus cabeceras, el cuerpo (unos KB, ya hecho) llega o el intento ha fallado
 # Lo que lanza la red cuando el modelo no es un ModeloAPI, que ya lo convierte en ErrorDelModelo
 # con su `causa`: conexión cortada (ConnectionResetError, http.client.RemoteDisconnected),
 # rechazada, sin respuesta a tiempo (TimeoutError), o una respuesta a medias (IncompleteRead...).
@@ -133,11 +120,10 @@ class ModeloConReintentos:
                  dormir=time.sleep, azar=None, reloj=time.monotonic, al_reintentar=None, cuerpo=CUERPO_S):
         if type(intentos) is not int or intentos < 1:
             raise ValueError(f"intentos tiene que ser un entero positivo, no {intentos!r}.")
-        if not isinstance(plazo, (int, float)) or not plazo > 0:
-            raise ValueError(f"plazo tiene que ser un número de segundos mayor que 0, no {plazo!r}.")
+        for nombre, valor in (("plazo", plazo), ("cuerpo", 1 if cuerpo is None else cuerpo)):
+            if not isinstance(valor, (int, float)) or not valor > 0:
+                raise ValueError(f"{nombre} tiene que ser un número de segundos mayor que 0, no {valor!r}.")
         self.modelo, self.intentos, self.base, self.tope = modelo, intentos, base, tope
-        if cuerpo is not None and (not isinstance(cuerpo, (int, float)) or not cuerpo > 0):
-            raise ValueError(f"cuerpo tiene que ser un número de segundos mayor que 0, no {cuerpo!r}.")
         self.plazo, self.dormir, self.reloj, self.cuerpo = plazo, dormir, reloj, cuerpo
         self.azar = azar or random.Random()
         self.al_reintentar = al_reintentar
@@ -148,22 +134,17 @@ class ModeloConReintentos:
         return self.modelo.usage
 
     def intento(self, M, herramientas, queda):
-        """Una petición al modelo, que no espera al servidor más de `queda` segundos si el
-        modelo tiene `espera` (un ModeloAPI): se le baja durante la petición. Si tiene `cuerpo`,
-        durante la petición es el de aquí (CUERPO_S)."""
+        """Una petición al modelo; a un ModeloAPI, la `espera` de lo que `queda` y el `cuerpo` de aquí."""
         propia = getattr(self.modelo, "espera", None)
         if propia is None:
             return self.modelo(M, herramientas)
-        cuerpo = getattr(self.modelo, "cuerpo", None)
+        antes = propia, getattr(self.modelo, "cuerpo", None)
         self.modelo.espera = min(propia, max(queda, 0.01))
-        if hasattr(self.modelo, "cuerpo") and self.cuerpo is not None:
-            self.modelo.cuerpo = self.cuerpo
+        self.modelo.cuerpo = antes[1] if self.cuerpo is None else self.cuerpo
         try:
             return self.modelo(M, herramientas)
         finally:
-            self.modelo.espera = propia
-            if hasattr(self.modelo, "cuerpo"):
-                self.modelo.cuerpo = cuerpo
+            self.modelo.espera, self.modelo.cuerpo = antes
 
     def __call__(self, M, herramientas=()):
         """Los bloques de la respuesta a M. Como mucho `intentos` intentos, cada uno con
