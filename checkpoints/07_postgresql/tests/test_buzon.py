@@ -92,11 +92,13 @@ def test_abrir_el_buzon_otra_vez_no_cambia_nada(bd, ruta):
 
 # --- Recibir --------------------------------------------------------------------------------
 
+@pytest.mark.contrato("5.1")
 def test_recibir_guarda_la_carga_en_json_canonico(bd):
     assert recibir(bd, PADRE, "logs", "e-1", {"b": [1, "ñ"], "a": {"y": 2, "x": 1}}) == "recibida"
     assert filas(bd, "SELECT carga FROM buzon")[0][0] == '{"a":{"x":1,"y":2},"b":[1,"ñ"]}'
 
 
+@pytest.mark.contrato("5.1")
 def test_una_entrega_que_se_repite_es_duplicada_aunque_cambie_el_orden_de_las_claves(bd):
     assert recibir(bd, PADRE, "logs", "e-1", RESULTADO) == "recibida"
     antes = volcado(bd)
@@ -104,6 +106,7 @@ def test_una_entrega_que_se_repite_es_duplicada_aunque_cambie_el_orden_de_las_cl
     assert volcado(bd) == antes
 
 
+@pytest.mark.contrato("5.1")
 def test_la_misma_identidad_con_otros_datos_es_un_error(bd):
     recibir(bd, PADRE, "logs", "e-1", RESULTADO)
     antes = volcado(bd)
@@ -114,6 +117,7 @@ def test_la_misma_identidad_con_otros_datos_es_un_error(bd):
     assert volcado(bd) == antes
 
 
+@pytest.mark.contrato("5.1")
 def test_un_hijo_no_esperado_es_permission_error(bd):
     antes = volcado(bd)
     with pytest.raises(PermissionError):
@@ -121,6 +125,7 @@ def test_un_hijo_no_esperado_es_permission_error(bd):
     assert volcado(bd) == antes
 
 
+@pytest.mark.contrato("5.1")
 @pytest.mark.parametrize("padre, hijo, entrega, carga, mensaje", [
     (PADRE, "logs", "", RESULTADO, "La identidad de la entrega debe ser un texto no vacío"),
     (PADRE, "logs", "   ", RESULTADO, "La identidad de la entrega debe ser un texto no vacío"),
@@ -154,6 +159,7 @@ def test_recibir_rechazado_no_cambia_nada(bd, padre, hijo, entrega, carga, mensa
     assert volcado(bd) == antes
 
 
+@pytest.mark.contrato("5.1")
 def test_una_carga_se_admite_anidada_hasta_la_profundidad_maxima_y_no_mas(bd):
     limite = exigencias.PROFUNDIDAD_MAXIMA_DE_JSON
     # El dict es el nivel 1; anidado(n) son n + 1 listas.
@@ -164,6 +170,7 @@ def test_una_carga_se_admite_anidada_hasta_la_profundidad_maxima_y_no_mas(bd):
     assert volcado(bd) == antes
 
 
+@pytest.mark.contrato("5.1")
 def test_lo_recibido_sobrevive_a_cerrar_y_reabrir(bd, ruta):
     recibir(bd, PADRE, "logs", "e-1", RESULTADO)
     bd.close()
@@ -175,6 +182,7 @@ def test_lo_recibido_sobrevive_a_cerrar_y_reabrir(bd, ruta):
 
 # --- Admitir --------------------------------------------------------------------------------
 
+@pytest.mark.contrato("5.2")
 def test_admitir_pone_la_entrega_en_la_trayectoria_con_su_numero(bd):
     recibir(bd, PADRE, "logs", "e-1", RESULTADO)
     assert admitir(bd, "e-1") == "admitida"
@@ -183,6 +191,7 @@ def test_admitir_pone_la_entrega_en_la_trayectoria_con_su_numero(bd):
     assert pendientes(bd) == []
 
 
+@pytest.mark.contrato("5.2")
 def test_una_entrega_duplicada_no_se_admite_dos_veces(bd):
     recibir(bd, PADRE, "logs", "e-1", RESULTADO)
     admitir(bd, "e-1")
@@ -191,6 +200,7 @@ def test_una_entrega_duplicada_no_se_admite_dos_veces(bd):
     assert [entrega for _, entrega, _ in mensajes(bd, PADRE)] == ["e-1"]
 
 
+@pytest.mark.contrato("5.2")
 def test_admitir_dos_veces_es_inofensivo(bd):
     recibir(bd, PADRE, "logs", "e-1", RESULTADO)
     primera = admitir(bd, "e-1")
@@ -199,6 +209,7 @@ def test_admitir_dos_veces_es_inofensivo(bd):
     assert volcado(bd) == antes
 
 
+@pytest.mark.contrato("5.2")
 def test_la_trayectoria_se_numera_sin_huecos_en_orden_de_admision(bd):
     crear_padre(bd, "otro", ["logs"])
     for n, (padre, hijo) in enumerate([(PADRE, "logs"), ("otro", "logs"), (PADRE, "config"), (PADRE, "logs")]):
@@ -209,6 +220,7 @@ def test_la_trayectoria_se_numera_sin_huecos_en_orden_de_admision(bd):
     assert [(seq, entrega) for seq, entrega, _ in mensajes(bd, "otro")] == [(1, "e-1")]
 
 
+@pytest.mark.contrato("5.3")
 def test_el_padre_solo_se_activa_cuando_llegan_todos_sus_hijos(bd):
     recibir(bd, PADRE, "logs", "e-logs", RESULTADO)
     recibir(bd, PADRE, "config", "e-config", {"hallazgo": "La base escucha en 5432"})
@@ -218,6 +230,7 @@ def test_el_padre_solo_se_activa_cuando_llegan_todos_sus_hijos(bd):
     assert estado(bd, PADRE) == ("en_cola", 1)
 
 
+@pytest.mark.contrato("5.3")
 def test_una_correccion_del_mismo_hijo_no_cuenta_como_el_otro_hijo(bd):
     """Dos mensajes no son dos hijos: la condición mira hijo por hijo (NOT EXISTS)."""
     recibir(bd, PADRE, "logs", "e-logs-1", RESULTADO)
@@ -228,6 +241,7 @@ def test_una_correccion_del_mismo_hijo_no_cuenta_como_el_otro_hijo(bd):
     assert estado(bd, PADRE) == ("esperando", 0)
 
 
+@pytest.mark.contrato("5.3")
 def test_el_padre_se_activa_una_sola_vez(bd):
     for entrega, hijo in (("e-1", "logs"), ("e-2", "config"), ("e-3", "logs"), ("e-4", "config")):
         recibir(bd, PADRE, hijo, entrega, {"entrega": entrega})
@@ -236,6 +250,7 @@ def test_el_padre_se_activa_una_sola_vez(bd):
     assert len(mensajes(bd, PADRE)) == 4  # lo que llega después entra en la trayectoria, sin reactivar
 
 
+@pytest.mark.contrato("5.2")
 @pytest.mark.parametrize("final", padres.TERMINALES)
 def test_un_padre_terminado_sigue_terminado(bd, final):
     recibir(bd, PADRE, "logs", "e-logs", RESULTADO)
@@ -250,6 +265,7 @@ def test_un_padre_terminado_sigue_terminado(bd, final):
     assert estado(bd, PADRE) == antes
 
 
+@pytest.mark.contrato("5.2")
 def test_la_entrega_tardia_se_guarda(bd):
     terminar(bd, PADRE, "cancelada")
     carga = {"hallazgo": "Resultado tardío"}
@@ -262,6 +278,7 @@ def test_la_entrega_tardia_se_guarda(bd):
     assert pendientes(bd) == []
 
 
+@pytest.mark.contrato("5.2")
 def test_admitir_una_entrega_desconocida_es_value_error(bd):
     antes = volcado(bd)
     for entrega, mensaje in (("nadie", None), ("", "texto no vacío"),  # «nadie»: lo dice el 5.2
@@ -287,6 +304,7 @@ class CaeAntesDeMarcar:
         return self.bd.execute(sql, *argumentos)
 
 
+@pytest.mark.contrato("5.2")
 def test_un_fallo_entre_el_mensaje_y_la_marca_no_deja_nada(bd, ruta):
     recibir(bd, PADRE, "logs", "e-1", RESULTADO)
     antes = volcado(bd)
@@ -301,6 +319,7 @@ def test_un_fallo_entre_el_mensaje_y_la_marca_no_deja_nada(bd, ruta):
     otra.close()
 
 
+@pytest.mark.contrato("5.2")
 def test_lo_admitido_lo_ve_otra_conexion_en_cuanto_admitir_vuelve(bd, ruta):
     recibir(bd, PADRE, "logs", "e-1", RESULTADO)
     admitir(bd, "e-1")
@@ -342,6 +361,7 @@ def test_terminar_rechazado_no_cambia_nada(bd, padre, final, mensaje):
     assert volcado(bd) == antes
 
 
+@pytest.mark.contrato("5.1")
 def test_recibir_aplica_el_encargo_del_hijo(ruta):
     bd = abrir_buzon(ruta)
     crear_padre(bd, PADRE, {"logs": ENCARGO_LOGS, "config": None})
@@ -356,6 +376,7 @@ def test_recibir_aplica_el_encargo_del_hijo(ruta):
 
 # --- El recorrido entero, como en la lección --------------------------------------------------------
 
+@pytest.mark.contrato("5.3")
 def test_dos_resultados_una_activacion_un_duplicado_y_tres_terminales_intactos(ruta):
     bd = abrir_buzon(ruta)
     crear_padre(bd, PADRE, ["logs", "config"])

@@ -210,6 +210,7 @@ def una_recibida_y_una_duplicada(almacen, padre, a, b):
     return None if sorted([a[0], b[0]]) == ["duplicada", "recibida"] and filas == [(1,)] else f"{a[0]}, {b[0]}, {filas}"
 
 
+@pytest.mark.contrato("7.2")
 def test_la_misma_entrega_recibida_a_la_vez_es_una_recibida_y_una_duplicada(pg):
     recibe = lambda c, p: buzon_pg.recibir(c, p, "logs", f"{p}-e", RESULTADO)  # noqa: E731
     informe = recorrer(pg, preparar_padre, recibe, recibe, una_recibida_y_una_duplicada)
@@ -345,6 +346,7 @@ def de_cada_base_se_instala_uno(almacen, ejecucion, a, b):
 INSTALAR = {"condicional": resumenes_pg.instalar, "ingenua": instalar_leyendo_y_luego_escribiendo}
 
 
+@pytest.mark.contrato("7.1")
 @pytest.mark.parametrize("variante", INSTALAR)
 def test_de_dos_instalaciones_desde_la_misma_base_gana_una(pg, variante):
     instalar = INSTALAR[variante]

@@ -51,6 +51,7 @@ def filas(bd, tabla):
     return bd.execute(f"SELECT * FROM {tabla} ORDER BY 1, 2").fetchall()
 
 
+@pytest.mark.contrato("4.3")
 def test_mover_el_puntero_no_borra_nada(bd):
     historial_antes = filas(bd, "historial")
     resumenes_antes = filas(bd, "resumenes")
@@ -63,6 +64,7 @@ def test_mover_el_puntero_no_borra_nada(bd):
     assert bd.execute("SELECT anterior FROM resumenes WHERE id=?", (nuevo,)).fetchone()[0] == base
 
 
+@pytest.mark.contrato("4.3")
 def test_instalar_con_base_obsoleta_no_cambia_nada(bd):
     base, _ = activo(bd, EJECUCION)
     ganador = instalar(bd, EJECUCION, base, 4, [SOLO_LECTURA])
@@ -114,6 +116,7 @@ def test_el_contexto_tras_reabrir_es_el_mismo(bd, ruta):
     assert antes["cobertura"] == 3 and [seq for seq, _ in antes["cola"]] == [4, 5]
 
 
+@pytest.mark.contrato("4.2")
 def test_validar_candidato_acepta_o_rechaza_sin_escribir_nada(bd):
     antes = volcado(bd)
     assert validar_candidato(bd, EJECUCION, 3, [SOLO_LECTURA, {"texto": "db resuelve", "fuente": 3}]) is None
@@ -122,6 +125,7 @@ def test_validar_candidato_acepta_o_rechaza_sin_escribir_nada(bd):
     assert volcado(bd) == antes and not bd.in_transaction
 
 
+@pytest.mark.contrato("4.3")
 def test_mover_puntero_solo_lo_mueve_desde_su_base(bd):
     base, _ = activo(bd, EJECUCION)
     with transaccion(bd):  # una versión nueva, todavía sin activar
@@ -136,6 +140,7 @@ def test_mover_puntero_solo_lo_mueve_desde_su_base(bd):
     assert activo(bd, EJECUCION) == (nuevo, 3)
 
 
+@pytest.mark.contrato("4.2")
 def test_una_fuente_heredada_sigue_siendo_valida(bd):
     # El tramo nuevo es 3-4, pero el resumen conserva la restricción del mensaje 1.
     base, _ = activo(bd, EJECUCION)
@@ -144,6 +149,7 @@ def test_una_fuente_heredada_sigue_siendo_valida(bd):
     assert activo(bd, EJECUCION) == (nuevo, 4)
 
 
+@pytest.mark.contrato("4.2")
 def test_una_fuente_posterior_al_corte_o_de_otra_ejecucion_es_rechazada(bd):
     crear_ejecucion(bd, "r-2")
     for n in range(6):
@@ -156,6 +162,7 @@ def test_una_fuente_posterior_al_corte_o_de_otra_ejecucion_es_rechazada(bd):
     assert volcado(bd) == antes
 
 
+@pytest.mark.contrato("4.2")
 def test_fuente_booleana_rechazada(bd):
     # True == 1 en Python, y el mensaje 1 existe: sin comprobar el tipo exacto, pasaría.
     assert True == 1 and isinstance(True, int)
@@ -170,6 +177,7 @@ def test_fuente_booleana_rechazada(bd):
 
 # motivo None: el rechazo lo escribe el 4.2 con sus palabras; los demás, exigir_texto y
 # exigir_entero_positivo (validacion.py), que el ejercicio da hechas.
+@pytest.mark.contrato("4.2")
 @pytest.mark.parametrize("candidato, motivo", [
     ({"texto": "x", "fuente": 1}, None),
     ([], None),
