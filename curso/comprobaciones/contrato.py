@@ -40,7 +40,20 @@ EXPLICACION_DE_LA_MARCA = (f"{MARCA}(ejercicio): el test corre código que escri
 
 # Las redacciones que un test de contrato afirma y que el texto fija aunque no con esas mismas letras:
 # {("test_x.py::test_y", "redacción"): por qué la fija el texto}.
-REDACCIONES_QUE_FIJA_EL_TEXTO = {}
+_MARCADOR = ("el texto del 3b.1 fija la forma del marcador (`[Resultado borrado para hacer sitio: "
+             "leer(ruta=\"compra.py\")…]`) y la celda da `marcador` hecha: el test mira que limpiar la use")
+_DEL_GUION = ("no es una redacción del alumno: lo escribe el hijo guionizado (la cita mal copiada de "
+              "config/db.toml) o la identidad «padre/hijo/n» que reparte `repartir`, código que da la celda")
+REDACCIONES_QUE_FIJA_EL_TEXTO = {
+    ("test_limpiar.py::test_el_marcador_nombra_la_herramienta_su_entrada_y_como_recuperarlo",
+     'leer(ruta="f1.py")'): _MARCADOR,
+    ("test_limpiar.py::test_el_marcador_nombra_la_herramienta_su_entrada_y_como_recuperarlo",
+     'ejecutar(comando="python3 -m unittest")'): _MARCADOR,
+    ("test_subagentes.py::test_integrar_se_queda_solo_con_lo_que_respalda_la_evidencia",
+     "max_conexiones = 20"): _DEL_GUION,
+    ("test_subagentes.py::test_integrar_se_queda_solo_con_lo_que_respalda_la_evidencia", "/config/1"): _DEL_GUION,
+    ("test_subagentes.py::test_integrar_se_queda_solo_con_lo_que_respalda_la_evidencia", "/logs/1"): _DEL_GUION,
+}
 
 # Llamadas cuyo primer argumento es un texto que se busca en otro: lo afirman sobre la salida.
 METODOS_QUE_BUSCAN = {"startswith", "endswith"}

@@ -214,8 +214,11 @@ def test_ninguna_llamada_pierde_su_observacion():
     nuevo = compactar(Contado(UMBRAL + 1), M)
     assert nuevo is not M and cada_llamada_con_su_observacion(nuevo)
     todas = [bloque for _, contenido in nuevo if isinstance(contenido, list) for bloque in contenido]
-    assert [x["id"] for x in todas if x["type"] == "tool_use"] == ["t4_0", "t5_0", "t5_1"]
-    assert [x["tool_use_id"] for x in todas if x["type"] == "tool_result"] == ["t4_0"]  # t5 espera
+    # Quedan las llamadas de los dos últimos turnos (RECIENTES), y la observación del penúltimo: las
+    # del último esperan a que el bucle las atienda.
+    penultimo, ultimo = M[-3][1], M[-1][1]
+    assert [x["id"] for x in todas if x["type"] == "tool_use"] == ids(penultimo, "tool_use", "id") + ids(ultimo, "tool_use", "id")
+    assert [x["tool_use_id"] for x in todas if x["type"] == "tool_result"] == ids(penultimo, "tool_use", "id")
 
 
 def test_cortar_en_cualquier_mensaje_no_pasa_la_comprobacion_de_las_observaciones():

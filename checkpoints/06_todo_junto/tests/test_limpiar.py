@@ -299,6 +299,11 @@ def test_un_resultado_mas_corto_que_su_marcador_no_se_toca():
 
 @pytest.mark.contrato("3b.1")
 def test_conservar_negativo_da_un_error_claro():
+    with pytest.raises(ValueError):  # el texto del 3b.1 fija el ValueError, no sus palabras
+        limpiar(con_resultados(["leer"]), USADO, conservar=-1)
+
+
+def test_conservar_negativo_lo_dice_nombrando_conservar():
     with pytest.raises(ValueError, match="conservar"):
         limpiar(con_resultados(["leer"]), USADO, conservar=-1)
 
