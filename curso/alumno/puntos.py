@@ -13,7 +13,9 @@ Tres órdenes, que también se usan desde Python (los cuadernos llaman a `restau
   de cada uno cambiado. Devuelve 0 si coinciden y 1 si no, como `diff`.
 - `restaurar(n)`: pone en tu espacio el punto de control n. Si ya había trabajo, primero lo
   mueve entero a una copia con fecha al lado (`mi_agente.copia-20261202-113005`): nunca se
-  pierde nada.
+  pierde nada. Con `fichero` («herramientas.py»), solo ese fichero (el código que da el curso que
+  falta o se rompió, como dice `comprobar N`); el tuyo, si lo había, queda en `.copias/`, y los
+  demás no se tocan.
 - `preparar(n)`: deja tu espacio listo para la lección n, copiando del punto de control n-1
   solo los ficheros que falten (nunca sobrescribe uno tuyo).
 
@@ -378,19 +380,26 @@ def cerrojo_del_espacio(espacio, orden):
         fichero.close()  # cerrar suelta el cerrojo
 
 
-def restaurar(n):
-    """Pone en tu espacio el código del punto de control `n`. Si tu espacio tenía algo, antes lo
-    mueve entero a una copia al lado y dice dónde. 0 si todo fue bien; 1 si no se pudo poner a
-    salvo tu trabajo (y entonces no se copia nada); 2 si `n` no es un punto de control."""
+def restaurar(n, fichero=None):
+    """Pone en tu espacio el código del punto de control `n` (o solo su `fichero`). Si tu espacio
+    tenía algo, antes lo mueve entero a una copia al lado y dice dónde (el `fichero` tuyo, a
+    `.copias/`). 0 si todo fue bien; 1 si no se pudo poner a salvo tu trabajo (y entonces no se
+    copia nada); 2 si `n` no es un punto de control o no tiene `fichero`."""
     try:
         numero, carpeta = punto_de_control(n, "restaurar")
     except PuntoDeControlDesconocido as error:
         print(error, file=sys.stderr)
         return ARGUMENTO_INVALIDO
+    if fichero is not None and fichero not in rutas.ficheros(carpeta):
+        print(f"El punto de control {carpeta.name} no tiene ningún {fichero}; tiene: "
+              f"{', '.join(rutas.ficheros(carpeta))}.", file=sys.stderr)
+        return ARGUMENTO_INVALIDO
 
     espacio = rutas.espacio()
     try:
         with cerrojo_del_espacio(espacio, "restaurar"):
+            if fichero is not None:
+                return _restaurar_fichero(carpeta, espacio, fichero)
             return _restaurar(carpeta, espacio)
     except OSError as error:  # el cerrojo no se pudo crear: nada se ha movido ni copiado
         print(f"No he podido tomar el cerrojo de tu espacio ({_mostrar(ruta_del_cerrojo(espacio))}): "
@@ -426,6 +435,27 @@ def _restaurar(carpeta, espacio):
         return NO_SE_PUDO
     cuantos = "1 fichero" if len(relativas) == 1 else f"{len(relativas)} ficheros"
     print(f"Restaurado el punto de control {carpeta.name} en tu espacio ({cuantos}).")
+    return COINCIDEN
+
+
+def _restaurar_fichero(carpeta, espacio, fichero):
+    """Restaurar un solo fichero, ya con el cerrojo: el tuyo, si existe, va antes a .copias/."""
+    destino = espacio / fichero
+    try:
+        if destino.exists() or destino.is_symlink():
+            if destino.is_file() and destino.read_bytes() == (carpeta / fichero).read_bytes():
+                print(f"Tu {fichero} ya es el del punto de control {carpeta.name}: no hacía falta copiar nada.")
+                return COINCIDEN
+            copia = espacio / ".copias" / f"{fichero}.antes-de-restaurar-{datetime.now().strftime(FORMATO_FECHA_COPIA)}"
+            copia.parent.mkdir(parents=True, exist_ok=True)
+            destino.rename(copia)
+            print(f"Tu {fichero} anterior está a salvo en {_mostrar(copia)}.")
+        espacio.mkdir(parents=True, exist_ok=True)
+        _copiar(carpeta, espacio, [fichero])
+    except OSError as error:
+        print(f"No he podido restaurar {fichero}: {error.strerror or error}.", file=sys.stderr)
+        return NO_SE_PUDO
+    print(f"Restaurado {fichero} del punto de control {carpeta.name} en tu espacio; lo demás, como estaba.")
     return COINCIDEN
 
 
@@ -541,7 +571,10 @@ def argumentos_restaurar(analizador):
     analizador.description = ("Copia el punto de control N a tu espacio de trabajo. Si ya tenías "
                               "algo, antes lo mueve a una copia con fecha al lado: no se pierde nada.")
     analizador.add_argument("n", metavar="N", help="el número del punto de control, p. ej. 02")
+    analizador.add_argument("--fichero", metavar="FICHERO",
+                            help="solo ese fichero (p. ej. herramientas.py); el tuyo, si lo había, "
+                                 "queda en .copias/ y lo demás no se toca")
 
 
 def orden_restaurar(args):
-    return restaurar(args.n)
+    return restaurar(args.n, fichero=args.fichero)
