@@ -31,6 +31,7 @@ from curso.material.dos_conexiones import (con_ajustes, en_otro_hilo, esperar_a_
                                   esperar_al_ajuste)
 from curso.postgres.cluster import ClusterTemporal, FaltaPostgres, esquema_de_prueba
 from curso.postgres.fixtures import sin_postgres
+from curso.postgres.parametros import a_psycopg
 
 # Las fixtures de almacenes.py (esquema_postgres y postgres, que trae de curso.postgres), cargadas
 # como plugin de pytest: importadas por su nombre, los argumentos de los tests las taparían.
@@ -43,14 +44,16 @@ PUNTO = Path(__file__).resolve().parent.parent  # de aquí importan buzon_pg los
 
 class SqliteSobrePostgres:
     """Una conexión de PostgreSQL con la forma de una de sqlite3: el código de buzon.py corre
-    sobre ella tal cual. Solo traduce lo que PostgreSQL escribe de otra manera: «?» es «%s» y
-    BEGIN IMMEDIATE, que PostgreSQL no tiene, es BEGIN."""
+    sobre ella tal cual. Solo traduce lo que PostgreSQL escribe de otra manera: los parámetros, en
+    cualquiera de los estilos que acepta sqlite3 («?», «?2», «:padre», «@padre», «$padre», con una
+    secuencia o un dict: el 5.x no pide uno, `curso.postgres.parametros`), y BEGIN IMMEDIATE, que
+    PostgreSQL no tiene, es BEGIN."""
 
     def __init__(self, conexion):
         self.conexion = conexion
 
     def execute(self, sql, parametros=()):
-        return self.conexion.execute(sql.replace("BEGIN IMMEDIATE", "BEGIN").replace("?", "%s"), parametros)
+        return self.conexion.execute(*a_psycopg(sql.replace("BEGIN IMMEDIATE", "BEGIN"), parametros))
 
     @property
     def in_transaction(self):
