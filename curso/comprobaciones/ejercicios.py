@@ -326,8 +326,14 @@ def describir(exc):
 
 def evaluar(id, objetivo=None, espacio=None):
     """Corre los casos del ejercicio `id` contra `objetivo` (o el módulo del espacio), sin dejar
-    nada en la carpeta temporal del sistema."""
+    nada en la carpeta temporal del sistema. Una función de una celda del cuaderno se comprueba como
+    la califica `calificar`: con su celda sola (`curso/comprobaciones/celdas.py`)."""
     e = buscar(id)
+    if objetivo is not None and e.modulo is None:
+        from curso.comprobaciones.celdas import sola
+        objetivo, problema = sola(objetivo, e)
+        if problema:
+            return Resultado(id, problema=problema)
     with sin_dejar_temporales():
         resultado = _evaluar(e, objetivo, espacio)
         if objetivo is None and any(l.estado in ("fallo", "error") for l in resultado.lineas):

@@ -112,20 +112,17 @@ def _comprobar(id, request, monkeypatch, tmp_path):
 
 
 def _del_cuaderno(id):
-    """Un ejercicio que es una función del cuaderno: la de la celda del alumno, ejecutada aquí."""
+    """Un ejercicio que es una función del cuaderno: la de la celda del alumno, ejecutada sola aquí,
+    igual que en el cuaderno (`curso/comprobaciones/celdas.py`)."""
+    from curso.comprobaciones.celdas import de_la_celda
     e = ejercicios.buscar(id)
     celda = PUNTO / {CUADERNO!r} / f"{{id}}.py"
     if not celda.exists():
         pytest.fail(f"No está la celda del ejercicio {{id}} de su cuaderno.", pytrace=False)
-    nombres = {{"__name__": "cuaderno"}}
-    try:
-        exec(compile(celda.read_text(encoding="utf-8"), f"la celda del ejercicio {{id}}", "exec"), nombres)
-    except Exception as error:  # noqa: BLE001 - lo dice como lo diría el cuaderno
-        pytest.fail(f"La celda del ejercicio {{id}} no se puede ejecutar: {{ejercicios.describir(error)}}",
-                    pytrace=False)
-    if not callable(nombres.get(e.nombre)):
-        pytest.fail(f"La celda del ejercicio {{id}} no define {{e.nombre}}().", pytrace=False)
-    _decir(id, ejercicios.evaluar(id, objetivo=nombres[e.nombre]))
+    funcion, problema = de_la_celda(celda.read_text(encoding="utf-8"), id, e.nombre)
+    if problema:
+        pytest.fail(problema, pytrace=False)
+    _decir(id, ejercicios.evaluar(id, objetivo=funcion))
 
 
 def _decir(id, resultado):
