@@ -13,18 +13,23 @@ no el espacio entero:
 
 - Su *nivel* es la lección más alta de la que el alumno tiene algún módulo nuevo. Una lección sin
   ninguno de sus módulos nuevos está «sin empezar» (gris), no en rojo.
-- Los tests de la lección N son los que trae su punto de control (los que no tenía el anterior),
-  tal como están en el punto de control de su nivel: con sus módulos de ahora, que otras lecciones
-  han cambiado después, son los que valen.
-- Primero corren todos, con su espacio entero: es la columna «todo junto». Un test de la lección N
+- Lo que califica la lección N es el contrato de sus ejercicios, como en `comprobar N`
+  (`curso/comprobaciones/contrato.py`): la comprobación de cada uno (`comprobar("N.M")`, la misma
+  del cuaderno) y los tests de contrato de sus ejercicios (la marca `contrato("N.M")`), tal como
+  están en el punto de control de su nivel: con sus módulos de ahora, que otras lecciones han
+  cambiado después, son los que valen. Los demás tests de los puntos de control son de regresión
+  del código que da el curso y no califican a nadie. Un ejercicio está hecho si pasa su contrato
+  entero.
+- Primero corre todo, con su espacio entero: es la columna «todo junto». Un test de la lección N
   que pasa ahí, pasa. Lo que no, lo reparte la regla de la culpa (`curso/comprobaciones/culpa.py`,
   la misma de `comprobar N`): cada módulo que falla se repite con la versión de referencia de los
-  demás; si sigue fallando es culpable, y si no es una consecuencia de otro, que se nombra detrás
-  («durable.py, por resumenes.py»). Una consecuencia de un culpable de otra lección cuenta en la
-  lección N lo que dio con los vecinos de referencia: así un fallo de la 03 en compactar.py, que usa
-  correr.py, no pinta de rojo la 01. «Lo primero que mirar» es el primer culpable.
-- Igual con los ejercicios de la lección (`comprobar("N.M")` de los que están en un módulo). Los de
-  la 02, que son funciones del cuaderno, se toman de las celdas de su cuaderno
+  demás; si sigue fallando es culpable (con el ejercicio de lo que falla), y si no es una
+  consecuencia de otro, que se nombra detrás («durable.py, por resumenes.py»). Una consecuencia de
+  un culpable de otra lección, o de un fichero que da el curso y falta o no se importa, cuenta en
+  la lección N lo que dio con los vecinos de referencia: así un fallo de la 03 en compactar.py, que
+  usa correr.py, no pinta de rojo la 01, y un herramientas.py borrado no cuenta contra el 1.2 y el
+  1.3. «Lo primero que mirar» es el primer culpable.
+- Los ejercicios de la 02, que son funciones del cuaderno, se toman de las celdas de su cuaderno
   (`curso/clase/cuadernos_de_la_clase.py`).
 
 Cada test tiene su presupuesto (`--limite`: segundos de CPU o parado, ver
@@ -148,11 +153,6 @@ def lecciones_que_se_califican():
                 id for id, e in registro.items() if e.leccion == numero), del_cuaderno=True)
         anteriores = set(modulos_de(puntos[numero]))
     return lecciones
-
-
-def _modulo_del_ejercicio(id):
-    from curso.comprobaciones import ejercicios
-    return ejercicios.cargar_registro()[id].modulo
 
 
 def nivel(presentes, lecciones):
@@ -311,12 +311,21 @@ def _celda_del_cuaderno(alumno, leccion, opciones, fila):
     return celda_de(n, veredicto.Comprobacion(n, leccion.nombre, lineas, opciones.limite, ejercicios=resultados))
 
 
+def que_califica(punto, lecciones):
+    """{test: ejercicio} de los tests de contrato de `punto` cuyos ejercicios son de `lecciones`."""
+    from curso.comprobaciones.contrato import contratos_del_punto
+    return {t: id for t, id in contratos_del_punto(punto).items()
+            if tests_del_curso.leccion_del_ejercicio(id) in lecciones}
+
+
 def _calificar_espacio(alumno, opciones):
     fila = Fila(alumno)
     inicio = time.monotonic()
     lecciones = opciones.lecciones
-    de_cada_test = tests_del_curso.leccion_de_cada_test()
-    totales = {n: sum(1 for t, l in de_cada_test.items() if l == n and tests_del_curso.ejercicio_de_test(t) is None)
+    puntos = rutas.puntos_de_control()
+    # Los tests de una lección: los de contrato de sus ejercicios (los del punto de control más alto).
+    de_cada_test = que_califica(puntos[max(puntos)], lecciones)
+    totales = {n: sum(1 for id in de_cada_test.values() if tests_del_curso.leccion_del_ejercicio(id) == n)
                for n in lecciones}
     if alumno.espacio is None:
         fila.celdas = {n: _celda_gris(n, SIN_ESPACIO, totales[n], len(l.ejercicios)) for n, l in lecciones.items()}
@@ -333,7 +342,7 @@ def _calificar_espacio(alumno, opciones):
         fila.segundos = time.monotonic() - inicio
         return fila
     try:
-        _calificar_empezadas(fila, alumno, opciones, b, empezadas, presentes, de_cada_test)
+        _calificar_empezadas(fila, alumno, opciones, b, empezadas, presentes)
     except Exception as error:  # noqa: BLE001 - lo raro del espacio de un alumno no para a los demás
         for n in empezadas:
             fila.celdas[n] = _celda_rota(n, error)
@@ -343,48 +352,53 @@ def _calificar_espacio(alumno, opciones):
     return fila
 
 
-def _calificar_empezadas(fila, alumno, opciones, b, empezadas, presentes, de_cada_test):
+def _calificar_empezadas(fila, alumno, opciones, b, empezadas, presentes):
     """Las celdas de las lecciones empezadas y la de todo junto (ver el docstring del módulo)."""
     lecciones = opciones.lecciones
     punto = rutas.puntos_de_control()[b]
     todos = modulos_de(punto)
     corredor = _Corredor(opciones, fila)
-    tests = [t for t in tests_del_curso.tests_del_punto(punto) if de_cada_test.get(t) in lecciones]
+    ejercicio_de = que_califica(punto, lecciones)
+    tests = list(ejercicio_de)
     ejercicios = [id for n in empezadas for id in lecciones[n].ejercicios]
     entero = corredor.correr(ficheros_del_espacio(alumno.espacio), punto, tests, ejercicios)
-    de_ejercicio = {tests_del_curso.test_de_ejercicio(id): id for id in ejercicios}
+    ejercicio_de.update({tests_del_curso.test_de_ejercicio(id): id for id in ejercicios})
+    todos_los_tests = list(ejercicio_de)
 
     def modulo_de(t):
-        return (_modulo_del_ejercicio(de_ejercicio[t]) if t in de_ejercicio else
-                veredicto.modulo_de_test(tests_del_curso.fichero_de(t), todos))
+        return tests_del_curso.modulo_del_ejercicio(ejercicio_de[t]) if t in ejercicio_de else \
+            veredicto.modulo_de_test(tests_del_curso.fichero_de(t), todos)
 
-    reparto = culpa.repartir(alumno.espacio, punto, tests + list(de_ejercicio), entero.resultados,
+    def leccion_de_test(t):
+        return tests_del_curso.leccion_del_ejercicio(ejercicio_de[t])
+
+    reparto = culpa.repartir(alumno.espacio, punto, todos_los_tests, entero.resultados,
                              lambda ficheros, seleccion, ids: corredor.correr(ficheros, punto, seleccion, ids),
-                             modulo_de, A_LA_VISTA)
+                             modulo_de, A_LA_VISTA, ejercicio_de=ejercicio_de)
     leccion_de = {m: n for n in sorted(lecciones, reverse=True) for m in lecciones[n].nuevos}
     resultados, por = culpa.resultados_para(reparto, entero.resultados, modulo_de)
     c = veredicto.Comprobacion(b, f"todo junto (punto de control {b:02d})",
-                               veredicto.lineas_de(todos, presentes, tests, resultados, leccion_de=leccion_de,
-                                                   por=por, culpables=reparto.culpables),
-                               opciones.limite, *veredicto.cuentas(tests, resultados), notas=entero.notas,
-                               sin_comprobar=veredicto.sin_comprobar(tests, resultados),
+                               veredicto.lineas_de(todos, presentes, todos_los_tests, resultados, leccion_de=leccion_de,
+                                                   por=por, culpables=reparto.culpables, modulo_de=modulo_de,
+                                                   ejercicio_de=ejercicio_de, punto=b),
+                               opciones.limite, *veredicto.cuentas(tests, resultados),
+                               ejercicios=veredicto.ejercicios_de(todos_los_tests, resultados, ejercicio_de),
+                               notas=entero.notas, sin_comprobar=veredicto.sin_comprobar(tests, resultados),
                                culpables=reparto.culpables)
     fila.todo_junto = celda_de(TODO_JUNTO, c)
     for n in empezadas:
         l = lecciones[n]
-        suyos = [t for t in tests if de_cada_test[t] == n]
-        ids = {tests_del_curso.test_de_ejercicio(id): id for id in l.ejercicios}
+        suyos = [t for t in todos_los_tests if leccion_de_test(t) == n]
         todos_los_resultados, por = culpa.resultados_para(reparto, entero.resultados, modulo_de, set(l.modulos))
-        resultados = {t: todos_los_resultados[t] for t in [*suyos, *ids] if todos_los_resultados.get(t) is not None}
+        resultados = {t: todos_los_resultados[t] for t in suyos if todos_los_resultados.get(t) is not None}
         culpables = [x for x in reparto.culpables if x.modulo in l.modulos]
-        modulos = list(l.modulos) + sorted(
-            {m for t in suyos for m in [veredicto.modulo_de_test(tests_del_curso.fichero_de(t), todos)]
-             if m and m not in l.modulos})
+        modulos = list(l.modulos) + sorted({m for t in suyos for m in [modulo_de(t)] if m and m not in l.modulos})
         comprobacion = veredicto.Comprobacion(
             n, l.nombre, veredicto.lineas_de(modulos, presentes, suyos, resultados, todos, leccion_de,
-                                             por=por, culpables=culpables),
+                                             por=por, culpables=culpables, modulo_de=modulo_de,
+                                             ejercicio_de=ejercicio_de, punto=b),
             opciones.limite, *veredicto.cuentas(suyos, resultados),
-            ejercicios={ids[t]: resultados.get(t) or aparte.Resultado(aparte.SIN_COMPROBAR) for t in ids},
+            ejercicios=veredicto.ejercicios_de(suyos, resultados, ejercicio_de),
             sin_comprobar=veredicto.sin_comprobar(suyos, resultados), culpables=culpables)
         fila.celdas[n] = celda_de(n, comprobacion)
 

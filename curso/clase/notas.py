@@ -190,7 +190,7 @@ def primer_problema(fila):
             l = malas[0]
             modulo = l.nombre.split(" (")[0].removesuffix(".py")
             from curso.comprobaciones.tests_del_curso import ejercicio_de_test
-            ejercicio = (l.pendiente or (ejercicio_de_test(l.primero) if l.primero else None)
+            ejercicio = (l.pendiente or l.ejercicio or (ejercicio_de_test(l.primero) if l.primero else None)
                          or next((id for id, _ in sin_hacer if _modulo_del_ejercicio(id) == modulo), ""))
             nombrado = l.pendiente or not l.primero or l.primero in l.detalle
             que = f"{l.nombre}: " + ("" if nombrado else f"{l.primero} · ") + l.detalle

@@ -117,6 +117,36 @@ def contratos_del_punto(carpeta_punto):
     return contratos
 
 
+# ---------------------------------------------------------------- lo que escribe cada ejercicio
+
+
+@lru_cache(maxsize=64)
+def funciones_del_ejercicio(id):
+    """Los nombres de las funciones que escribe el alumno en el ejercicio `id`: las de su celda del
+    cuaderno resuelto que tienen una región de solución suya («corte» para el 3.2); () si no se sabe."""
+    from curso.comprobaciones import ejercicios
+    from curso.comprobaciones.esbozos import INICIO, ejercicio_de
+    try:
+        celda = ejercicios.celda_resuelta(id)
+    except (LookupError, OSError):  # un ejercicio sin cuaderno (los de un curso de juguete)
+        e = ejercicios.REGISTRO.get(id)
+        return (e.nombre,) if e is not None and e.nombre else ()
+    marca = ejercicio_de(celda)
+    lineas = celda.source.split("\n")
+    fuente = "\n".join(["", *lineas[1:]]) if lineas[0].startswith("%%") else celda.source  # mismas líneas
+    regiones = [i + 1 for i, l in enumerate(fuente.split("\n")) if l.strip() == INICIO]
+    definiciones = [n for n in ast.walk(ast.parse(fuente)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    nombres = []
+    for region in regiones:
+        dentro = [d for d in definiciones if d.lineno <= region <= d.end_lineno]
+        if not dentro:
+            continue
+        d = min(dentro, key=lambda d: d.end_lineno - d.lineno)
+        if (marca.get(d.name) if isinstance(marca, dict) else marca) == id and d.name not in nombres:
+            nombres.append(d.name)
+    return tuple(nombres)
+
+
 # ---------------------------------------------------------------- el texto de cada ejercicio
 
 

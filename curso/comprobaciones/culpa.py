@@ -1,8 +1,13 @@
 """Para `comprobar N` y `calificar`: la regla de la culpa, de quién es cada fallo (la misma para las dos órdenes).
 
 Un módulo es **culpable** si se colgó, si no se puede importar (entonces con el fichero, la línea
-y el texto de esa línea), o si sus propios tests fallan con todo lo demás en la versión de
-referencia. Un módulo cuyos tests fallan solo con los demás módulos del alumno es una
+y el texto de esa línea), si falta y otro lo importa, o si sus propios tests fallan con todo lo
+demás en la versión de referencia. Los tests son los que califican (los de cada ejercicio y los de
+contrato, `curso/comprobaciones/contrato.py`), y cada uno sabe su ejercicio: el culpable nombra el
+ejercicio de lo que falla (el primero cuya comprobación falla; si ninguna, el del primer test de
+contrato que falla), no el primero que escribe su módulo. Un fichero que da el curso (sin
+ejercicio) que falta o no se importa se nombra como tal, con la orden que lo restaura, y lo que
+falla solo por él no cuenta en contra de nadie (`resultados_para`). Un módulo cuyos tests fallan solo con los demás módulos del alumno es una
 **consecuencia**, y se nombra detrás de su culpable: «durable.py, por resumenes.py». Lo primero
 que mirar es siempre un culpable: uno colgado, si hay; si no, uno que no se importa; si no, el
 del ejercicio más temprano.
@@ -10,13 +15,17 @@ del ejercicio más temprano.
 Cómo se encuentra sin correr de más (`repartir`), a partir de la corrida con el espacio entero:
 
 1. Sin correr nada: los módulos con un error de sintaxis (se compilan, no se ejecutan), los que
-   se colgaron (el módulo donde estaba el proceso, por faulthandler) y los que otro no pudo
-   importar (`cannot import name 'x' from 'agentes'`: le falta algo a agentes.py).
+   se colgaron (el módulo donde estaba el proceso, por faulthandler), los que otro no pudo
+   importar (`cannot import name 'x' from 'agentes'`: le falta algo a agentes.py) y los del curso
+   que faltan (`No module named 'herramientas'`).
 2. Si hay alguno, una corrida de lo que falló o no llegó a correr con esos módulos en su versión
    de referencia: lo que entonces pasa es consecuencia suya.
 3. Lo que sigue fallando, módulo a módulo: sus tests con ese módulo del alumno y todos los demás
    de referencia (las mismas corridas «con vecinos de referencia» que ya hacía `calificar` por
-   lección, ahora por módulo). Si falla, es culpable; si pasa, es consecuencia.
+   lección, ahora por módulo). Si falla, es culpable; si pasa, es consecuencia. En un módulo con
+   varios ejercicios (resumenes.py: el 4.2 y el 4.3), ejercicio a ejercicio: los tests de uno con
+   las funciones de los demás ejercicios del módulo en su versión de referencia (`injertar`), así
+   un fallo del 4.3 no cuenta contra el 4.2.
 4. El culpable de una consecuencia: el de la traza (el módulo del alumno donde falló), uno de los
    culpables que ese módulo importa o, si no hay, el primero de los módulos del alumno que importa
    con el que, junto a él y lo demás de referencia, vuelve a fallar.
@@ -27,6 +36,7 @@ Quien llama pone la función que corre (`correr(ficheros, tests, ejercicios) -> 
 import ast
 import threading
 import re
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,14 +61,23 @@ EN_EL_MODULO = re.compile(r" · en (?:\S*/)?(\w+)\.py, línea \d+: `")  # lo que
 class Culpa:
     """Un módulo culpable (sin .py), por qué, y lo que hay que decir de él."""
     modulo: str
-    por: str  # COLGADO, NO_SE_IMPORTA, SUS_TESTS, CON_OTROS o JUNTOS
+    por: str  # COLGADO, NO_SE_IMPORTA, FALTA, SUS_TESTS, CON_OTROS o JUNTOS
     detalle: str = ""  # «mi_agente/historial.py, línea 12: `def f(`», el test que se colgó…
-    ejercicio: str = ""  # el ejercicio que escribe el módulo ("4.1"), si alguno
+    ejercicio: str = ""  # el ejercicio de lo que falla ("4.3"), si alguno
     arrastra: list = field(default_factory=list)  # los módulos cuyos tests fallan por él
+    restaurar: str = ""  # si es código que da el curso, la orden que lo pone de vuelta
+
+    @property
+    def dado(self):
+        """¿Es código que da el curso (ningún ejercicio lo escribe)?"""
+        return bool(self.restaurar)
 
     def texto(self):
-        """Lo que dice su línea: por qué es culpable y qué ejercicio lo escribe."""
+        """Lo que dice su línea: por qué es culpable y de qué ejercicio es (o que es código del
+        curso, y cómo restaurarlo)."""
         quien = f" (lo escribe el ejercicio {self.ejercicio})" if self.ejercicio else ""
+        if self.dado and self.por in (FALTA, NO_SE_IMPORTA, CON_OTROS):
+            quien = f"; es código que da el curso: restáuralo con {self.restaurar}"
         que = {COLGADO: "se colgó", NO_SE_IMPORTA: "no se puede importar", FALTA: "falta en tu espacio",
                SUS_TESTS: "sus tests fallan con todo lo demás de referencia",
                CON_OTROS: "sus tests pasan, pero con él fallan los de "
@@ -175,6 +194,35 @@ def importados_a_fondo(modulo, espacio, modulos):
     return vistos
 
 
+def que_falta(motivo, suyos, del_curso):
+    """El módulo del curso que falta en el espacio y que algo quiso importar («No module named
+    'herramientas'»), o None."""
+    encontrado = SIN_MODULO.search(motivo or "")
+    if encontrado and encontrado.group(1) in del_curso and encontrado.group(1) not in suyos:
+        return encontrado.group(1)
+    return None
+
+
+def ejercicio_de_la_linea(fichero, linea, modulo):
+    """El ejercicio de la función en la que está la línea `linea` de `fichero` (la de un error de
+    sintaxis: el fichero no se puede analizar, así que se busca el último `def` sin sangría antes
+    de ella), si es la de un ejercicio de `modulo`; o ""."""
+    from curso.comprobaciones import ejercicios
+    from curso.comprobaciones.contrato import funciones_del_ejercicio
+    try:
+        lineas = Path(fichero).read_text(encoding="utf-8", errors="replace").splitlines()[:max(0, linea)]
+    except OSError:
+        return ""
+    for texto in reversed(lineas):
+        definicion = re.match(r"(?:async\s+)?def\s+(\w+)", texto)
+        if definicion:
+            for e in ejercicios.cargar_registro().values():
+                if e.modulo == modulo and definicion.group(1) in funciones_del_ejercicio(e.id):
+                    return e.id
+            return ""
+    return ""
+
+
 def culpable_de_la_importacion(motivo, suyos):
     """El módulo del alumno al que apunta un error al importar («cannot import name 'x' from
     'agentes'»: a agentes.py le falta x), o None."""
@@ -188,16 +236,53 @@ def culpable_de_la_importacion(motivo, suyos):
 # ---------------------------------------------------------------- la regla
 
 
-def ficheros_con(punto, espacio, suyos, del_curso):
+def ficheros_con(punto, espacio, suyos, del_curso, injertos=None):
     """Los ficheros de una copia: los módulos del punto de control `punto`, con los `suyos` del
-    alumno encima, y todo lo del alumno que no es un módulo del curso (lo que él añadió)."""
+    alumno encima, y todo lo del alumno que no es un módulo del curso (lo que él añadió);
+    injertos: {módulo: fichero} que van en lugar del suyo (ver `injertar`)."""
     from curso.comprobaciones.espacio import ficheros_del_espacio
     ficheros = {p.name: p for p in Path(punto).glob("*.py")}
     for relativa, origen in ficheros_del_espacio(espacio).items():
         modulo = relativa.removesuffix(".py")
         if "/" in relativa or not relativa.endswith(".py") or modulo in suyos or modulo not in del_curso:
             ficheros[relativa] = origen
+    for modulo, fichero in (injertos or {}).items():
+        ficheros[f"{modulo}.py"] = fichero
     return ficheros
+
+
+def injertar(suyo, de_referencia, funciones):
+    """El texto del módulo `suyo` con las funciones `funciones` (del nivel del módulo) como en
+    `de_referencia`: las de los otros ejercicios del módulo, para juzgar uno solo. Una que el alumno
+    no tenga va al final. None si alguno de los dos no se puede analizar o la referencia no la tiene."""
+    try:
+        arbol, referencia = ast.parse(suyo), ast.parse(de_referencia)
+    except (SyntaxError, ValueError):
+        return None
+
+    def definiciones(a):
+        return {n.name: n for n in a.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    def trozo(texto, nodo):
+        lineas = texto.split("\n")
+        desde = min([d.lineno for d in nodo.decorator_list] + [nodo.lineno]) - 1
+        return desde, nodo.end_lineno, "\n".join(lineas[desde:nodo.end_lineno])
+
+    suyas, buenas = definiciones(arbol), definiciones(referencia)
+    if any(f not in buenas for f in funciones):
+        return None
+    lineas, al_final = suyo.split("\n"), []
+    cambios = []
+    for f in funciones:
+        nueva = trozo(de_referencia, buenas[f])[2]
+        if f in suyas:
+            desde, hasta, _ = trozo(suyo, suyas[f])
+            cambios.append((desde, hasta, nueva))
+        else:
+            al_final.append(nueva)
+    for desde, hasta, nueva in sorted(cambios, reverse=True):
+        lineas[desde:hasta] = nueva.split("\n")
+    return "\n".join(lineas + [f"\n\n{t}" for t in al_final])
 
 
 def _malo(resultado):
@@ -214,26 +299,33 @@ def _pasa(resultado):
     return resultado is not None and resultado.estado == aparte.PASA
 
 
-def repartir(espacio, punto, tests, junto, correr, modulo_de, a_la_vista="mi_agente/", a_la_vez=1):
+def repartir(espacio, punto, tests, junto, correr, modulo_de, a_la_vista="mi_agente/", a_la_vez=1,
+             ejercicio_de=None):
     """El Reparto de los fallos de `junto` ({test: Resultado} de `tests` con el espacio entero).
 
-    modulo_de(test): el módulo del que es un test (el de su ejercicio, para los de ejercicios), o
+    modulo_de(test): el módulo del que es un test (el de su ejercicio, para los que califican), o
     None si prueba varios; correr(ficheros, tests, ejercicios): una aparte.Corrida; a_la_vista: cómo
-    se le enseña al alumno la carpeta de su espacio; a_la_vez: corridas del paso 3 a la vez."""
+    se le enseña al alumno la carpeta de su espacio; a_la_vez: corridas del paso 3 a la vez;
+    ejercicio_de: {test: ejercicio} de los que califican (los de los ejercicios, si no se dice)."""
     espacio, punto = Path(espacio), Path(punto)
     de_referencia = {p.stem for p in punto.glob("*.py")}
     suyos = {p.stem for p in espacio.glob("*.py")} & de_referencia
     del_curso = {p.stem for carpeta in rutas.puntos_de_control().values() for p in Path(carpeta).glob("*.py")}
+    ejercicio_de = {**{t: ejercicio_de_test(t) for t in tests if ejercicio_de_test(t)}, **(ejercicio_de or {})}
     reparto = Reparto()
     malos = [t for t in tests if _malo(junto.get(t))]
     if not malos:
         return reparto
     escribe = ejercicio_de_cada_modulo()
+    numero = rutas.numero_de_leccion(punto.name)
     culpas = {}
 
     def culpar(modulo, por, detalle=""):
         if (modulo in suyos or por == FALTA) and modulo not in culpas:
-            culpas[modulo] = Culpa(modulo, por, detalle, escribe.get(modulo, ""))
+            dado = modulo not in escribe
+            restaurar = (f"python -m curso restaurar {numero:02d} --fichero {modulo}.py"
+                         if dado and numero is not None else "")
+            culpas[modulo] = Culpa(modulo, por, detalle, escribe.get(modulo, ""), restaurar=restaurar)
         return culpas.get(modulo)
 
     # 1. Sin correr nada.
@@ -249,6 +341,9 @@ def repartir(espacio, punto, tests, junto, correr, modulo_de, a_la_vista="mi_age
                 culpar(r.donde, COLGADO, f"{t} {r.motivo}")
             else:
                 sin_donde.append(t)
+        elif r is not None and que_falta(r.motivo, suyos, de_referencia):
+            # un módulo del curso que no está (lo importa otro): el que falta, no el que lo importa
+            culpar(que_falta(r.motivo, suyos, de_referencia), FALTA)
         elif r is not None and "no se pudo importar" in r.motivo:
             otro = culpable_de_la_importacion(r.motivo, suyos)
             en = EN_EL_MODULO.search(r.motivo)
@@ -271,11 +366,38 @@ def repartir(espacio, punto, tests, junto, correr, modulo_de, a_la_vista="mi_age
         directos = ([propio] if propio else []) + importados(fichero, suyos)
         return set(directos) | {m for d in directos for m in importados_a_fondo(d, espacio, suyos)}
 
-    def ejecutar(suyos_aqui, seleccion):
+    def ejecutar(suyos_aqui, seleccion, injertos=None):
         ids = [ejercicio_de_test(t) for t in seleccion if ejercicio_de_test(t)]
         normales = [t for t in seleccion if fichero_de(t) != EJERCICIOS]
         reparto.corridas += 1
-        return correr(ficheros_con(punto, espacio, suyos_aqui, del_curso), normales, ids).resultados
+        return correr(ficheros_con(punto, espacio, suyos_aqui, del_curso, injertos), normales, ids).resultados
+
+    def aislar(m, seleccion, carpeta):
+        """Los tests `seleccion` del módulo `m` con lo demás de referencia; si el módulo tiene varios
+        ejercicios y cada test sabe el suyo, ejercicio a ejercicio, con los demás injertados."""
+        from curso.comprobaciones.contrato import funciones_del_ejercicio
+        del_modulo = sorted({id for t, id in ejercicio_de.items() if modulo_de(t) == m})
+        de_cada = {}
+        for t in seleccion:
+            de_cada.setdefault(ejercicio_de.get(t), []).append(t)
+        if len(del_modulo) < 2 or None in de_cada:
+            return ejecutar({m}, seleccion)
+        resultados = {}
+        for id, suyos_tests in de_cada.items():
+            otras = [f for otro in del_modulo if otro != id for f in funciones_del_ejercicio(otro)]
+            if not all(funciones_del_ejercicio(otro) for otro in del_modulo if otro != id):
+                resultados.update(ejecutar({m}, suyos_tests))  # no se sabe qué funciones son de cada uno
+                continue
+            texto = injertar((espacio / f"{m}.py").read_text(encoding="utf-8", errors="replace"),
+                             (punto / f"{m}.py").read_text(encoding="utf-8"), otras)
+            if texto is None:
+                resultados.update(ejecutar({m}, suyos_tests))
+                continue
+            ruta = Path(carpeta) / id / f"{m}.py"
+            ruta.parent.mkdir(parents=True)
+            ruta.write_text(texto, encoding="utf-8")
+            resultados.update(ejecutar({m}, suyos_tests, {m: ruta}))
+        return resultados
 
     def culpable_para(t, entre):
         """El culpable de la consecuencia `t` entre los módulos `entre`: el de la traza, el de su
@@ -311,15 +433,17 @@ def repartir(espacio, punto, tests, junto, correr, modulo_de, a_la_vista="mi_age
         m = modulo_de(t)
         if t not in reparto.por and m in suyos and m not in culpas and _falla(junto.get(t)):
             quedan.setdefault(m, []).append(t)
-    with ThreadPoolExecutor(max_workers=max(1, a_la_vez)) as grupo:
-        aislados = dict(zip(quedan, grupo.map(lambda m: ejecutar({m}, quedan[m]), quedan), strict=True))
+    with tempfile.TemporaryDirectory(prefix="curso-injertos-") as carpeta, \
+            ThreadPoolExecutor(max_workers=max(1, a_la_vez)) as grupo:
+        aislados = dict(zip(quedan, grupo.map(lambda m: aislar(m, quedan[m], Path(carpeta) / m), quedan),
+                            strict=True))
     consecuencias = {}
     for m, suyos_tests in quedan.items():
         resultados = aislados[m]
         if any(_falla(resultados.get(t)) for t in suyos_tests):
             culpa = culpar(m, SUS_TESTS)
-            primero = next(t for t in suyos_tests if _falla(resultados.get(t)))
-            culpa.detalle = f"falla {primero}: {resultados[primero].motivo}"
+            primero = _primero_que_falla(suyos_tests, resultados, ejercicio_de)
+            culpa.detalle = f"falla {_nombre_del_test(primero)}: {resultados[primero].motivo}"
             reparto.aislados.update({t: resultados[t] for t in suyos_tests if t in resultados})
         elif all(_pasa(resultados.get(t)) for t in suyos_tests):
             consecuencias[m] = suyos_tests
@@ -354,8 +478,49 @@ def repartir(espacio, punto, tests, junto, correr, modulo_de, a_la_vista="mi_age
         m = modulo_de(t)
         if m and m not in culpas[c].arrastra:
             culpas[c].arrastra.append(m)
+    for culpa in culpas.values():
+        culpa.ejercicio = _ejercicio_de_la_culpa(culpa, tests, junto, reparto.aislados, ejercicio_de, modulo_de,
+                                                 espacio, a_la_vista) or culpa.ejercicio
     reparto.culpables = ordenar(list(culpas.values()))
     return reparto
+
+
+def _primero_que_falla(tests, resultados, ejercicio_de):
+    """El primer test de `tests` que falla, del ejercicio más temprano (la comprobación del
+    ejercicio antes que sus tests de contrato)."""
+    from curso.comprobaciones import ejercicios
+    fallan = [t for t in tests if _falla(resultados.get(t))]
+    return min(fallan, key=lambda t: (ejercicios.clave(ejercicio_de.get(t, "99")),
+                                      not ejercicio_de_test(t), fallan.index(t)))
+
+
+def _nombre_del_test(test):
+    id = ejercicio_de_test(test)
+    return f'la comprobación del ejercicio {id} (comprobar("{id}"))' if id else test
+
+
+def _ejercicio_de_la_culpa(culpa, tests, junto, aislados, ejercicio_de, modulo_de, espacio, a_la_vista):
+    """El ejercicio de lo que falla en el módulo culpable: el primero (en el orden del curso) cuya
+    comprobación falla; si ninguna, el del primer test de contrato del módulo que falla; uno que no
+    se importa por un error de sintaxis, el de la función en la que está; uno colgado, el de su
+    test. "" si no se sabe (y entonces vale el primero que escribe el módulo)."""
+    from curso.comprobaciones import ejercicios
+    if culpa.dado:
+        return ""
+    if culpa.por == NO_SE_IMPORTA:
+        linea = re.search(r", línea (\d+)", culpa.detalle)
+        return ejercicio_de_la_linea(Path(espacio) / f"{culpa.modulo}.py", int(linea.group(1)), culpa.modulo) \
+            if linea else ""
+    if culpa.por == COLGADO:
+        colgado = next((t for t in tests if t in ejercicio_de and modulo_de(t) == culpa.modulo
+                        and getattr(junto.get(t), "estado", None) == aparte.COLGADO), None)
+        return ejercicio_de.get(colgado, "")
+    suyos = [t for t in tests if modulo_de(t) == culpa.modulo and t in ejercicio_de]
+    fallan = [t for t in suyos if _falla(aislados.get(t, junto.get(t)))]
+    comprobaciones = ejercicios.ordenados({ejercicio_de[t] for t in fallan if ejercicio_de_test(t)})
+    if comprobaciones:
+        return comprobaciones[0]
+    return ejercicios.ordenados({ejercicio_de[t] for t in fallan})[0] if fallan else ""
 
 
 def resultados_para(reparto, junto, modulo_de, propios=None):
@@ -363,16 +528,18 @@ def resultados_para(reparto, junto, modulo_de, propios=None):
 
     Los tests de un culpable por sus tests, con lo que dieron con los demás de referencia (su
     culpa, sin la de nadie más). Una consecuencia queda como salió con el espacio entero y
-    nombrando a su culpable; pero si se dan `propios` (los módulos de una lección, en
-    `calificar`) y su culpable no es uno de ellos, cuenta lo que dio con los demás de referencia:
-    la culpa es de otra lección, y esta no se pinta de rojo por ella."""
+    nombrando a su culpable; pero si su culpable es código que da el curso (un fichero que falta o
+    no se importa), o si se dan `propios` (los módulos de una lección, en `calificar`) y su
+    culpable no es uno de ellos, cuenta lo que dio con los demás de referencia: la culpa no es de
+    ningún ejercicio, o es de otra lección, y no se pinta de rojo por ella."""
     resultados, por = {**junto, **reparto.reales}, {}
     por_sus_tests = {c.modulo for c in reparto.culpables if c.por == SUS_TESTS}
     for t, r in reparto.aislados.items():
         if modulo_de(t) in por_sus_tests and t in resultados:
             resultados[t] = r
+    dados = {c.modulo for c in reparto.culpables if c.dado}
     for t, c in reparto.por.items():
-        if propios is not None and c not in propios and t in reparto.aislados:
+        if (c in dados or (propios is not None and c not in propios)) and t in reparto.aislados:
             resultados[t] = reparto.aislados[t]
         else:
             por[t] = c

@@ -1,10 +1,14 @@
-"""Para el alumno (`python -m curso comprobar N`): su espacio, comprobado por lo que hace con los tests del punto de control N.
+"""Para el alumno (`python -m curso comprobar N`): su espacio, comprobado por el contrato de cada ejercicio hasta el punto de control N.
 
 `comparar N` enseña en qué se diferencia tu código del de referencia; `comprobar N` dice si
-*hace* lo mismo: corre los tests del punto de control N (`checkpoints/NN_*/tests/`) contra los
-módulos de tu espacio, no contra los del punto de control, y escribe una línea por módulo: ✔, o ✘
-con el primer test que falla y lo que esperaba («ejercicio 3.2 pendiente» si es que llega a su
-esbozo), o ⧗ con el test que se colgó.
+*cumple* lo que pide cada ejercicio: corre contra los módulos de tu espacio, no contra los del
+punto de control, lo que califica (`curso/comprobaciones/contrato.py`): la comprobación de cada
+ejercicio, la misma que `comprobar("N.M")` en el cuaderno, y los tests de contrato del punto de
+control N (`checkpoints/NN_*/tests/`, los de la marca `contrato`). Los demás tests del punto de
+control son de regresión del código que da el curso y no se corren. Escribe una línea por módulo:
+✔, o ✘ con el primer test que falla, su ejercicio y lo que esperaba («ejercicio 3.2 pendiente» si
+es que llega a su esbozo), o ⧗ con el test que se colgó; el código que da el curso, «·», salvo si
+falta o no se puede importar.
 
 Tu código corre en otro proceso, sobre una copia de tu espacio en una carpeta temporal, con un
 presupuesto por test (`--limite S`: segundos de CPU, o parado sin pedir nada; la carga de la máquina
@@ -91,9 +95,14 @@ def tomar_foto(espacio, destino):
     return destino  # cambia sin parar: la última copia, que es de un momento
 
 
-def agrupar_por_modulo(modulos):
-    """La función que achaca cada test a su módulo (o a su fichero si no es de ninguno)."""
+def agrupar_por_modulo(modulos, ejercicio_de=None):
+    """La función que achaca cada test a su módulo: el de su ejercicio, si califica (`ejercicio_de`:
+    {test: ejercicio}); si no, el de su fichero (o su fichero si no es de ninguno)."""
+    ejercicio_de = ejercicio_de or {}
+
     def grupo_de(test):
+        if test in ejercicio_de:
+            return tests_del_curso.modulo_del_ejercicio(ejercicio_de[test]) or tests_del_curso.fichero_de(test)
         return veredicto.modulo_de_test(tests_del_curso.fichero_de(test), modulos) or tests_del_curso.fichero_de(test)
     return grupo_de
 
@@ -144,9 +153,15 @@ def correr_en_partes(ficheros, carpeta_punto, tests, partes, **opciones):
             avisar(test, falla)
 
     grupos = partir(tests, partes)
+
+    def correr_grupo(g):
+        ids = [tests_del_curso.ejercicio_de_test(t) for t in g if tests_del_curso.ejercicio_de_test(t)]
+        normales = [t for t in g if tests_del_curso.ejercicio_de_test(t) is None]
+        return aparte.correr_aparte(ficheros, carpeta_punto, normales, ids,
+                                    avisar=avisar_con_cerrojo if avisar else None, **opciones)
+
     with ThreadPoolExecutor(max_workers=len(grupos) or 1) as grupo:
-        corridas = list(grupo.map(lambda g: aparte.correr_aparte(
-            ficheros, carpeta_punto, g, avisar=avisar_con_cerrojo if avisar else None, **opciones), grupos))
+        corridas = list(grupo.map(correr_grupo, grupos))
     junta = aparte.Corrida()
     for c in corridas:
         junta.resultados.update(c.resultados)
@@ -157,13 +172,30 @@ def correr_en_partes(ficheros, carpeta_punto, tests, partes, **opciones):
     return junta
 
 
+def lo_que_califica(carpeta_punto, ficheros_de_tests=None, ejercicios=None):
+    """{test: ejercicio} de lo que `comprobar N` corre contra el punto de control: los tests de
+    contrato y la comprobación de los ejercicios (`ejercicios`, o todos los que se comprueban en sus
+    módulos). Con `ficheros_de_tests`, solo los tests de contrato de esos ficheros, y (si no se dicen
+    `ejercicios`) la comprobación de sus ejercicios y de los del módulo de cada fichero."""
+    contratos = {t: id for t, id in tests_del_curso.que_califican(carpeta_punto, ()).items()
+                 if ficheros_de_tests is None or tests_del_curso.fichero_de(t) in ficheros_de_tests}
+    if ejercicios is None and ficheros_de_tests is not None:
+        modulos = {veredicto.modulo_de_test(f, modulos_de(carpeta_punto)) for f in ficheros_de_tests}
+        ejercicios = [id for id in tests_del_curso.ejercicios_con_modulo(carpeta_punto)
+                      if id in contratos.values() or tests_del_curso.modulo_del_ejercicio(id) in modulos]
+    if ejercicios is None:
+        ejercicios = tests_del_curso.ejercicios_con_modulo(carpeta_punto)
+    return {**contratos, **{tests_del_curso.test_de_ejercicio(id): id for id in ejercicios}}
+
+
 def comprobar_en(espacio, carpeta_punto, limite=aparte.LIMITE_TEST, parar=None, a_la_vista=None,
-                 avisar=None, a_la_vez=2, ficheros_de_tests=None):
-    """Corre todos los tests de `carpeta_punto` contra los módulos de `espacio`, aparte, y reparte
+                 avisar=None, a_la_vez=2, ficheros_de_tests=None, ejercicios=None):
+    """Corre lo que califica (`lo_que_califica`) contra los módulos de `espacio`, aparte, y reparte
     la culpa de lo que falle (`curso/comprobaciones/culpa.py`); la Comprobacion con una línea por
     módulo. avisar(test, falla): al acabar cada test de la primera corrida; a_la_vista: cómo se
-    escribe la carpeta del espacio en los mensajes; ficheros_de_tests: solo los de esos ficheros
-    («test_pasos.py»; todos si no se dice).
+    escribe la carpeta del espacio en los mensajes; ficheros_de_tests: solo los tests de contrato
+    de esos ficheros («test_pasos.py»; todos si no se dice); ejercicios: solo esos ejercicios
+    (todos los de los módulos del punto de control si no se dice).
 
     Todo corre sobre una foto del espacio tomada antes de empezar (`tomar_foto`): el veredicto es
     el del espacio de ese momento, aunque cambie mientras se comprueba."""
@@ -171,15 +203,16 @@ def comprobar_en(espacio, carpeta_punto, limite=aparte.LIMITE_TEST, parar=None, 
     with tempfile.TemporaryDirectory(prefix="curso-foto-") as carpeta:
         foto = tomar_foto(espacio, Path(carpeta) / Path(espacio).name)
         return _comprobar_la_foto(foto, carpeta_punto, limite, parar, a_la_vista, avisar, a_la_vez,
-                                  ficheros_de_tests)
+                                  ficheros_de_tests, ejercicios)
 
 
-def _comprobar_la_foto(espacio, carpeta_punto, limite, parar, a_la_vista, avisar, a_la_vez, ficheros_de_tests):
+def _comprobar_la_foto(espacio, carpeta_punto, limite, parar, a_la_vista, avisar, a_la_vez, ficheros_de_tests,
+                       ejercicios):
     carpeta_punto = Path(carpeta_punto)
     modulos = modulos_de(carpeta_punto)
-    tests = [t for t in tests_del_curso.tests_del_punto(carpeta_punto)
-             if ficheros_de_tests is None or tests_del_curso.fichero_de(t) in ficheros_de_tests]
-    grupo_de = agrupar_por_modulo(modulos)
+    ejercicio_de = lo_que_califica(carpeta_punto, ficheros_de_tests, ejercicios)
+    tests = list(ejercicio_de)
+    grupo_de = agrupar_por_modulo(modulos, ejercicio_de)
     corrida = correr_en_partes(ficheros_del_espacio(espacio), carpeta_punto, tests, partes_para(tests),
                                limite_test=limite, parar=parar, grupo_de=grupo_de, avisar=avisar,
                                a_la_vista=a_la_vista)
@@ -189,18 +222,23 @@ def _comprobar_la_foto(espacio, carpeta_punto, limite, parar, a_la_vista, avisar
                                     parar=parar, grupo_de=grupo_de, a_la_vista=a_la_vista)
 
     def modulo_de(test):
-        return veredicto.modulo_de_test(tests_del_curso.fichero_de(test), modulos)
+        return tests_del_curso.modulo_del_ejercicio(ejercicio_de[test]) if test in ejercicio_de else \
+            veredicto.modulo_de_test(tests_del_curso.fichero_de(test), modulos)
 
     if avisar is not None and any(r.estado not in (aparte.PASA, aparte.SALTADO) for r in corrida.resultados.values()):
         print("Buscando de quién es cada fallo (cada módulo que falla, con los demás de referencia)…", flush=True)
     reparto = culpa.repartir(espacio, carpeta_punto, tests, corrida.resultados, correr, modulo_de,
-                             a_la_vista, a_la_vez)
+                             a_la_vista, a_la_vez, ejercicio_de=ejercicio_de)
     resultados, por = culpa.resultados_para(reparto, corrida.resultados, modulo_de)
     lineas = veredicto.lineas_de(modulos, set(modulos_de(espacio)), tests, resultados,
-                                 leccion_de=lecciones_de_los_modulos(), por=por, culpables=reparto.culpables)
+                                 leccion_de=lecciones_de_los_modulos(), por=por, culpables=reparto.culpables,
+                                 modulo_de=modulo_de, ejercicio_de=ejercicio_de,
+                                 punto=rutas.numero_de_leccion(carpeta_punto.name))
     pasan, total = veredicto.cuentas(tests, resultados)
     return veredicto.Comprobacion(rutas.numero_de_leccion(carpeta_punto.name), carpeta_punto.name.split('_', 1)[1], lineas, limite,
-                                  pasan, total, notas=corrida.notas, culpables=reparto.culpables)
+                                  pasan, total, ejercicios=veredicto.ejercicios_de(tests, resultados, ejercicio_de),
+                                  notas=corrida.notas, sin_comprobar=veredicto.sin_comprobar(tests, resultados),
+                                  culpables=reparto.culpables)
 
 
 def comprobar(n, espacio=None, limite=None):
@@ -220,12 +258,13 @@ def comprobar(n, espacio=None, limite=None):
         print(f"✘ No hay ningún espacio en {espacio}: escribe primero algún módulo "
               f"(o di cuál con --espacio CARPETA).")
         return 1
-    print(f"Corriendo los tests del punto de control {carpeta.name.split('_')[0]} contra tu código "
-          f"(cada test, como mucho {limite:g} s de CPU o parado); cada módulo, en cuanto acaban sus tests:",
-          flush=True)
+    print(f"Corriendo contra tu código la comprobación de cada ejercicio y los tests de contrato del punto "
+          f"de control {carpeta.name.split('_')[0]} (cada test, como mucho {limite:g} s de CPU o parado); "
+          "cada módulo, en cuanto acaban sus tests:", flush=True)
     try:
         modulos = modulos_de(carpeta)
-        progreso = Progreso(tests_del_curso.tests_del_punto(carpeta), agrupar_por_modulo(modulos))
+        ejercicio_de = lo_que_califica(carpeta)
+        progreso = Progreso(list(ejercicio_de), agrupar_por_modulo(modulos, ejercicio_de))
         comprobacion = comprobar_en(espacio, carpeta, limite, a_la_vista=f"{espacio}/", avisar=progreso)
     except KeyboardInterrupt:  # los tests ya están parados y su carpeta temporal, borrada
         print("Interrumpido: se han parado los tests.", file=sys.stderr)

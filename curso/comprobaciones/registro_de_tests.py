@@ -45,7 +45,8 @@ def _fichero(nodeid):
 def _motivo(informe_de_pytest):
     crash = getattr(informe_de_pytest.longrepr, "reprcrash", None)
     texto = crash.message if crash is not None else str(informe_de_pytest.longrepr)
-    return motivo_corto(a_la_vista(texto))
+    # «Failed: » es lo que pytest.fail pone delante (la comprobación de un ejercicio lo dice así)
+    return motivo_corto(a_la_vista(texto.removeprefix("Failed: ")))
 
 
 def a_la_vista(texto):

@@ -1,9 +1,12 @@
-"""Para `comprobar N` y `calificar`: qué tests hay en cada punto de control, de qué lección es cada uno, y los de los ejercicios.
+"""Para `comprobar N` y `calificar`: qué tests hay en cada punto de control, cuáles califican y de qué ejercicio es cada uno, y los de los ejercicios.
 
 - Los tests de un punto de control se leen de su código (ast), sin importarlos: importarlos
   importaría los módulos, y los del alumno solo se importan aparte (`curso/comprobaciones/aparte.py`). Un test es
   una función de test («test_bucle.py::test_x»): sus casos parametrizados cuentan juntos.
-- La lección de un test es la del primer punto de control que lo tiene: el que lo trajo.
+- Califican (`que_califican`) los de los ejercicios, más los de contrato de un punto de control (la
+  marca `contrato`, `curso/comprobaciones/contrato.py`); los demás son de regresión y no se corren
+  contra un alumno. Cada test que califica sabe su ejercicio (`ejercicio_de`), y con él su módulo
+  y su lección.
 - Los ejercicios que viven en un módulo (`comprobar("3.2")` en el cuaderno) se corren aparte como
   tests: la copia lleva un fichero más, EJERCICIOS, con un test por ejercicio que hace lo que hace
   `comprobar` con él: sus casos contra el módulo de la copia y, si solo esperan al esbozo de otro
@@ -36,6 +39,38 @@ def tests_del_punto(carpeta_punto):
     """["test_bucle.py::test_x", ...]: los tests del punto de control, fichero a fichero."""
     return [f"{f.name}::{nombre}" for f in sorted((Path(carpeta_punto) / "tests").glob("test_*.py"))
             for nombre in funciones_de_test(f)]
+
+
+def ejercicios_con_modulo(carpeta_punto):
+    """Los ejercicios que se comprueban en un módulo que tiene el punto de control, de su lección o de
+    las anteriores, en orden: los que `comprobar N` corre con `evaluar`, como el cuaderno."""
+    from curso.comprobaciones import ejercicios
+    numero = rutas.numero_de_leccion(Path(carpeta_punto).name)
+    modulos = {p.stem for p in Path(carpeta_punto).glob("*.py")}
+    registro = ejercicios.cargar_registro()
+    return ejercicios.ordenados(id for id, e in registro.items()
+                                if e.modulo in modulos and e.leccion <= numero)
+
+
+def que_califican(carpeta_punto, ejercicios=None):
+    """{test: ejercicio} de lo que califica a un alumno contra el punto de control: los tests de
+    contrato (los de su marca) y un test por ejercicio (`ejercicios`, o `ejercicios_con_modulo`),
+    en ese orden."""
+    from curso.comprobaciones.contrato import contratos_del_punto
+    ejercicios = ejercicios_con_modulo(carpeta_punto) if ejercicios is None else ejercicios
+    return {**contratos_del_punto(carpeta_punto), **{test_de_ejercicio(id): id for id in ejercicios}}
+
+
+def modulo_del_ejercicio(id):
+    """El módulo (sin .py) en el que se comprueba el ejercicio `id`, o None si es del cuaderno."""
+    from curso.comprobaciones import ejercicios
+    e = ejercicios.cargar_registro().get(id)
+    return e.modulo if e else None
+
+
+def leccion_del_ejercicio(id):
+    from curso.comprobaciones import ejercicios
+    return ejercicios.cargar_registro()[id].leccion
 
 
 @lru_cache(maxsize=4)

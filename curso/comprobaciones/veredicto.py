@@ -1,15 +1,18 @@
 """Para `comprobar N` y `calificar`: de los resultados de unos tests, una línea por módulo y las cuentas.
 
-Qué test es de qué módulo: `test_X.py` es de `X.py`; `test_X_algo.py`, de `X.py` si existe
+Qué test es de qué módulo: uno que califica (`modulo_de`), el del módulo de su ejercicio (la
+comprobación del 4.3 y los tests con la marca `contrato("4.3")` son de `resumenes.py`). Si no se
+dice, por su fichero: `test_X.py` es de `X.py`; `test_X_algo.py`, de `X.py` si existe
 (`test_correr_cli.py` → `correr.py`, `test_agente_ventana.py` → `agente.py`); los de la tabla
 OTROS_NOMBRES, del módulo que dice; y uno que no es de ningún módulo (`test_recorridos.py`: las
 ejecuciones guionizadas enteras, que usan varios a la vez) lleva su propia línea. Un módulo que
-no está en el espacio es una línea ✘ «falta», y uno sin tests propios, una línea «·» (lo usan los
-tests de los demás).
+no está en el espacio es una línea ✘ «falta» (si es código que da el curso, con la orden que lo
+restaura sin tocar lo demás), y uno sin tests propios, una línea «·»: el código que da el curso
+no lo califica ningún test (sus tests son de regresión), lo usan los ejercicios.
 
-Cada línea dice lo primero que hay que mirar: el primer test que falla y lo que esperaba (o «ejercicio
-3.2 pendiente» si lo que falla es que llega a su esbozo), el test que se colgó, o cuántos quedaron
-sin comprobar. Todo aquí es puro: no arranca procesos ni toca el disco.
+Cada línea dice lo primero que hay que mirar: el primer test que falla, de qué ejercicio es y lo
+que esperaba (o «ejercicio 3.2 pendiente» si lo que falla es que llega a su esbozo), el test que se
+colgó, o cuántos quedaron sin comprobar. Todo aquí es puro: no arranca procesos ni toca el disco.
 """
 from dataclasses import dataclass, field
 
@@ -29,6 +32,9 @@ NO_IMPIDEN_EL_VERDE = {BIEN, SIN_TESTS}
 # Tests cuyo nombre no es el de su módulo: `buscar` es una herramienta de herramientas.py.
 OTROS_NOMBRES = {"buscar": "herramientas"}
 VARIOS = "prueba varios módulos a la vez"
+SIN_TESTS_PROPIOS = "sin tests propios aquí; lo usan los tests de los demás"
+DADO = "código que da el curso: no te califica ningún test (los suyos son de regresión); lo usan tus ejercicios"
+RESTAURAR = "python -m curso restaurar {punto} --fichero {fichero}"  # pone solo ese fichero, sin tocar los demás
 
 
 @dataclass
@@ -42,6 +48,7 @@ class Linea:
     donde: str = ""  # el módulo (sin .py) en el que falló o se colgó ese test, si se sabe
     por: str = ""  # su culpable (sin .py), si es una CONSECUENCIA
     culpable: bool = False  # si es la línea de un culpable
+    ejercicio: str = ""  # el ejercicio de ese test («4.3»), si califica
 
     @property
     def modulo(self):
@@ -92,20 +99,42 @@ def modulo_de_test(fichero, modulos):
 
 
 def _nombre(test, resultado):
-    """«test_x.py::test_y» o, si decidió uno de sus casos, «test_x.py::test_y[caso]»."""
+    """«test_x.py::test_y» o, si decidió uno de sus casos, «test_x.py::test_y[caso]»; la de un
+    ejercicio, «la comprobación del ejercicio 4.3» (la de `comprobar("4.3")` en el cuaderno)."""
+    id = ejercicio_de_test(test)
+    if id:
+        return f'la comprobación del ejercicio {id} (comprobar("{id}"))'
     return f"{fichero_de(test)}::{resultado.caso}" if resultado.caso else test
+
+
+def ejercicios_ordenados(ids):
+    from curso.comprobaciones import ejercicios
+    return ejercicios.ordenados(set(ids))
+
+
+def es_codigo_dado(modulo):
+    """¿Es `modulo` código que da el curso, que no escribe ningún ejercicio (herramientas, api…)?"""
+    from curso.comprobaciones import ejercicios
+    return not any(e.modulo == modulo for e in ejercicios.cargar_registro().values())
 
 
 def _cuantos(n, uno, varios):
     return f"{n} {uno if n == 1 else varios}"
 
 
-def linea(nombre, tests, resultados):
-    """La línea de `nombre` a partir de los resultados de sus `tests` (si no está, «sin comprobar»)."""
+def linea(nombre, tests, resultados, ejercicio_de=None):
+    """La línea de `nombre` a partir de los resultados de sus `tests` (si no está, «sin comprobar»);
+    ejercicio_de: {test: ejercicio} de los que califican, para decir de cuál es el que falla."""
     from curso.comprobaciones.aparte import Resultado, SIN_COMPROBAR as T_SIN
+    ejercicio_de = ejercicio_de or {}
     if not tests:
-        return Linea(nombre, SIN_TESTS, "sin tests propios aquí; lo usan los tests de los demás")
+        dado = es_codigo_dado(nombre.removesuffix(".py"))
+        return Linea(nombre, SIN_TESTS, DADO if dado else SIN_TESTS_PROPIOS)
     de = {t: resultados.get(t) or Resultado(T_SIN, "no llegó a correr") for t in tests}
+    if ejercicio_de:  # lo primero, lo del ejercicio más temprano (su comprobación, antes que sus tests)
+        from curso.comprobaciones import ejercicios
+        tests = sorted(tests, key=lambda t: (ejercicios.clave(ejercicio_de.get(t, "99")),
+                                             not ejercicio_de_test(t), tests.index(t)))
     fallan = [t for t in tests if de[t].estado in (FALLA, MUERTO)]
     colgados = [t for t in tests if de[t].estado == T_COLGADO]
     sin = [t for t in tests if de[t].estado in (T_SIN, SALTADO)]
@@ -127,22 +156,32 @@ def linea(nombre, tests, resultados):
             detalle, otros = f"{primero.motivo} (fallan los {len(fallan)} tests)", 0  # al importar, p. ej.
         else:
             en = f" (en {primero.donde}.py)" if primero.donde and f"{primero.donde}.py" != nombre else ""
-            detalle = f"falla {_nombre(fallan[0], primero)}{en}: {primero.motivo}"
+            de = (f" (ejercicio {ejercicio_de[fallan[0]]})" if fallan[0] in ejercicio_de
+                  and not ejercicio_de_test(fallan[0]) else "")
+            detalle = f"falla {_nombre(fallan[0], primero)}{de}{en}: {primero.motivo}"
             otros = len(fallan) - 1
         if otros:
             detalle += f" (y {_cuantos(otros, 'test más falla', 'tests más fallan')})"
-        return Linea(nombre, MAL, detalle + mas, fallan[0], primero.pendiente, primero.donde)
+        return Linea(nombre, MAL, detalle + mas, fallan[0], primero.pendiente, primero.donde,
+                     ejercicio=primero.pendiente or ejercicio_de.get(fallan[0], ""))
     if colgados:
         primero = de[colgados[0]]
         detalle = f"{_nombre(colgados[0], primero)} colgado: {primero.motivo}"
         if len(colgados) > 1:
             detalle += f" (y {_cuantos(len(colgados) - 1, 'otro', 'otros')})"
-        return Linea(nombre, COLGADO, detalle + mas, colgados[0], donde=primero.donde)
+        return Linea(nombre, COLGADO, detalle + mas, colgados[0], donde=primero.donde,
+                     ejercicio=ejercicio_de.get(colgados[0], ""))
     if sin:
         motivo = de[sin[0]].motivo
         return Linea(nombre, SIN_COMPROBAR, f"{len(sin)} sin comprobar" + (f": {motivo}" if motivo else "")
                      + (f" ({_cuantos(len(pasan), 'pasa', 'pasan')})" if pasan else ""), sin[0])
-    return Linea(nombre, BIEN, _cuantos(len(pasan), "test pasa", "tests pasan"))
+    comprobaciones = ejercicios_ordenados(ejercicio_de_test(t) for t in pasan if ejercicio_de_test(t))
+    de_contrato = len(pasan) - len(comprobaciones)
+    partes = ([_cuantos(de_contrato, "test pasa", "tests pasan")] if de_contrato or not comprobaciones else [])
+    if comprobaciones:
+        partes.append(f"la comprobación del {comprobaciones[0]} pasa" if len(comprobaciones) == 1 else
+                      f"las comprobaciones de los ejercicios {', '.join(comprobaciones)} pasan")
+    return Linea(nombre, BIEN, " y ".join(partes))
 
 
 def consecuencia(linea_, por):
@@ -151,7 +190,7 @@ def consecuencia(linea_, por):
     if linea_.estado not in (MAL, COLGADO, SIN_COMPROBAR) or not por:
         return linea_
     return Linea(linea_.nombre, CONSECUENCIA, linea_.detalle, linea_.primero, linea_.pendiente,
-                 linea_.donde, por)
+                 linea_.donde, por, ejercicio=linea_.ejercicio)
 
 
 def de_culpable(linea_, culpa):
@@ -161,30 +200,46 @@ def de_culpable(linea_, culpa):
     if (culpa.por, linea_.estado) in ((regla.SUS_TESTS, MAL), (regla.COLGADO, COLGADO)):
         quien = f" (lo escribe el ejercicio {culpa.ejercicio})" if culpa.ejercicio and not linea_.pendiente else ""
         return Linea(linea_.nombre, linea_.estado, linea_.detalle + quien, linea_.primero, linea_.pendiente,
-                     linea_.donde, culpable=True)
+                     linea_.donde, culpable=True, ejercicio=linea_.pendiente or culpa.ejercicio)
     estado = COLGADO if culpa.por == regla.COLGADO else MAL
     detalle = culpa.texto() + (f" ({linea_.detalle})" if linea_.estado == SIN_COMPROBAR else "")
     return Linea(linea_.nombre, estado, detalle, linea_.primero, linea_.pendiente, culpa.modulo,
-                 culpable=True)
+                 culpable=True, ejercicio=culpa.ejercicio)
 
 
-def lineas_de(modulos, presentes, tests, resultados, todos=None, leccion_de=None, por=None, culpables=()):
+def falta(modulo, leccion=None, punto=None):
+    """La línea de un módulo que no está en el espacio: qué lección lo escribe y, si es código que
+    da el curso, la orden que lo pone de vuelta (solo ese fichero: lo demás del alumno no se toca)."""
+    quien = f" (lo escribe la lección {leccion:02d})" if leccion is not None else ""
+    if es_codigo_dado(modulo) and punto is not None:
+        orden = RESTAURAR.format(punto=f"{punto:02d}", fichero=f"{modulo}.py")
+        en = f" en la lección {leccion:02d}" if leccion is not None else ""
+        return Linea(f"{modulo}.py", FALTA, f"falta en tu espacio: es código que da el curso{en}; "
+                                            f"restáuralo con {orden}")
+    return Linea(f"{modulo}.py", FALTA, f"falta en tu espacio{quien}")
+
+
+def lineas_de(modulos, presentes, tests, resultados, todos=None, leccion_de=None, por=None, culpables=(),
+              modulo_de=None, ejercicio_de=None, punto=None):
     """Las líneas de un informe.
 
     modulos: los módulos (sin .py) que llevan línea, en orden; presentes: los que tiene el espacio;
     tests: los que cuentan («test_x.py::test_y»); resultados: {test: aparte.Resultado}; todos:
     todos los módulos del punto de control (para saber de quién es cada fichero; `modulos` si no
     se da); leccion_de: {módulo: lección que lo escribe}, para decirlo si falta; por: {test: su
-    culpable}, los que fallan solo por otro módulo; culpables: [culpa.Culpa] de la regla de la culpa."""
+    culpable}, los que fallan solo por otro módulo; culpables: [culpa.Culpa] de la regla de la
+    culpa; modulo_de(test): el módulo de un test (si no, el de su fichero; los de los ejercicios,
+    entonces, no llevan línea); ejercicio_de: {test: ejercicio} de los que califican; punto: el
+    número del punto de control, para la orden que restaura un fichero que falta."""
     todos = list(todos or modulos)
     leccion_de = leccion_de or {}
     por = por or {}
     culpa_de = {c.modulo: c for c in culpables}
     grupos, sueltos = {m: [] for m in modulos}, {}
     for t in tests:
-        if ejercicio_de_test(t) is not None:
+        if modulo_de is None and ejercicio_de_test(t) is not None:
             continue
-        m = modulo_de_test(fichero_de(t), todos)
+        m = modulo_de(t) if modulo_de is not None else modulo_de_test(fichero_de(t), todos)
         if m is None:
             sueltos.setdefault(fichero_de(t), []).append(t)
         elif m in grupos:
@@ -192,15 +247,15 @@ def lineas_de(modulos, presentes, tests, resultados, todos=None, leccion_de=None
     lineas = []
     for m in modulos:
         if m not in presentes:
-            leccion = leccion_de.get(m)
-            quien = f" (lo escribe la lección {leccion:02d})" if leccion is not None else ""
-            lineas.append(Linea(f"{m}.py", FALTA, f"falta en tu espacio{quien}"))
+            lineas.append(falta(m, leccion_de.get(m), punto))
         elif m in culpa_de:
-            lineas.append(de_culpable(linea(f"{m}.py", grupos[m], resultados), culpa_de[m]))
+            lineas.append(de_culpable(linea(f"{m}.py", grupos[m], resultados, ejercicio_de), culpa_de[m]))
         else:
-            lineas.append(_con_su_culpable(linea(f"{m}.py", grupos[m], resultados), grupos[m], resultados, por))
+            lineas.append(_con_su_culpable(linea(f"{m}.py", grupos[m], resultados, ejercicio_de), grupos[m],
+                                           resultados, por))
     for fichero, suyos in sueltos.items():
-        lineas.append(_con_su_culpable(linea(f"{fichero} ({VARIOS})", suyos, resultados), suyos, resultados, por))
+        lineas.append(_con_su_culpable(linea(f"{fichero} ({VARIOS})", suyos, resultados, ejercicio_de), suyos,
+                                       resultados, por))
     return lineas
 
 
@@ -220,6 +275,30 @@ def cuentas(tests, resultados):
     return sum(1 for t in propios if getattr(resultados.get(t), "estado", None) == PASA), len(propios)
 
 
+def ejercicios_de(tests, resultados, ejercicio_de=None):
+    """{ejercicio: aparte.Resultado} de cada ejercicio de `tests` que tiene su comprobación: el de
+    ella si no pasa; si pasa, el del primero de sus tests de contrato (ejercicio_de: {test:
+    ejercicio}) que no pasa, con su nombre delante; si todo pasa, el de ella. Sin resultado, «sin
+    comprobar». Un ejercicio está hecho si pasa su contrato entero: su comprobación y sus tests."""
+    from curso.comprobaciones.aparte import Resultado, SIN_COMPROBAR as T_SIN
+    ejercicio_de = ejercicio_de or {}
+    de = {}
+    for t in tests:
+        id = ejercicio_de_test(t)
+        if id is None:
+            continue
+        de[id] = resultados.get(t) or Resultado(T_SIN, "no llegó a correr")
+        if de[id].estado != PASA:
+            continue
+        for otro in tests:
+            r = resultados.get(otro)
+            if ejercicio_de.get(otro) == id and not ejercicio_de_test(otro) and r is not None \
+                    and r.estado not in (PASA, SALTADO):
+                de[id] = Resultado(r.estado, f"{_nombre(otro, r)}: {r.motivo}", r.pendiente, r.caso, r.donde)
+                break
+    return de
+
+
 def sin_comprobar(tests, resultados):
     """Cuántos de `tests` (sin los ejercicios) no llegaron a correr o se saltaron."""
     from curso.comprobaciones.aparte import SIN_COMPROBAR as T_SIN
@@ -228,18 +307,26 @@ def sin_comprobar(tests, resultados):
 
 
 def informe(comprobacion, de_donde):
-    """El texto que escribe `comprobar`: una línea por módulo, las notas y el veredicto."""
+    """El texto que escribe `comprobar`: una línea por módulo (el código que da el curso que está
+    bien, en una sola), las notas y el veredicto."""
     c = comprobacion
-    cabecera = f"Punto de control {c.numero:02d} ({c.nombre}): sus tests contra {de_donde}"
-    cuerpo = [l.texto() for l in c.lineas] + [f"· {nota}" for nota in c.notas]
+    cabecera = (f"Punto de control {c.numero:02d} ({c.nombre}): la comprobación de cada ejercicio y los "
+                f"tests de contrato, contra {de_donde}")
+    dados = [l.nombre for l in c.lineas if l.estado == SIN_TESTS and l.detalle == DADO]
+    cuerpo = [l.texto() for l in c.lineas if not (l.estado == SIN_TESTS and l.detalle == DADO)]
+    if dados:
+        cuerpo.append(f"{SIMBOLO[SIN_TESTS]} {', '.join(dados)}: {DADO}")
+    cuerpo += [f"· {nota}" for nota in c.notas]
     rojas = sum(1 for l in c.lineas if l.estado not in NO_IMPIDEN_EL_VERDE)
     if c.culpables:
         primero = c.culpables[0]
         cuerpo.append(f"Lo primero que mirar: {primero.modulo}.py ({primero.texto()})")
+    ejercicios = _cuantos(len(c.ejercicios), "ejercicio", "ejercicios")
     if c.en_verde:
-        final = (f"✔ Tu código pasa los {c.tests_total} tests del punto de control {c.numero:02d}.")
+        final = (f"✔ Tu código cumple el contrato de sus {ejercicios}: pasa su comprobación y los "
+                 f"{c.tests_total} tests de contrato del punto de control {c.numero:02d}.")
     else:
-        final = (f"✘ {c.tests_pasan} de {c.tests_total} tests pasan; {rojas} de {len(c.lineas)} "
-                 f"líneas sin el ✔. Para ver en qué difiere tu código del de referencia: "
-                 f"python -m curso comparar {c.numero:02d}")
+        final = (f"✘ {c.ejercicios_hechos} de {ejercicios} cumplen su contrato; {c.tests_pasan} de "
+                 f"{c.tests_total} tests de contrato pasan; {rojas} de {len(c.lineas)} líneas sin el ✔. "
+                 f"Para ver en qué difiere tu código del de referencia: python -m curso comparar {c.numero:02d}")
     return "\n".join([cabecera, *cuerpo, final])

@@ -38,18 +38,21 @@ CLAVE = {
     "bien": {"estados": {1: "✔", 4: "✔"}, "primero": None, "consecuencias": {}},
     "sintaxis_historial": {"estados": {1: "✔", 4: "✘ historial.py"},
                            "primero": ("historial", ["línea", "`def abrir(ruta)`", "SyntaxError"]),
-                           "consecuencias": {"validacion": "historial", "resumenes": "historial",
+                           # validacion.py es código que da el curso: sus tests son de regresión y
+                           # no califican, así que no tiene consecuencias (antes, sí).
+                           "consecuencias": {"resumenes": "historial",
                                              "durable": "historial"}},
     "colgado_resumenes": {"estados": {1: "✔", 4: "⚠ resumenes.py colgado"},
                           "primero": ("resumenes", ["colg", "no terminó en"]),
-                          # test_validacion.py importa resumenes: sus tests, que no llegaron a
-                          # correr tras los colgados, pasan con el de referencia (corregido tras la
-                          # primera corrida: la clave decía solo durable).
-                          "consecuencias": {"durable": "resumenes", "validacion": "resumenes"}},
+                          # (test_validacion.py, que importa resumenes, era otra consecuencia
+                          # cuando calificaba; ahora es de regresión: validacion.py lo da el curso.)
+                          "consecuencias": {"durable": "resumenes"}},
     "colgado_permisos": {"estados": {1: "⚠ permisos.py colgado", 4: "✔"},
                          "primero": ("permisos", ["colg", "no terminó en"]),
                          "consecuencias": {}},
-    "cas": {"estados": {1: "✔", 4: "✘ resumenes.py"}, "primero": ("resumenes", ["ejercicio 4.2"]),
+    # El compare-and-swap es el ejercicio 4.3; antes se decía el 4.2, el primero de resumenes.py
+    # (hallazgo 7 de la issue 40).
+    "cas": {"estados": {1: "✔", 4: "✘ resumenes.py"}, "primero": ("resumenes", ["ejercicio 4.3"]),
             "consecuencias": {"durable": "resumenes"}},
     "sin_empezar": {"estados": {1: "sin empezar", 4: "sin empezar"}, "primero": None, "consecuencias": {}},
 }

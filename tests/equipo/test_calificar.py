@@ -2,8 +2,10 @@
 
 Casi todos usan un curso de juguete (`curso_de_juguete`): dos lecciones, la 10 con `a.py` y la 11
 con `b.py` y una versión nueva de `a.py` que llama a `b.g()`, igual que correr.py llama a
-compactar desde la lección 03. Cada corrida de sus tests tarda un segundo, y con él se ve lo que
-importa: qué lección tiene la culpa de un fallo, qué se cuelga, qué queda sin comprobar y qué
+compactar desde la lección 03; tres ejercicios (el 10.1 escribe `a.f`; el 11.1, `b.g`; el 11.2,
+`b.h`), registrados en el proceso y en el de los tests (su conftest.py), y sus tests con la marca
+`contrato` de su ejercicio: lo que califica. Cada corrida de sus tests tarda un segundo, y con él se
+ve lo que importa: qué lección tiene la culpa de un fallo, qué se cuelga, qué queda sin comprobar y qué
 queda en marcha. Lo que necesita los ejercicios de verdad (sus avisos y sus pistas) usa la
 lección 00 del curso, la más corta. Las cifras de una clase de 30 están en `medir calificar`.
 
@@ -31,17 +33,35 @@ from curso.comprobaciones import aparte
 
 LIMITE_CORTO = 2  # segundos por test: los del curso de juguete tardan milésimas
 
-CONFTEST = "import sys\nfrom pathlib import Path\n\nsys.path.insert(0, str(Path(__file__).resolve().parent.parent))\n"
+# Los ejercicios del curso de juguete: se registran en este proceso y en el de los tests.
+EJERCICIOS_DE_JUGUETE = """
+from curso.comprobaciones import ejercicios as _ejercicios
+
+
+def _devuelve(nombre, valor):
+    def prueba(modulo):
+        _ejercicios.igual(getattr(modulo, nombre)(), valor)
+    return prueba
+
+
+for _id, _leccion, _modulo, _nombre, _valor in (("10.1", 10, "a", "f", 1), ("11.1", 11, "b", "g", 1),
+                                                ("11.2", 11, "b", "h", 2)):
+    _ejercicios.ejercicio(_id, _leccion, f"{_nombre}() de juguete", None, [f"{_nombre}() devuelve {_valor}"],
+                          modulo=_modulo)(f"{_nombre}() devuelve {_valor}")(_devuelve(_nombre, _valor))
+"""
+CONFTEST = ("import sys\nfrom pathlib import Path\n\nsys.path.insert(0, str(Path(__file__).resolve().parent.parent))\n"
+            + EJERCICIOS_DE_JUGUETE)
 A_10 = "def f():\n    return 1\n"
 A_11 = "from b import g\n\n\ndef f():\n    return g()\n"  # la 11 cambia a.py: ahora usa b
 B_11 = "def g():\n    return 1\n\n\ndef h():\n    return 2\n"
+MARCA = "@pytest.mark.contrato({!r})\n"
 TESTS = {
-    10: {"test_a.py": "import a\n\n\ndef test_f_devuelve_1():\n    assert a.f() == 1\n"},
-    11: {"test_a.py": "import a\n\n\ndef test_f_devuelve_1():\n    assert a.f() == 1\n\n\n"
+    10: {"test_a.py": "import pytest\nimport a\n\n\n" + MARCA.format("10.1") + "def test_f_devuelve_1():\n    assert a.f() == 1\n"},
+    11: {"test_a.py": "import pytest\nimport a\n\n\n" + MARCA.format("10.1") + "def test_f_devuelve_1():\n    assert a.f() == 1\n\n\n"
                       "def test_f_es_una_funcion():\n    assert callable(a.f)\n",
-         "test_b.py": "import b\n\n\ndef test_g_devuelve_1():\n    assert b.g() == 1\n\n\n"
-                      "def test_h_devuelve_2():\n    assert b.h() == 2\n\n\n"
-                      "def test_h_no_es_g():\n    assert b.h is not b.g\n"},
+         "test_b.py": "import pytest\nimport b\n\n\n" + MARCA.format("11.1") + "def test_g_devuelve_1():\n    assert b.g() == 1\n\n\n"
+                      + MARCA.format("11.2") + "def test_h_devuelve_2():\n    assert b.h() == 2\n\n\n"
+                      + MARCA.format("11.2") + "def test_h_no_es_g():\n    assert b.h is not b.g\n"},
 }
 
 
@@ -60,6 +80,9 @@ def curso_de_juguete(tmp_path, monkeypatch):
             (carpeta / "tests" / fichero).write_text(texto, encoding="utf-8")
     monkeypatch.setattr(rutas, "PUNTOS", puntos)
     monkeypatch.setattr(calificar, "LECCIONES", {10: {"ficheros": ["a.py"]}, 11: {"ficheros": ["a.py", "b.py"]}})
+    from curso.comprobaciones import ejercicios
+    monkeypatch.setattr(ejercicios, "REGISTRO", dict(ejercicios.cargar_registro()))
+    exec(EJERCICIOS_DE_JUGUETE, {})
     return puntos
 
 
@@ -96,6 +119,7 @@ def test_un_fallo_de_una_leccion_no_pinta_de_rojo_las_anteriores(curso_de_juguet
     # Todo junto, el espacio entero: b.py es la culpable; a.py falla solo por ella (consecuencia).
     assert fila["todo junto"] == "✘ b.py; a.py, por b.py"
     assert fila["10 estado"] == "✔" and (fila["10 tests"], fila["10 tests en total"]) == ("1", "1")
+    assert (fila["10 ejercicios"], fila["11 ejercicios"]) == ("1", "1")  # el 11.1 está mal; el 11.2, bien
     assert fila["11 estado"] == "✘ b.py"
 
 
@@ -106,7 +130,7 @@ def test_una_leccion_sin_sus_modulos_esta_sin_empezar_y_no_en_rojo(curso_de_jugu
     fila = calificar_juguete(clase, salida)["beto"]
     assert fila["10 estado"] == "✔"
     assert fila["11 estado"] == "sin empezar"
-    assert (fila["11 tests"], fila["11 tests en total"]) == ("0", "4")  # los tests que trae la 11
+    assert (fila["11 tests"], fila["11 tests en total"]) == ("0", "3")  # los de contrato de sus ejercicios
     assert '<td class="gris" title="sin empezar"><a href="#a0-11">sin empezar</a>' in \
         (salida / "calificaciones.html").read_text(encoding="utf-8")
 
@@ -121,7 +145,7 @@ def test_un_test_colgado_queda_colgado_y_los_demas_se_comprueban(curso_de_juguet
     alumno(clase, "carla", {"a.py": A_11, "b.py": B_11.replace("    return 2", "    while True:\n        pass")})
     fila = calificar_juguete(clase, tmp_path / "notas")["carla"]
     assert fila["11 estado"] == "⚠ b.py colgado"
-    assert (fila["11 tests"], fila["11 tests en total"]) == ("3", "4")  # los de a.py, g() y h is not g
+    assert (fila["11 tests"], fila["11 tests en total"]) == ("2", "3")  # los de g() y h is not g
     assert fila["10 estado"] == "✔"
 
 

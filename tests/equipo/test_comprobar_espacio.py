@@ -182,13 +182,15 @@ def test_un_espacio_igual_al_punto_de_control_pasa(tmp_path, temporal, capsys):
     espacio = copia_del_punto(0, tmp_path / "mi_agente")
     assert comprobar_aparte.comprobar(0, espacio=espacio, limite=60) == 0
     salida = capsys.readouterr().out
-    assert re.search(r"^✔ calentamiento\.py: \d+ tests pasan$", salida, re.MULTILINE)
-    assert "✔ Tu código pasa los 3 tests del punto de control 00." in salida
+    assert re.search(r"^✔ calentamiento\.py: \d+ tests pasan y la comprobación del 0\.1 pasa$", salida, re.MULTILINE)
+    assert ("✔ Tu código cumple el contrato de sus 1 ejercicio: pasa su comprobación y los 3 tests de contrato "
+            "del punto de control 00.") in salida
 
 
 def test_un_fallo_a_proposito_sale_con_el_test_que_lo_pilla(tmp_path, temporal):
     """El punto de control 01 con `permitido` aceptando cualquier respuesta que parezca un sí: la
-    línea de permisos.py nombra el test que lo pilla y lo que esperaba; las demás, en verde."""
+    línea de permisos.py nombra lo primero que lo pilla (la comprobación del 1.2, la del cuaderno,
+    antes que sus tests de contrato) y lo que esperaba; las demás, en verde."""
     espacio = copia_del_punto(1, tmp_path / "mi_agente")
     permisos = espacio / "permisos.py"
     texto = permisos.read_text(encoding="utf-8")
@@ -199,8 +201,9 @@ def test_un_fallo_a_proposito_sale_con_el_test_que_lo_pilla(tmp_path, temporal):
     assert not c.en_verde
     (mala,) = [l for l in c.lineas if l.estado not in (BIEN, SIN_TESTS)]
     assert mala.nombre == "permisos.py" and mala.estado == MAL
-    assert mala.detalle.startswith("falla test_permisos.py::test_permitido_solo_acepta_un_si_de_verdad: ")
-    assert "assert True is False" in mala.detalle  # lo que esperaba, no una traza
+    assert mala.detalle.startswith('falla la comprobación del ejercicio 1.2 (comprobar("1.2")): solo un True ')
+    assert "esperaba False, llegó True" in mala.detalle  # lo que esperaba, no una traza
+    assert "(y 1 test más falla)" in mala.detalle and mala.ejercicio == "1.2"
     assert "Traceback" not in mala.detalle and "\n" not in mala.detalle
 
 
@@ -228,9 +231,10 @@ def test_un_test_que_se_cuelga_se_corta_los_demas_siguen_y_no_queda_nada(tmp_pat
     (linea,) = c.lineas
     assert linea.estado == COLGADO and not c.en_verde
     # Duerme a ratos sin pedir CPU: lo para la regla de «parado» (curso/comprobaciones/colgados.py).
-    assert re.fullmatch(rf"test_calentamiento\.py::test_sin_texto_devuelve_cadena_vacia colgado: no terminó en "
+    # Lo primero que se cuelga es la comprobación del 0.1 (sus casos llaman con una salida vacía).
+    assert re.fullmatch(rf"la comprobación del ejercicio 0\.1 \(comprobar\(\"0\.1\"\)\) colgado: no terminó en "
                         rf"{LIMITE_CORTO} s parado, sin pedir CPU ni disco \(¿espera algo que no llega\?\) "
-                        rf"\(estaba en calentamiento\.py, línea \d+\) \(lo escribe el ejercicio 0\.1\)",
+                        rf"\(estaba en calentamiento\.py, línea \d+\) \(y 1 otro\) \(lo escribe el ejercicio 0\.1\)",
                         linea.detalle), linea.detalle
     assert (c.tests_pasan, c.tests_total) == (2, 3)  # los otros dos corrieron igual
     pytest_pid, hijo_pid = map(int, ficha.read_text().split())
@@ -272,7 +276,7 @@ def test_un_espacio_que_se_muere_o_importa_lo_que_no_hay_es_una_linea_roja(tmp_p
     c = comprobar_aparte.comprobar_en(muere, punto(0), limite=60)
     assert [(l.nombre, l.estado) for l in c.lineas] == [("calentamiento.py", MAL)]
     assert c.lineas[0].detalle == ("el proceso de los tests terminó de golpe al importar test_calentamiento.py "
-                                   "(código 3) (fallan los 3 tests) (lo escribe el ejercicio 0.1)")
+                                   "(código 3) (fallan los 3 tests) (1 sin comprobar) (lo escribe el ejercicio 0.1)")
 
     raro = copia_del_punto(0, tmp_path / "raro")
     (raro / "calentamiento.py").write_text("import paquete_que_no_existe_en_ningun_sitio\n", encoding="utf-8")
@@ -332,7 +336,8 @@ def test_la_orden_comprueba_tu_espacio_y_sale_con_1_si_algo_falla(tmp_path):
     r = curso("comprobar", "0", entorno={rutas.VARIABLE_ESPACIO: str(espacio),
                                          "TMPDIR": str(tmp_path / "temporal")})
     assert r.returncode == 1, r.stderr
-    assert re.search(r"^✘ calentamiento\.py: falla test_calentamiento\.py::test_\w+: ", r.stdout, re.MULTILINE)
+    assert re.search(r'^✘ calentamiento\.py: falla la comprobación del ejercicio 0\.1 \(comprobar\("0\.1"\)\): ',
+                     r.stdout, re.MULTILINE)
     assert list((tmp_path / "temporal").iterdir()) == []
 
 
@@ -397,3 +402,59 @@ def test_comprobar_7_nombra_cada_ejercicio_del_cuaderno(tmp_path, monkeypatch, c
     salida = _lo_que_dice_comprobar(7, tmp_path, monkeypatch, capsys)
     sin_modulo = [id for id, e in ejercicios.cargar_registro().items() if e.modulo is None]
     assert sin_modulo and all(f'comprobar("{id}")' in salida for id in sin_modulo), salida
+
+
+# ---------------------------------------------------------------- lo que califica, y de qué ejercicio
+
+
+def test_cada_test_que_califica_cae_en_la_linea_del_modulo_de_su_ejercicio():
+    """Los tests de contrato y la comprobación de cada ejercicio: en la línea del módulo de su
+    ejercicio (un test de contrato del 7.2 en test_postgresql.py va en la de buzon_pg.py)."""
+    from curso.comprobaciones.tests_del_curso import modulo_del_ejercicio
+    for carpeta in rutas.puntos_de_control().values():
+        ejercicio_de = comprobar_aparte.lo_que_califica(carpeta)
+        modulos = comprobar_aparte.modulos_de(carpeta)
+        assert all(modulo_del_ejercicio(id) in modulos for id in ejercicio_de.values()), carpeta.name
+        lineas = lineas_de(modulos, set(modulos), list(ejercicio_de), {}, ejercicio_de=ejercicio_de,
+                           modulo_de=lambda t, de=ejercicio_de: modulo_del_ejercicio(de[t]))
+        assert {l.modulo for l in lineas} == set(modulos)  # ninguna de un fichero de tests suelto
+
+
+def test_la_linea_de_un_fallo_dice_su_ejercicio_y_primero_el_mas_temprano():
+    """En resumenes.py, falla un test de contrato del 4.3 y otro del 4.2: la línea empieza por el del
+    4.2 y lo nombra; la comprobación de un ejercicio va delante de sus tests."""
+    from curso.comprobaciones.tests_del_curso import test_de_ejercicio
+    t43, t42, c43 = "test_resumenes.py::test_a", "test_resumenes.py::test_b", test_de_ejercicio("4.3")
+    ejercicio_de = {t43: "4.3", t42: "4.2", c43: "4.3"}
+    resultados = {t43: Resultado(aparte.FALLA, "mal"), t42: Resultado(aparte.FALLA, "peor"),
+                  c43: Resultado(aparte.PASA)}
+    (linea,) = lineas_de(["resumenes"], {"resumenes"}, [t43, t42, c43], resultados,
+                         modulo_de=lambda t: "resumenes", ejercicio_de=ejercicio_de)
+    assert linea.ejercicio == "4.2" and linea.detalle.startswith("falla test_resumenes.py::test_b (ejercicio 4.2): peor")
+    resultados[c43] = Resultado(aparte.FALLA, "su caso")
+    (linea,) = lineas_de(["resumenes"], {"resumenes"}, [t43, t42, c43], resultados,
+                         modulo_de=lambda t: "resumenes", ejercicio_de=ejercicio_de)
+    assert linea.detalle.startswith('falla test_resumenes.py::test_b (ejercicio 4.2)')
+    del resultados[t42], ejercicio_de[t42]
+    (linea,) = lineas_de(["resumenes"], {"resumenes"}, [t43, c43], resultados,
+                         modulo_de=lambda t: "resumenes", ejercicio_de=ejercicio_de)
+    assert linea.detalle.startswith('falla la comprobación del ejercicio 4.3 (comprobar("4.3")): su caso')
+
+
+def test_un_fichero_del_curso_que_falta_dice_como_restaurarlo_solo_a_el():
+    from curso.comprobaciones import veredicto
+    linea = veredicto.falta("herramientas", 1, 1)
+    assert linea.texto() == ("✘ herramientas.py: falta en tu espacio: es código que da el curso en la lección 01; "
+                             "restáuralo con python -m curso restaurar 01 --fichero herramientas.py")
+    assert veredicto.falta("compactar", 3, 3).texto() == "✘ compactar.py: falta en tu espacio (lo escribe la lección 03)"
+
+
+def test_un_ejercicio_hecho_pasa_su_comprobacion_y_sus_tests_de_contrato():
+    from curso.comprobaciones import veredicto
+    from curso.comprobaciones.tests_del_curso import test_de_ejercicio
+    c42, t42 = test_de_ejercicio("4.2"), "test_resumenes.py::test_b"
+    resultados = {c42: Resultado(aparte.PASA), t42: Resultado(aparte.FALLA, "peor")}
+    (de,) = veredicto.ejercicios_de([c42, t42], resultados, {c42: "4.2", t42: "4.2"}).values()
+    assert de.estado == aparte.FALLA and de.motivo == "test_resumenes.py::test_b: peor"
+    resultados[t42] = Resultado(aparte.PASA)
+    assert veredicto.ejercicios_de([c42, t42], resultados, {c42: "4.2", t42: "4.2"})["4.2"].estado == aparte.PASA

@@ -160,15 +160,19 @@ def test_un_nombre_que_falta_se_achaca_al_modulo_que_no_lo_tiene():
 # ---------------------------------------------------------------- en comprobar N, lección 06
 
 
-def espacio_06(destino, modulo, viejo, nuevo):
-    """Un espacio igual al punto de control 06 con `viejo` cambiado por `nuevo` en `modulo`."""
-    punto = calificar.rutas.puntos_de_control()[6]
+def espacio_del_punto(numero, destino, modulo, viejo, nuevo):
+    """Un espacio igual al punto de control `numero` con `viejo` cambiado por `nuevo` en `modulo`."""
+    punto = calificar.rutas.puntos_de_control()[numero]
     destino.mkdir()
     for fichero in punto.glob("*.py"):
         (destino / fichero.name).write_text(fichero.read_text(encoding="utf-8"), encoding="utf-8")
     fichero = destino / f"{modulo}.py"
     fichero.write_text(cambiar(fichero.read_text(encoding="utf-8"), viejo, nuevo), encoding="utf-8")
     return destino, punto
+
+
+def espacio_06(destino, modulo, viejo, nuevo):
+    return espacio_del_punto(6, destino, modulo, viejo, nuevo)
 
 
 def test_un_nombre_que_falta_en_tu_agentes_py_apunta_a_tu_agentes_py(tmp_path, temporal):
@@ -190,15 +194,80 @@ def test_un_nombre_que_falta_en_tu_agentes_py_apunta_a_tu_agentes_py(tmp_path, t
     assert [l.modulo for l in c.lineas if l.estado == veredicto.MAL] == ["agentes"]
 
 
-def test_una_transaccion_de_historial_que_rompe_los_pasos_se_achaca_a_historial(tmp_path, temporal):
-    """historial.transaccion confirma con «COMMIT;»: confirma igual, y los tests de historial.py
-    pasan, pero pasos.py reconoce el final de una transacción por «COMMIT» tal cual y deja de
-    apuntar los pasos, así que fallan los de pasos.py. Antes se culpaba a pasos.py, que el alumno no
-    tocó; ahora a historial.py (con su ejercicio, el 4.1), y pasos.py sale como consecuencia suya."""
-    espacio, punto = espacio_06(tmp_path / "mi_agente", "historial", '        bd.execute("COMMIT")\n',
-                                '        bd.execute("COMMIT;")\n')
-    c = comprobar_n.comprobar_en(espacio, punto, LIMITE_SIN_COLGADOS, ficheros_de_tests={"test_pasos.py", "test_historial.py"})
+def test_un_contexto_que_da_la_cola_al_reves_se_achaca_a_resumenes(tmp_path, temporal):
+    """resumenes.contexto (código que da la celda del 4.2 y el 4.3) devuelve la cola al revés: los
+    tests de contrato de resumenes.py pasan (ninguno mira la cola), pero con él fallan los de
+    durable.py, que arma la M con ella. Se culpa a resumenes.py, que el alumno tocó, y durable.py sale
+    como consecuencia suya. (Antes este test era el de un «COMMIT;» en historial.transaccion que
+    rompía los pasos de la 06: test_pasos.py es de regresión del código que da el curso, y el texto
+    del 4.1 no pide esas letras; ver el informe de la rama contrato.)"""
+    espacio, punto = espacio_del_punto(4, tmp_path / "mi_agente", "resumenes", "AND seq>? ORDER BY seq\"",
+                                "AND seq>? ORDER BY seq DESC\"")
+    c = comprobar_n.comprobar_en(espacio, punto, LIMITE_SIN_COLGADOS,
+                                 ficheros_de_tests={"test_durable.py", "test_resumenes.py"})
     lineas = {l.modulo: l for l in c.lineas}
-    assert lineas["pasos"].estado == veredicto.CONSECUENCIA and lineas["pasos"].por == "historial", lineas["pasos"]
-    assert c.culpables and c.culpables[0].modulo == "historial", c.culpables
-    assert lineas["historial"].estado == veredicto.MAL and "ejercicio 4.1" in lineas["historial"].detalle
+    assert lineas["durable"].estado == veredicto.CONSECUENCIA and lineas["durable"].por == "resumenes", lineas["durable"]
+    assert c.culpables and c.culpables[0].modulo == "resumenes", c.culpables
+    assert lineas["resumenes"].estado == veredicto.MAL and "con él fallan los de durable.py" in lineas["resumenes"].detalle
+
+
+# ---------------------------------------------------------------- cada fallo, de su ejercicio
+
+
+def test_injertar_pone_de_referencia_las_funciones_de_los_otros_ejercicios():
+    """Para juzgar el 4.2 solo, el 4.3 del alumno se cambia por el de referencia: lo demás, suyo."""
+    from curso.comprobaciones import culpa
+    suyo = "import json\n\n\ndef validar(x):\n    return 'suyo'\n\n\ndef mover(x):\n    return 'mal'\n"
+    referencia = "import json\n\n\ndef validar(x):\n    return 'ref'\n\n\n@decorada\ndef mover(x):\n    return 'bien'\n\n\ndef otra():\n    pass\n"
+    nuevo = culpa.injertar(suyo, referencia, ["mover"])
+    assert "return 'suyo'" in nuevo and "@decorada\ndef mover(x):\n    return 'bien'" in nuevo and "'mal'" not in nuevo
+    assert "def otra():" in culpa.injertar(suyo, referencia, ["otra"])  # la que no tiene va al final
+    assert culpa.injertar("def validar(:\n", referencia, ["mover"]) is None
+    assert culpa.injertar(suyo, referencia, ["no_existe"]) is None
+
+
+def test_el_ejercicio_de_un_culpable_es_el_de_lo_que_falla_y_no_el_primero_del_modulo():
+    """resumenes.py tiene el 4.2 y el 4.3; falla el test de contrato del 4.3 y pasa la comprobación
+    del 4.2. La variante ingenua, el primer ejercicio que escribe el módulo, diría 4.2."""
+    from curso.comprobaciones import aparte, culpa
+    from curso.comprobaciones.tests_del_curso import test_de_ejercicio
+    tests = ["test_resumenes.py::test_a", "test_resumenes.py::test_b", test_de_ejercicio("4.2"), test_de_ejercicio("4.3")]
+    ejercicio_de = {tests[0]: "4.2", tests[1]: "4.3", tests[2]: "4.2", tests[3]: "4.3"}
+    resultados = {tests[0]: aparte.Resultado(aparte.PASA), tests[1]: aparte.Resultado(aparte.FALLA, "x"),
+                  tests[2]: aparte.Resultado(aparte.PASA), tests[3]: aparte.Resultado(aparte.PASA)}
+    c = culpa.Culpa("resumenes", culpa.SUS_TESTS, ejercicio=culpa.ejercicio_de_cada_modulo()["resumenes"])
+    assert c.ejercicio == "4.2"  # la ingenua
+    assert culpa._ejercicio_de_la_culpa(c, tests, resultados, {}, ejercicio_de, lambda t: "resumenes",
+                                        "mi_agente", "mi_agente/") == "4.3"
+    # Si falla la comprobación de un ejercicio, manda la suya (los casos de cada uno son solo suyos).
+    resultados[tests[3]] = aparte.Resultado(aparte.FALLA, "y")
+    resultados[tests[0]] = aparte.Resultado(aparte.FALLA, "z")
+    assert culpa._ejercicio_de_la_culpa(c, tests, resultados, {}, ejercicio_de, lambda t: "resumenes",
+                                        "mi_agente", "mi_agente/") == "4.3"
+
+
+def test_un_fichero_del_curso_que_falta_es_el_culpable_y_no_quien_lo_importa():
+    from curso.comprobaciones import culpa
+    motivo = ("permisos.py no se puede importar: ModuleNotFoundError: No module named 'herramientas' · "
+              "en mi_agente/permisos.py, línea 7: `import herramientas`")
+    assert culpa.que_falta(motivo, {"permisos", "bucle"}, {"permisos", "bucle", "herramientas"}) == "herramientas"
+    assert culpa.que_falta(motivo, {"permisos", "herramientas"}, {"permisos", "herramientas"}) is None  # lo tiene
+    assert culpa.que_falta("No module named 'numpy'", {"permisos"}, {"permisos"}) is None  # no es del curso
+    dada = culpa.Culpa("herramientas", culpa.FALTA, restaurar="python -m curso restaurar 01 --fichero herramientas.py")
+    assert dada.texto() == ("falta en tu espacio; es código que da el curso: restáuralo con "
+                            "python -m curso restaurar 01 --fichero herramientas.py")
+
+
+def test_lo_que_falla_solo_por_un_fichero_del_curso_no_cuenta_contra_nadie():
+    """La consecuencia de un culpable que es código del curso cuenta lo que dio con él de referencia;
+    la de un culpable del alumno, como salió (nombrándolo)."""
+    from curso.comprobaciones import aparte, culpa
+    junto = {"t1": aparte.Resultado(aparte.FALLA, "No module named 'herramientas'"),
+             "t2": aparte.Resultado(aparte.FALLA, "por resumenes")}
+    reparto = culpa.Reparto(culpables=[culpa.Culpa("herramientas", culpa.FALTA, restaurar="…"),
+                                       culpa.Culpa("resumenes", culpa.SUS_TESTS)],
+                            por={"t1": "herramientas", "t2": "resumenes"},
+                            aislados={"t1": aparte.Resultado(aparte.PASA), "t2": aparte.Resultado(aparte.PASA)})
+    resultados, por = culpa.resultados_para(reparto, junto, lambda t: "permisos")
+    assert resultados["t1"].estado == aparte.PASA and "t1" not in por
+    assert resultados["t2"].estado == aparte.FALLA and por["t2"] == "resumenes"
