@@ -1,9 +1,10 @@
 """Lo que el cuaderno da por bueno, lo da por bueno todo lo que viene después: las segundas soluciones de variantes.py, juntas, contra los tests de cada punto de control.
 
 Un espacio por lección N: los módulos del punto de control N con todas las segundas soluciones de
-las lecciones hasta N puestas como las pondría el alumno (`variantes.poner`). Contra él, los tests
-del punto de control N y, como en `calificar`, las comprobaciones de sus ejercicios, en otro
-proceso (`aparte.correr_aparte`, lo mismo que usan `comprobar N` y `calificar`). Cada prueba
+las lecciones hasta N puestas como las pondría el alumno (`variantes.poner`). Contra él, lo que
+califica, como en `comprobar N` y `calificar`: los tests de contrato del punto de control N (los de
+regresión fijan la referencia, y no califican: `curso/comprobaciones/contrato.py`) y las
+comprobaciones de sus ejercicios, en otro proceso (`aparte.correr_aparte`, lo mismo que usan `comprobar N` y `calificar`). Cada prueba
 distinta corre una sola vez: `repetidos.tests_que_corren` sobre los espacios compuestos deja solo
 la copia más alta de las que coinciden en el test y en todo lo que importa.
 
@@ -18,6 +19,7 @@ import pytest
 from curso import rutas
 from curso.autor import repetidos
 from curso.comprobaciones import aparte, ejercicios, tests_del_curso, variantes
+from curso.comprobaciones.contrato import contratos_del_punto
 from curso.postgres.cluster import VARIABLE_DE_CONEXION
 
 # Las segundas soluciones no cuelgan ningún test: el límite por test no es lo que se prueba aquí. Con
@@ -62,7 +64,7 @@ def test_las_segundas_soluciones_pasan_cada_punto_de_control_y_sus_comprobacione
     rojos = []
     for n, espacio in compuestos.items():
         ficheros = {t.name for t in corren.get(n, [])}
-        seleccion = [t for t in tests_del_curso.tests_del_punto(espacio) if tests_del_curso.fichero_de(t) in ficheros]
+        seleccion = [t for t in contratos_del_punto(espacio) if tests_del_curso.fichero_de(t) in ficheros]
         if not seleccion and not ejercicios_de(n):
             continue
         del_espacio = {p.name: p for p in espacio.glob("*.py")}
