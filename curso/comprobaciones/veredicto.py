@@ -179,8 +179,9 @@ def linea(nombre, tests, resultados, ejercicio_de=None):
     de_contrato = len(pasan) - len(comprobaciones)
     partes = ([_cuantos(de_contrato, "test pasa", "tests pasan")] if de_contrato or not comprobaciones else [])
     if comprobaciones:
+        from curso.comprobaciones.ejercicios import enumerar
         partes.append(f"la comprobación del {comprobaciones[0]} pasa" if len(comprobaciones) == 1 else
-                      f"las comprobaciones de los ejercicios {', '.join(comprobaciones)} pasan")
+                      f"las comprobaciones de los ejercicios {enumerar(comprobaciones)} pasan")
     return Linea(nombre, BIEN, " y ".join(partes))
 
 
