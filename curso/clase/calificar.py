@@ -481,6 +481,9 @@ def calificar(carpeta, salida=None, limite=None, lecciones=None, a_la_vez=None, 
     # 3.11, dos ast.parse a la vez en hilos distintos pueden lanzar «SystemError: AST constructor
     # recursion depth mismatch» (CPython gh-106905; lo vio un test de una clase de dos alumnos).
     tests_del_curso.leccion_de_cada_test()
+    from curso.comprobaciones.contrato import contratos_del_punto
+    for punto in rutas.puntos_de_control().values():  # lo mismo con las marcas de contrato
+        contratos_del_punto(punto)
     grupo = ThreadPoolExecutor(max_workers=a_la_vez)
     # Un SIGTERM (el de `kill`, o el de un sistema que para la sesión) hace lo mismo que un Ctrl-C:
     # sin esto, Python acabaría sin parar los tests ni borrar sus carpetas temporales.

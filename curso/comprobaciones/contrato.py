@@ -96,9 +96,16 @@ def funciones_de_test(arbol):
     return funciones
 
 
+def _arbol(texto):
+    """ast.parse, uno cada vez (calificar trabaja en hilos: ver culpa.UN_ARBOL_CADA_VEZ)."""
+    from curso.comprobaciones.culpa import UN_ARBOL_CADA_VEZ
+    with UN_ARBOL_CADA_VEZ:
+        return ast.parse(texto)
+
+
 @lru_cache(maxsize=512)
 def _marcas(ruta, _cambio):
-    arbol = ast.parse(Path(ruta).read_text(encoding="utf-8"))
+    arbol = _arbol(Path(ruta).read_text(encoding="utf-8"))
     return {nombre: ids for nombre, _, ids in funciones_de_test(arbol) if ids is not None}
 
 
@@ -135,7 +142,7 @@ def funciones_del_ejercicio(id):
     lineas = celda.source.split("\n")
     fuente = "\n".join(["", *lineas[1:]]) if lineas[0].startswith("%%") else celda.source  # mismas líneas
     regiones = [i + 1 for i, l in enumerate(fuente.split("\n")) if l.strip() == INICIO]
-    definiciones = [n for n in ast.walk(ast.parse(fuente)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    definiciones = [n for n in ast.walk(_arbol(fuente)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     nombres = []
     for region in regiones:
         dentro = [d for d in definiciones if d.lineno <= region <= d.end_lineno]
@@ -320,7 +327,7 @@ def redacciones(fichero):
     contrato de `fichero` (y lo del fichero que usan), sin los datos que el propio test le pasa al
     código: un texto que está en alguno de ellos (en el cuerpo de lo que usa, en una constante del
     fichero que usa fuera de sus afirmaciones o en un parámetro que no afirma) vuelve tal cual."""
-    arbol = ast.parse(Path(fichero).read_text(encoding="utf-8"))
+    arbol = _arbol(Path(fichero).read_text(encoding="utf-8"))
     constantes = _constantes(arbol)
     del_fichero = {n.name: n for n in arbol.body
                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}

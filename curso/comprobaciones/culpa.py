@@ -256,7 +256,8 @@ def injertar(suyo, de_referencia, funciones):
     `de_referencia`: las de los otros ejercicios del módulo, para juzgar uno solo. Una que el alumno
     no tenga va al final. None si alguno de los dos no se puede analizar o la referencia no la tiene."""
     try:
-        arbol, referencia = ast.parse(suyo), ast.parse(de_referencia)
+        with UN_ARBOL_CADA_VEZ:
+            arbol, referencia = ast.parse(suyo), ast.parse(de_referencia)
     except (SyntaxError, ValueError):
         return None
 
