@@ -1,7 +1,9 @@
 """Solo el contrato de cada ejercicio califica (issue 40 §1): los hallazgos 1, 2, 4 y 7, cada uno por el camino del alumno que lo encontró.
 
 Cada test falla con el código de antes (main en e6cedbd) y pasa ahora; el informe de la rama dice
-lo que daba cada uno allí. Los espacios son un punto de control con un ejercicio escrito a la
+lo que daba cada uno allí. Los que corren `comprobar N` o `calificar` enteros llevan `lento` (el
+nivel rápido ya corre esas órdenes en test_culpa.py y test_comprobar_espacio.py), salvo el de
+herramientas.py, que es además el de `restaurar --fichero`. Los espacios son un punto de control con un ejercicio escrito a la
 manera del alumno encima: lo que el texto del ejercicio deja elegir (sus palabras, su estilo de
 parámetros SQL) no puede pintar de rojo nada; lo que está mal se achaca al ejercicio que lo tiene;
 y un fichero que da el curso y falta se nombra como tal, con una orden que lo restaura sin perder
@@ -83,6 +85,7 @@ def validar_candidato(bd, ejecucion, corte, candidato):
 '''
 
 
+@pytest.mark.lento  # comprobar N de verdad: test_culpa.py y test_comprobar_espacio.py ya lo corren en el nivel rápido
 def test_un_4_2_con_sus_propias_comprobaciones_y_palabras_pasa_el_cuaderno_y_comprobar_4(tmp_path, temporal):
     """Antes: el cuaderno, 5/5 ✔; `comprobar 4`, «✘ resumenes.py: falla
     test_resumenes.py::test_fuente_booleana_rechazada: … Expected regex: 'no un bool'»."""
@@ -186,6 +189,7 @@ def test_un_cabe_que_llama_a_tamano_tiene_el_mismo_veredicto_en_el_cuaderno_y_en
 # ---------------------------------------------------------------- hallazgo 7: de quién es cada fallo
 
 
+@pytest.mark.lento  # comprobar N de verdad: test_culpa.py y test_comprobar_espacio.py ya lo corren en el nivel rápido
 def test_un_fallo_del_4_3_se_achaca_al_4_3_y_no_cuenta_contra_el_4_2(tmp_path, temporal):
     """`= ?` en lugar de `IS ?`: con base None no mueve nunca el puntero. Antes: «(lo escribe el
     ejercicio 4.2)», con la pista del 4.2, en `comprobar 4` y en `calificar`."""
@@ -199,6 +203,7 @@ def test_un_fallo_del_4_3_se_achaca_al_4_3_y_no_cuenta_contra_el_4_2(tmp_path, t
     assert c.ejercicios["4.2"].estado == aparte.PASA and c.ejercicios["4.3"].estado != aparte.PASA, c.ejercicios
 
 
+@pytest.mark.lento  # comprobar N de verdad: test_culpa.py y test_comprobar_espacio.py ya lo corren en el nivel rápido
 def test_un_fallo_del_5_2_se_achaca_al_5_2(tmp_path, temporal):
     """admitir numera la trayectoria contando los mensajes de todos los padres. Antes: «(lo escribe
     el ejercicio 5.1)», el primero de buzon.py."""

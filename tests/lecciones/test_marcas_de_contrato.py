@@ -184,6 +184,7 @@ def test_cada_test_de_contrato_llega_al_codigo_de_su_ejercicio(id, tmp_path, pos
     assert pasan == [], f"no fallan con el esbozo del {id}: {pasan}"
 
 
+@pytest.mark.lento
 def test_un_test_de_regresion_pasa_con_el_esbozo_y_por_eso_no_califica(tmp_path):
     """La variante ingenua del anterior: un test del código que da el curso (test_api.py) no llega
     al 1.3: con bucle() en su esbozo, pasa. Con la marca del 1.3, lo daría por hecho sin mirarlo."""
