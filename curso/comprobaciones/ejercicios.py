@@ -327,10 +327,10 @@ def describir(exc):
 def evaluar(id, objetivo=None, espacio=None):
     """Corre los casos del ejercicio `id` contra `objetivo` (o el módulo del espacio), sin dejar
     nada en la carpeta temporal del sistema. Una función de una celda del cuaderno se comprueba como
-    la califica `calificar`: con su celda sola (`curso/comprobaciones/celdas.py`)."""
+    la califica `calificar`: con su celda sola (`curso/comprobaciones/celda_sola.py`)."""
     e = buscar(id)
     if objetivo is not None and e.modulo is None:
-        from curso.comprobaciones.celdas import sola
+        from curso.comprobaciones.celda_sola import sola
         objetivo, problema = sola(objetivo, e)
         if problema:
             return Resultado(id, problema=problema)

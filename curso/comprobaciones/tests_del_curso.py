@@ -148,8 +148,8 @@ def _comprobar(id, request, monkeypatch, tmp_path):
 
 def _del_cuaderno(id):
     """Un ejercicio que es una función del cuaderno: la de la celda del alumno, ejecutada sola aquí,
-    igual que en el cuaderno (`curso/comprobaciones/celdas.py`)."""
-    from curso.comprobaciones.celdas import de_la_celda
+    igual que en el cuaderno (`curso/comprobaciones/celda_sola.py`)."""
+    from curso.comprobaciones.celda_sola import de_la_celda
     e = ejercicios.buscar(id)
     celda = PUNTO / {CUADERNO!r} / f"{{id}}.py"
     if not celda.exists():

@@ -263,7 +263,9 @@ def test_cambiar_el_espacio_a_mitad_de_una_comprobacion_no_cambia_su_veredicto(t
         return [l.texto() for l in c.lineas]
 
     quieto = comprobar(arreglar_a_mitad=False)
-    assert quieto[0].startswith("✘ calentamiento.py: falla test_calentamiento.py::test_quita_los_espacios")
+    # Lo primero, la comprobación del 0.1 (la del cuaderno), con su caso de los espacios.
+    assert quieto[0].startswith('✘ calentamiento.py: falla la comprobación del ejercicio 0.1 (comprobar("0.1")): '
+                                "quita los espacios"), quieto[0]
     assert comprobar(arreglar_a_mitad=True) == quieto
     # La variante ingenua: sin foto, cada corrida copia lo que haya en el espacio en ese momento.
     monkeypatch.setattr(comprobar_aparte, "tomar_foto", lambda espacio, destino: espacio)
