@@ -151,11 +151,13 @@ def test_un_test_colgado_queda_colgado_y_los_demas_se_comprueban(curso_de_juguet
 
 def test_lo_que_no_llega_a_correr_se_cuenta_como_sin_comprobar(curso_de_juguete, tmp_path, temporal):
     """b.py se cuelga al importarse, y con él test_a.py y test_b.py. Con 3.5 s para toda la corrida,
-    lo que no llega a correr no es «colgado» ni «falla»: la celda dice cuántos quedan sin comprobar."""
+    lo que no llega a correr no es «colgado» ni «falla»: la celda dice cuántos quedan sin comprobar.
+    Con las dos lecciones: los tests de la 10 (test_a.py, que importa a, que importa b) van delante
+    y se cuelgan primero, y a los de la 11 ya no les llega la corrida."""
     espacio = alumno(tmp_path / "clase", "dani", {"a.py": A_11, "b.py": "while True:\n    pass\n"})
     lecciones = calificar.lecciones_que_se_califican()
     celda = calificar.calificar_alumno(calificar.Alumno("dani", espacio), calificar.Opciones(
-        {11: lecciones[11]}, limite=1.5, limite_total=3.5)).celdas[11]
+        {10: lecciones[10], 11: lecciones[11]}, limite=1.5, limite_total=3.5)).celdas[11]
     assert celda.tests_pasan == 0 and celda.estado == calificar.AMBAR
     assert re.search(r"· \d sin comprobar$", celda.texto), celda.texto
     # b.py es la culpable (colgada al importarse): su línea lo dice, y cuántos suyos quedan sin comprobar.
