@@ -192,8 +192,7 @@ def primer_problema(fila):
             from curso.comprobaciones.tests_del_curso import ejercicio_de_test
             ejercicio = (l.pendiente or l.ejercicio or (ejercicio_de_test(l.primero) if l.primero else None)
                          or next((id for id, _ in sin_hacer if _modulo_del_ejercicio(id) == modulo), ""))
-            nombrado = l.pendiente or not l.primero or l.primero in l.detalle
-            que = f"{l.nombre}: " + ("" if nombrado else f"{l.primero} · ") + l.detalle
+            que = f"{l.nombre}: {l.detalle}"  # la línea ya nombra su test, por lo que comprueba
         elif sin_hacer:
             ejercicio, r = sin_hacer[0]
             que = f"ejercicio {ejercicio}: " + (f"{r.motivo}" if r.motivo else r.estado)
@@ -258,7 +257,7 @@ def _td(celda, destino):
     """La celda: su texto es un enlace a su detalle (`destino`), que se abre con el teclado o con el
     dedo; el `title` lo enseña además al pasar el ratón."""
     e = html.escape
-    lineas = chr(10).join(l.texto() for l in celda.comprobacion.lineas) if celda.comprobacion else celda.texto
+    lineas = chr(10).join(veredicto.lineas_para_leer(celda.comprobacion)) if celda.comprobacion else celda.texto
     numeros = ""
     if celda.tests_total:
         pasan = tests_pasan(celda)
@@ -341,7 +340,7 @@ def _detalle(fila, lecciones, i):
             partes.append(f"{h4}{e(titulo)}: {e(celda.texto)}</h4>")
             continue
         c = celda.comprobacion
-        lineas = [l.texto() for l in c.lineas] + [f"· {nota}" for nota in c.notas]
+        lineas = veredicto.lineas_para_leer(c) + [f"· {nota}" for nota in c.notas]
         lineas += [f"{'✔' if r.estado == aparte.PASA else '✘'} ejercicio {id}"
                    + (f": {r.motivo}" if r.motivo and r.estado != aparte.PASA else "")
                    for id, r in c.ejercicios.items()]
@@ -373,7 +372,7 @@ def devolucion(fila, lecciones):
         c = celda.comprobacion
         ejercicios = f", {_de(ejercicios_hechos(celda), len(c.ejercicios))} ejercicios" if c.ejercicios else ""
         lineas.append(f"{titulo}: {celda.texto} ({_de(tests_pasan(celda), c.tests_total)} tests{ejercicios})")
-        lineas += [f"  {l.texto()}" for l in c.lineas]
+        lineas += [f"  {texto}" for texto in veredicto.lineas_para_leer(c)]
     ultima = max((n for n, c in fila.celdas.items() if c.comprobacion is not None), default=None)
     if ultima is not None:
         lineas += ["", f"Para verlo tú: python -m curso comprobar {ultima:02d} (tus módulos contra los tests) "

@@ -34,8 +34,10 @@ Qué tests tiene cada punto de control, y el fichero de los ejercicios, en `curs
 No es una jaula: un módulo que escriba a propósito en una ruta absoluta puede hacerlo; lo que
 evita es que un test o un fallo corriente toque los ficheros del alumno o del curso.
 """
+import ast
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -101,6 +103,70 @@ class Corrida:
     vueltas: int = 0
     segundos: float = 0.0
     salida: str = ""
+
+
+_DIRECCION = re.compile(r"<([\w.]+) object at 0x[0-9a-fA-F]+>")
+
+
+def _lados(expresion):
+    """(izquierda, operador, derecha) del texto de una comparación de pytest («3 == 4»), o None."""
+    try:
+        arbol = ast.parse(expresion.strip(), mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    if not isinstance(arbol, ast.Compare) or len(arbol.ops) != 1:
+        return None
+    return (ast.get_source_segment(expresion.strip(), arbol.left), type(arbol.ops[0]).__name__,
+            ast.get_source_segment(expresion.strip(), arbol.comparators[0]))
+
+
+def en_castellano(texto):
+    """Lo que pytest dice de un fallo, dicho para quien escribió el código: sin «+ where», sin
+    direcciones de objetos ni «Use -v». Un mensaje propio del test («assert x, "..."») queda él solo;
+    «assert A == B», «esperaba B, llegó A» (como pytest, la derecha es lo esperado); «DID NOT
+    RAISE», qué excepción esperaba. De una aserción sin más que decir («assert not …»), "": quien lo
+    usa nombra entonces lo que el test comprueba."""
+    texto = _DIRECCION.sub(lambda m: f"<un {m.group(1).rsplit('.', 1)[-1]}>", str(texto))
+    lineas = [l for l in texto.splitlines() if l.strip()
+              and not l.lstrip().startswith(("+", "Use -v", "Omitting"))]
+    if not lineas:
+        return ""
+    primera = lineas[0].removeprefix("AssertionError: ").removeprefix("Failed: ").strip()
+    if primera.startswith("DID NOT RAISE"):
+        excepcion = primera.removeprefix("DID NOT RAISE").strip().removeprefix("<class ").rstrip(">").strip("'")
+        return f"esperaba que lanzara {excepcion.rsplit('.', 1)[-1]}, y no lanzó nada"
+    if primera.startswith("Regex pattern did not match"):
+        esperado = next((l.split(":", 1)[1].strip() for l in lineas if "Expected regex:" in l), "?")
+        llego = next((l.split(":", 1)[1].strip() for l in lineas if "Actual message:" in l), "?")
+        return f"el mensaje del error no dice lo esperado: esperaba algo como {esperado}, llegó {llego}"
+    if not primera.startswith("assert "):  # el mensaje del test, y lo que lo explica (no su «assert …»)
+        resto = [l.strip() for l in lineas[1:] if not l.strip().startswith("assert ")]
+        return " · ".join([primera, *resto[:2]])
+    lados = _lados(primera.removeprefix("assert "))
+    if lados is None:
+        return ""
+    izquierda, operador, derecha = lados
+    if operador == "Eq":
+        return f"esperaba {derecha}, llegó {izquierda}"
+    if operador == "In":
+        return f"esperaba encontrar {izquierda} en {derecha}"
+    if operador == "NotIn":
+        return f"no esperaba encontrar {izquierda} en {derecha}"
+    if operador == "NotEq":
+        return f"esperaba algo distinto de {derecha}, y llegó eso"
+    return ""
+
+
+# Lo que se dice de una aserción de la que pytest no da más que «assert not …» y sus «+ where»: la
+# línea que lo lleva ya nombra el test por lo que comprueba.
+NO_SE_CUMPLE = "no se cumple con tu código"
+
+
+def frase_del_test(test):
+    """«un permiso denegado vuelve como error [x]» de «test_permisos.py::test_un_permiso_denegado_vuelve_como_error[x]»:
+    lo que comprueba el test, dicho con su nombre."""
+    funcion, _, caso = test.split("::")[-1].partition("[")
+    return funcion.removeprefix("test_").replace("_", " ") + (f" [{caso}" if caso else "")
 
 
 def motivo_corto(texto, ancho=CARACTERES_DEL_MOTIVO):

@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from curso import rutas
-from curso.comprobaciones.aparte import INFORME, PILA, VARIABLE_A_LA_VISTA, VARIABLE_COPIA, motivo_corto
+from curso.comprobaciones.aparte import (INFORME, NO_SE_CUMPLE, PILA, VARIABLE_A_LA_VISTA, VARIABLE_COPIA,
+                                         en_castellano, motivo_corto)
 
 _pila = None  # el fichero de PILA, abierto mientras viva el proceso
 # El aviso de un esbozo, también dentro del texto de otro proceso (un test que corre correr.py).
@@ -43,10 +44,13 @@ def _fichero(nodeid):
 
 
 def _motivo(informe_de_pytest):
+    """Por qué falló un test, en una línea y en castellano (`aparte.en_castellano`): quien la lee es
+    quien escribió el código, no quien escribió el test."""
     crash = getattr(informe_de_pytest.longrepr, "reprcrash", None)
-    texto = crash.message if crash is not None else str(informe_de_pytest.longrepr)
+    if crash is None:  # un error al recoger o al importar: sus líneas «E   …»
+        return motivo_corto(a_la_vista(str(informe_de_pytest.longrepr)))
     # «Failed: » es lo que pytest.fail pone delante (la comprobación de un ejercicio lo dice así)
-    return motivo_corto(a_la_vista(texto.removeprefix("Failed: ")))
+    return motivo_corto(en_castellano(a_la_vista(crash.message.removeprefix("Failed: "))) or NO_SE_CUMPLE)
 
 
 def a_la_vista(texto):

@@ -17,7 +17,7 @@ colgó, o cuántos quedaron sin comprobar. Todo aquí es puro: no arranca proces
 from dataclasses import dataclass, field
 
 from curso.comprobaciones.aparte import COLGADO as T_COLGADO
-from curso.comprobaciones.aparte import FALLA, MUERTO, PASA, SALTADO
+from curso.comprobaciones.aparte import FALLA, MUERTO, NO_SE_CUMPLE, PASA, SALTADO, frase_del_test
 from curso.comprobaciones.tests_del_curso import ejercicio_de_test, fichero_de
 
 # Cómo queda cada línea.
@@ -98,13 +98,17 @@ def modulo_de_test(fichero, modulos):
     return otro if otro in modulos else None
 
 
-def _nombre(test, resultado):
-    """«test_x.py::test_y» o, si decidió uno de sus casos, «test_x.py::test_y[caso]»; la de un
-    ejercicio, «la comprobación del ejercicio 4.3» (la de `comprobar("4.3")` en el cuaderno)."""
+def nombre_del_test(test, resultado=None):
+    """Cómo se le nombra un test a quien escribió el código: lo que comprueba y su fichero («el test
+    «un permiso denegado vuelve como error [caso]» (test_permisos.py)», con el caso que decidió si
+    es uno de varios); la de un ejercicio, «la comprobación del ejercicio 4.3» (la de
+    `comprobar("4.3")` en el cuaderno)."""
     id = ejercicio_de_test(test)
     if id:
         return f'la comprobación del ejercicio {id} (comprobar("{id}"))'
-    return f"{fichero_de(test)}::{resultado.caso}" if resultado.caso else test
+    caso = getattr(resultado, "caso", "") or test.split("::", 1)[-1]
+    return f"el test «{frase_del_test(caso)}» ({fichero_de(test)})"
+
 
 
 def ejercicios_ordenados(ids):
@@ -152,13 +156,13 @@ def linea(nombre, tests, resultados, ejercicio_de=None):
             detalle = (f"ejercicio {primero.pendiente} pendiente (llegan a su esbozo "
                        f"{_cuantos(alcanzan, 'test', 'tests')})")
             otros = len(fallan) - alcanzan
-        elif len(fallan) > 1 and all(de[t].motivo == primero.motivo for t in fallan):
+        elif len(fallan) > 1 and primero.motivo != NO_SE_CUMPLE and all(de[t].motivo == primero.motivo for t in fallan):
             detalle, otros = f"{primero.motivo} (fallan los {len(fallan)} tests)", 0  # al importar, p. ej.
         else:
             en = f" (en {primero.donde}.py)" if primero.donde and f"{primero.donde}.py" != nombre else ""
             de = (f" (ejercicio {ejercicio_de[fallan[0]]})" if fallan[0] in ejercicio_de
                   and not ejercicio_de_test(fallan[0]) else "")
-            detalle = f"falla {_nombre(fallan[0], primero)}{de}{en}: {primero.motivo}"
+            detalle = f"falla {nombre_del_test(fallan[0], primero)}{de}{en}: {primero.motivo}"
             otros = len(fallan) - 1
         if otros:
             detalle += f" (y {_cuantos(otros, 'test más falla', 'tests más fallan')})"
@@ -166,7 +170,7 @@ def linea(nombre, tests, resultados, ejercicio_de=None):
                      ejercicio=primero.pendiente or ejercicio_de.get(fallan[0], ""))
     if colgados:
         primero = de[colgados[0]]
-        detalle = f"{_nombre(colgados[0], primero)} colgado: {primero.motivo}"
+        detalle = f"{nombre_del_test(colgados[0], primero)} colgado: {primero.motivo}"
         if len(colgados) > 1:
             detalle += f" (y {_cuantos(len(colgados) - 1, 'otro', 'otros')})"
         return Linea(nombre, COLGADO, detalle + mas, colgados[0], donde=primero.donde,
@@ -295,7 +299,7 @@ def ejercicios_de(tests, resultados, ejercicio_de=None):
             r = resultados.get(otro)
             if ejercicio_de.get(otro) == id and not ejercicio_de_test(otro) and r is not None \
                     and r.estado not in (PASA, SALTADO):
-                de[id] = Resultado(r.estado, f"{_nombre(otro, r)}: {r.motivo}", r.pendiente, r.caso, r.donde)
+                de[id] = Resultado(r.estado, f"{nombre_del_test(otro, r)}: {r.motivo}", r.pendiente, r.caso, r.donde)
                 break
     return de
 
@@ -307,17 +311,20 @@ def sin_comprobar(tests, resultados):
                and getattr(resultados.get(t), "estado", T_SIN) in (T_SIN, SALTADO))
 
 
+def lineas_para_leer(comprobacion):
+    """El texto de cada línea, con el código que da el curso que está bien en una sola al final."""
+    dados = [l.nombre for l in comprobacion.lineas if l.estado == SIN_TESTS and l.detalle == DADO]
+    lineas = [l.texto() for l in comprobacion.lineas if not (l.estado == SIN_TESTS and l.detalle == DADO)]
+    return lineas + ([f"{SIMBOLO[SIN_TESTS]} {', '.join(dados)}: {DADO}"] if dados else [])
+
+
 def informe(comprobacion, de_donde):
     """El texto que escribe `comprobar`: una línea por módulo (el código que da el curso que está
     bien, en una sola), las notas y el veredicto."""
     c = comprobacion
     cabecera = (f"Punto de control {c.numero:02d} ({c.nombre}): la comprobación de cada ejercicio y los "
                 f"tests de contrato, contra {de_donde}")
-    dados = [l.nombre for l in c.lineas if l.estado == SIN_TESTS and l.detalle == DADO]
-    cuerpo = [l.texto() for l in c.lineas if not (l.estado == SIN_TESTS and l.detalle == DADO)]
-    if dados:
-        cuerpo.append(f"{SIMBOLO[SIN_TESTS]} {', '.join(dados)}: {DADO}")
-    cuerpo += [f"· {nota}" for nota in c.notas]
+    cuerpo = lineas_para_leer(c) + [f"· {nota}" for nota in c.notas]
     rojas = sum(1 for l in c.lineas if l.estado not in NO_IMPIDEN_EL_VERDE)
     if c.culpables:
         primero = c.culpables[0]

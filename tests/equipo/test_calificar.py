@@ -466,3 +466,52 @@ def test_la_leccion_02_se_califica_por_las_celdas_de_su_cuaderno(tmp_path, tempo
     assert filas["esbozo"]["02 estado"] == "sin empezar"  # el cuaderno tal como lo da el curso
     assert filas["sin_cuaderno"]["02 estado"].startswith("no encuentro su cuaderno (02_la_ventana.ipynb")
 
+
+
+# ---------------------------------------------------------------- lo que lee el alumno (issue 44·7)
+
+# Dos tests de contrato escritos como se escriben (un assert sin mensaje), que fallan con un a.py
+# cuyo f() sí devuelve 1: lo que pytest dice de ellos lleva «+ where», la dirección de un objeto y
+# el nombre de la función de test.
+CONTRATO_CON_ASSERTS = ('import pytest\nimport a\n\n\ndef es_de_verdad(x):\n    return x is True\n\n\n'
+                        + MARCA.format("10.1") + "def test_la_conexion_queda_sin_transaccion():\n"
+                        "    assert not a.CONEXION.in_transaction\n\n\n"
+                        + MARCA.format("10.1") + "def test_lista_dice_que_si():\n    assert es_de_verdad(a.lista())\n")
+A_CON_TRANSACCION = ("import sqlite3\n\nCONEXION = sqlite3.connect(':memory:', isolation_level=None)\n"
+                     "CONEXION.execute('BEGIN')\n\n\ndef f():\n    return 1\n\n\ndef lista():\n    return 'si'\n")
+LO_QUE_NO_LEE_UN_ALUMNO = ("+ where", " object at 0x", "assert ", "::test_", "test_la_conexion")
+
+
+def test_la_devolucion_dice_en_castellano_lo_que_falla_sin_lo_de_pytest(curso_de_juguete, tmp_path, temporal):
+    """La devolución de un alumno, el comentario del CSV y la página dicen qué comprueba el test
+    que falla, con palabras, y su ejercicio y su pista; nada de lo de pytest. La variante ingenua,
+    el motivo tal como lo da pytest (`motivo_corto`), lo lleva todo."""
+    from curso.comprobaciones.aparte import en_castellano, motivo_corto
+    (curso_de_juguete / "10_uno" / "tests" / "test_a_conexion.py").write_text(CONTRATO_CON_ASSERTS, encoding="utf-8")
+    clase = tmp_path / "clase"
+    alumno(clase, "rosa", {"a.py": A_CON_TRANSACCION})
+    salida = tmp_path / "notas"
+    fila = calificar_juguete(clase, salida, lecciones=[10], devoluciones=True)["rosa"]
+    devolucion = (salida / "devoluciones" / "rosa.txt").read_text(encoding="utf-8")
+    for texto in (devolucion, fila["comentario"]):
+        assert not [x for x in LO_QUE_NO_LEE_UN_ALUMNO if x in texto], texto
+        assert "el test «la conexion queda sin transaccion» (test_a_conexion.py)" in texto
+        assert "ejercicio 10.1" in texto and "f() devuelve 1" in texto  # su ejercicio y su pista
+    crudo = "assert not True\n +  where True = <sqlite3.Connection object at 0x7f11db40be20>.in_transaction"
+    assert "0x7f11db40be20" in motivo_corto(crudo) and en_castellano(crudo) == ""
+
+
+@pytest.mark.parametrize("crudo, dicho", [
+    ("assert 3 == 4\n +  where 3 = f(3)", "esperaba 4, llegó 3"),
+    ("AssertionError: el bucle tiene que parar\nassert 3 == 4\n +  where 3 = f(3)", "el bucle tiene que parar"),
+    ("Failed: DID NOT RAISE <class 'sqlite3.IntegrityError'>", "esperaba que lanzara IntegrityError, y no lanzó nada"),
+    ("AssertionError: assert 'abc' in ['x', 'y']", "esperaba encontrar 'abc' en ['x', 'y']"),
+    ("assert [1, 2, 3] == [1, 2, 4]\n  \n  At index 2 diff: 3 != 4\n  Use -v to get more diff",
+     "esperaba [1, 2, 4], llegó [1, 2, 3]"),
+    ("AssertionError: Regex pattern did not match.\n  Expected regex: 'no un bool'\n  Actual message: 'otra'",
+     "el mensaje del error no dice lo esperado: esperaba algo como 'no un bool', llegó 'otra'"),
+    ("assert False\n +  where False = es_observacion_de_error(<bloque>)", ""),
+])
+def test_lo_que_dice_pytest_de_una_asercion_se_dice_en_castellano(crudo, dicho):
+    from curso.comprobaciones.aparte import en_castellano
+    assert en_castellano(crudo) == dicho

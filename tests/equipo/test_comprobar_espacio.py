@@ -88,7 +88,7 @@ def test_una_linea_por_modulo_con_el_primer_test_que_falla():
                   "test_b.py::test_3": Resultado(aparte.FALLA, "otra cosa")}
     lineas = lineas_de(["a", "b", "c"], {"a", "b", "c"}, list(resultados), resultados)
     assert [(l.nombre, l.estado) for l in lineas] == [("a.py", BIEN), ("b.py", MAL), ("c.py", SIN_TESTS)]
-    assert lineas[1].detalle == ("falla test_b.py::test_2: AssertionError: esperaba 3 · assert 2 == 3 "
+    assert lineas[1].detalle == ("falla el test «2» (test_b.py): AssertionError: esperaba 3 · assert 2 == 3 "
                                  "(y 1 test más falla)")
 
 
@@ -106,7 +106,7 @@ def test_un_fallo_en_un_test_de_varios_modulos_dice_en_que_modulo_fallo():
     from curso.clase.calificar import _quien
     resultados = {"test_recorridos.py::test_arregla": Resultado(aparte.FALLA, "ValueError: M mal formada", donde="compactar")}
     (linea,) = lineas_de(["compactar"], {"compactar"}, list(resultados), resultados)[1:]
-    assert linea.detalle == "falla test_recorridos.py::test_arregla (en compactar.py): ValueError: M mal formada"
+    assert linea.detalle == "falla el test «arregla» (test_recorridos.py) (en compactar.py): ValueError: M mal formada"
     assert _quien(linea) == "compactar.py"
 
 
@@ -432,11 +432,11 @@ def test_la_linea_de_un_fallo_dice_su_ejercicio_y_primero_el_mas_temprano():
                   c43: Resultado(aparte.PASA)}
     (linea,) = lineas_de(["resumenes"], {"resumenes"}, [t43, t42, c43], resultados,
                          modulo_de=lambda t: "resumenes", ejercicio_de=ejercicio_de)
-    assert linea.ejercicio == "4.2" and linea.detalle.startswith("falla test_resumenes.py::test_b (ejercicio 4.2): peor")
+    assert linea.ejercicio == "4.2" and linea.detalle.startswith("falla el test «b» (test_resumenes.py) (ejercicio 4.2): peor")
     resultados[c43] = Resultado(aparte.FALLA, "su caso")
     (linea,) = lineas_de(["resumenes"], {"resumenes"}, [t43, t42, c43], resultados,
                          modulo_de=lambda t: "resumenes", ejercicio_de=ejercicio_de)
-    assert linea.detalle.startswith('falla test_resumenes.py::test_b (ejercicio 4.2)')
+    assert linea.detalle.startswith('falla el test «b» (test_resumenes.py) (ejercicio 4.2)')
     del resultados[t42], ejercicio_de[t42]
     (linea,) = lineas_de(["resumenes"], {"resumenes"}, [t43, c43], resultados,
                          modulo_de=lambda t: "resumenes", ejercicio_de=ejercicio_de)
@@ -457,6 +457,6 @@ def test_un_ejercicio_hecho_pasa_su_comprobacion_y_sus_tests_de_contrato():
     c42, t42 = test_de_ejercicio("4.2"), "test_resumenes.py::test_b"
     resultados = {c42: Resultado(aparte.PASA), t42: Resultado(aparte.FALLA, "peor")}
     (de,) = veredicto.ejercicios_de([c42, t42], resultados, {c42: "4.2", t42: "4.2"}).values()
-    assert de.estado == aparte.FALLA and de.motivo == "test_resumenes.py::test_b: peor"
+    assert de.estado == aparte.FALLA and de.motivo == "el test «b» (test_resumenes.py): peor"
     resultados[t42] = Resultado(aparte.PASA)
     assert veredicto.ejercicios_de([c42, t42], resultados, {c42: "4.2", t42: "4.2"})["4.2"].estado == aparte.PASA
