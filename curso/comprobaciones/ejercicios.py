@@ -31,14 +31,23 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 from curso import rutas
 from curso.comprobaciones.esbozos import ejercicio_del_aviso
 
 LECCION = re.compile(r"l\d\d[a-z]?")  # los módulos que registran los ejercicios de una lección
 
-# Una comprobación tarda menos de un segundo; si pasa de aquí, el código del alumno no termina.
+# Un caso tarda menos de un segundo de CPU (el del diferencial, unos pocos); si su proceso quema
+# más que esto, el código del alumno no termina. Se cuenta la CPU, no el reloj: en una máquina muy
+# cargada (un hub con una clase entera) el reloj corre varias veces más deprisa que la CPU del caso.
 LIMITE_SEGUNDOS = 10
+# Y para lo que se queda esperando sin gastar CPU (un cerrojo que nunca se suelta), el reloj, con
+# holgura: esto por el límite de CPU.
+VECES_EL_RELOJ = 6
+# Si la excepción del corte cae dentro de un callback del recolector de basura (hypothesis tiene
+# uno), Python la ignora: el aviso se repite cada tanto hasta que una llega.
+REPETIR_EL_CORTE_S = 1
 
 
 class Fallo(Exception):
@@ -59,6 +68,7 @@ def igual(obtenido, esperado, nota=""):
 class Caso:
     descripcion: str
     prueba: object  # función(objetivo) -> None; lanza Fallo si no cuadra
+    diferencial: object = None  # la declaración, si es el caso del diferencial (el último del ejercicio)
 
 
 @dataclass
@@ -160,7 +170,10 @@ REGISTRO = {}
 
 
 def ejercicio(id, leccion, titulo, nombre, pistas, modulo=None, usa=()):
-    """Registra un ejercicio; devuelve un decorador para añadirle casos en orden."""
+    """Registra un ejercicio; devuelve un decorador para añadirle casos en orden.
+
+    El decorador trae `caso.diferencial(...)`, que declara el diferencial del ejercicio (ver
+    `curso/comprobaciones/diferencial.py`): va detrás de sus casos escritos, y es el último."""
     e = Ejercicio(id, leccion, titulo, nombre, [], list(pistas), modulo, tuple(usa))
     REGISTRO[id] = e
 
@@ -169,6 +182,18 @@ def ejercicio(id, leccion, titulo, nombre, pistas, modulo=None, usa=()):
             e.casos.append(Caso(descripcion, prueba))
             return prueba
         return registrar
+
+    def diferencial(entradas=None, **opciones):
+        """Sobre una función de hechos (con `entradas`, su estrategia) o una clase `Maquina`."""
+        from curso.comprobaciones import diferencial as motor
+
+        def registrar(declarado):
+            declaracion = declarado if isinstance(declarado, type) else motor.SinEstado(declarado, entradas, **opciones)
+            e.casos.append(Caso(motor.descripcion(declaracion), lambda objetivo: motor.correr(e, declaracion, objetivo),
+                                declaracion))
+            return declarado
+        return registrar
+    caso.diferencial = diferencial
     return caso
 
 
@@ -212,22 +237,37 @@ def olvidar_modulos(carpeta):
             del sys.modules[nombre]
 
 
+# Si el TimeoutError que llega lo lanzó `con_limite` (y no el código del alumno): el diferencial
+# no lo toma por un hecho que comparar, sino por el corte que es.
+ALARMA = SimpleNamespace(disparada=False)
+
+
 @contextmanager
 def con_limite(segundos):
-    """Corta con TimeoutError un bloque que tarda más de `segundos` (solo en el hilo principal)."""
+    """Corta con TimeoutError un bloque que gasta más de `segundos` de CPU, o que pasa de
+    `VECES_EL_RELOJ` veces eso de reloj (solo en el hilo principal)."""
+    ALARMA.disparada = False
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def cortar(*_):
-        raise TimeoutError(f"la comprobación pasó de {segundos} s: ¿un bucle que no termina?")
-    anterior = signal.signal(signal.SIGALRM, cortar)
-    signal.setitimer(signal.ITIMER_REAL, segundos)
+    def cortar(senal, _marco):
+        ALARMA.disparada = True
+        if senal == signal.SIGPROF:
+            raise TimeoutError(f"la comprobación pasó de {segundos:g} s de CPU: ¿un bucle que no termina?")
+        raise TimeoutError(f"la comprobación pasó de {segundos * VECES_EL_RELOJ:g} s esperando: ¿algo que "
+                           "espera a algo que no llega?")
+    temporizadores = {signal.SIGPROF: (signal.ITIMER_PROF, segundos),
+                      signal.SIGALRM: (signal.ITIMER_REAL, segundos * VECES_EL_RELOJ)}
+    anteriores = {senal: signal.signal(senal, cortar) for senal in temporizadores}
+    for cual, cuando in temporizadores.values():
+        signal.setitimer(cual, cuando, REPETIR_EL_CORTE_S)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, anterior)
+        for senal, (cual, _) in temporizadores.items():
+            signal.setitimer(cual, 0)
+            signal.signal(senal, anteriores[senal])
 
 
 def objetivo_del_espacio(e, espacio):
@@ -406,7 +446,11 @@ def informe(resultado):
         elif l.estado == "error":
             lineas.append(f"  ✘ {l.caso}\n      lanzó {l.detalle}")
         else:
-            lineas.append(f"  ✘ {l.caso}" + (f" ({l.detalle})" if l.detalle else ""))
+            # Un detalle de varias líneas (el del diferencial: la entrada, el hecho y la pista) va
+            # debajo, sangrado; uno de una línea, entre paréntesis.
+            primera, *mas = l.detalle.split("\n") if l.detalle else [""]
+            lineas.append(f"  ✘ {l.caso}" + (f" ({primera})" if primera and not mas else ""))
+            lineas += [f"      {d}" for d in ([primera, *mas] if mas else [])]
             esperaba, llego = cortos(l.esperado, l.obtenido)
             lineas.append(f"      esperaba: {esperaba}")
             lineas.append(f"      llegó:    {llego}")

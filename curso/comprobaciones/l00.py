@@ -1,4 +1,6 @@
 """Para `comprobar("0.1")`: el ejercicio de calentamiento de la lección 00, que recorre todo el mecanismo."""
+from hypothesis import strategies as st
+
 from curso.comprobaciones.ejercicios import ejercicio, igual
 
 caso = ejercicio(
@@ -34,3 +36,17 @@ def _(ultima_linea):
 def _(ultima_linea):
     igual(ultima_linea(""), "")
     igual(ultima_linea("\n \n"), "")
+
+
+# Las salidas: líneas de letras, espacios y tabuladores, vacías o no, separadas por \n (lo que
+# escribe un programa en la terminal), con o sin salto de línea al final.
+LINEA = st.text(alphabet="aZ.( )\t", max_size=6)
+SALIDAS = st.builds(lambda lineas, final: "\n".join(lineas) + final,
+                    st.lists(LINEA, max_size=6), st.sampled_from(["", "\n", "\n\n", " \n"]))
+
+
+@caso.diferencial(entradas=SALIDAS, ejemplos=200, contar=lambda salida: f"ultima_linea({salida!r})",
+                  pistas={"lo que devuelve": "la última línea que tenga algo que no sea espacio, sin los "
+                                             "espacios de los extremos; \"\" si ninguna tiene"})
+def _(ultima_linea, salida):
+    return {"lo que devuelve": ultima_linea(salida)}
