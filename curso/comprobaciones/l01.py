@@ -2,6 +2,9 @@
 
 from itertools import pairwise
 
+from hypothesis import strategies as st
+
+from curso.comprobaciones.diferencial import carpeta_fija
 from curso.comprobaciones.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
 
 LEER = {"type": "tool_use", "id": "t1", "name": "leer", "input": {"ruta": "a.txt"}}
@@ -67,6 +70,26 @@ def _(entorno):
           "server_tool_use y web_search_tool_result")
 
 
+# El diferencial: respuestas de 0 a 5 bloques de todas las clases (texto con blancos en los
+# extremos o vacío, llamadas, también con claves de más, y los bloques que no son ni una cosa ni otra).
+TEXTOS = st.sampled_from(["Hola.", "", "  ", "\nVale.", "Hecho.  \n", "a  b"])
+BLOQUES = st.one_of(
+    st.builds(lambda t: {"type": "text", "text": t}, TEXTOS),
+    st.builds(lambda n, nombre: {"type": "tool_use", "id": f"t{n}", "name": nombre, "input": {"ruta": "a.txt"}},
+              st.integers(1, 3), st.sampled_from(["leer", "ejecutar", "borrar"])),
+    st.just({"type": "tool_use", "id": "t9", "name": "leer", "input": {}, "cache_control": {"type": "ephemeral"}}),
+    st.sampled_from(OTROS_BLOQUES))
+
+
+@caso.diferencial(entradas=st.lists(BLOQUES, max_size=5), ejemplos=150,
+                  contar=lambda respuesta: f"respuesta = {respuesta!r}",
+                  pistas={"llamadas_de": "los bloques cuyo \"type\" es \"tool_use\", todos y en su orden",
+                          "texto_de": "los \"text\" de los bloques de tipo \"text\", unidos por un espacio, y sin "
+                                      "blancos en los extremos del resultado"})
+def _(entorno, respuesta):
+    return {"llamadas_de": entorno.llamadas_de(respuesta), "texto_de": entorno.texto_de(respuesta)}
+
+
 # --- 1.2 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "1.2", leccion=1, titulo="permitido: leer no pregunta; editar y ejecutar, sí",
@@ -122,6 +145,27 @@ def _(permitido):
 def _(permitido):
     # Un usuario que devuelve lo que se tecleó, "n", da un valor que en un if cuenta como verdadero.
     igual(permitido("ejecutar", {"comando": "ls"}, Usuario("n")), False)
+
+
+# El diferencial: las tres herramientas del curso, sin usuario o con uno que contesta de todo
+# (True, False, y lo que no es un True explícito: "n", "s", 1, None...).
+RESPUESTAS_DEL_USUARIO = [True, False, "n", "s", 1, 0, None, "True"]
+
+
+@caso.diferencial(entradas=st.tuples(st.sampled_from(["leer", "editar", "ejecutar"]),
+                                     st.sampled_from([{"ruta": "a.txt"}, {"comando": "ls"}, {}]),
+                                     st.sampled_from([None, *[Usuario(r) for r in RESPUESTAS_DEL_USUARIO]])),
+                  ejemplos=120,
+                  contar=lambda e: f"permitido({e[0]!r}, {e[1]!r}, "
+                                   + ("None" if e[2] is None else f"un usuario que contesta {e[2].respuesta!r}") + ")",
+                  pistas={"lo que devuelve": "True sin preguntar para SIN_PERMISO; False sin usuario; si no, solo un "
+                                             "True explícito del usuario (is True)",
+                          "lo que se le pregunta al usuario": "se le pregunta una vez, con el nombre y la entrada, y "
+                                                              "solo si la herramienta no está en SIN_PERMISO"})
+def _(permitido, entrada):
+    nombre, argumentos, usuario = entrada
+    devuelve = permitido(nombre, argumentos, usuario)
+    return {"lo que devuelve": devuelve, "lo que se le pregunta al usuario": usuario and usuario.preguntas}
 
 
 # --- 1.3 -------------------------------------------------------------------------------------
@@ -213,3 +257,59 @@ def _(bucle):
     motivo, _, M = bucle(Guion([rara], [HOLA]), INICIO, carpeta(), 5)
     igual(motivo, "fin")
     igual(M[len(INICIO) + 1][1][0].get("is_error"), True, "la observación de borrar lleva is_error: true")
+
+
+# El diferencial: guiones de 0 a 4 respuestas (solo texto, una llamada o varias a la vez, a
+# herramientas que existen y que no, con argumentos de menos o de más, a un fichero que no está),
+# con el tope por debajo, en y por encima de lo que dura el guion, y un usuario que dice que sí, que
+# no, o ninguno. Cuando el guion se acaba, el modelo contesta «Fin.».
+LLAMADAS = st.sampled_from([
+    {"name": "leer", "input": {"ruta": "a.txt"}}, {"name": "leer", "input": {"ruta": "no_esta.txt"}},
+    {"name": "leer", "input": {}}, {"name": "editar", "input": {"ruta": "a.txt", "antiguo": "a", "nuevo": "b"}},
+    {"name": "ejecutar", "input": {"comando": "echo hola"}}, {"name": "borrar", "input": {}},
+    {"name": "leer", "input": {"ruta": "a.txt", "sobra": 1}}])
+RESPUESTA = st.one_of(
+    st.builds(lambda t: [{"type": "text", "text": t}], st.sampled_from(["Hecho.", "", " Listo. "])),
+    st.builds(lambda texto, llamadas: texto + [dict(ll, type="tool_use", id=f"t{k}") for k, ll in enumerate(llamadas)],
+              st.sampled_from([[], [{"type": "text", "text": "Miro."}]]), st.lists(LLAMADAS, min_size=1, max_size=3)))
+
+
+class GuionDelDiferencial:
+    """Contesta sus respuestas en orden (ids de llamada únicos en todo el guion) y, cuando se acaban,
+    «Fin.»; apunta cada M y las herramientas que recibe."""
+
+    def __init__(self, respuestas):
+        self.respuestas = [[dict(b, id=f"{b['id']}_{n}") if b["type"] == "tool_use" else b for b in r]
+                           for n, r in enumerate(respuestas)]
+        self.vistas, self.herramientas = [], []
+
+    def __call__(self, M, herramientas=()):
+        self.vistas.append(list(M))
+        self.herramientas.append([h.get("name") for h in herramientas])
+        return self.respuestas.pop(0) if self.respuestas else [{"type": "text", "text": "Fin."}]
+
+
+def contar_bucle(entrada):
+    respuestas, tope, usuario = entrada
+    guion = "; ".join("[" + ", ".join(b.get("text", "") if b["type"] == "text" else f"{b['name']}({b['input']})"
+                                      for b in r) + "]" for r in respuestas)
+    return f"un modelo que contesta {guion or 'solo «Fin.»'}, tope = {tope}, usuario = {usuario}"
+
+
+@caso.diferencial(entradas=st.tuples(st.lists(RESPUESTA, max_size=4), st.sampled_from([0, 1, 2, 3, 4, 5]),
+                                     st.sampled_from(["ninguno", "sí a todo", "no a todo"])),
+                  ejemplos=40, contar=contar_bucle,
+                  pistas={"lo que devuelve": "(\"fin\", texto_de(respuesta), M) si la respuesta no trae llamadas; "
+                                             "(\"tope\", None, M) tras `tope` turnos",
+                          "las M que ve el modelo": "cada petición lleva M entera; M solo crece",
+                          "las herramientas de cada petición": "modelo(M, HERRAMIENTAS) en cada petición"})
+def _(bucle, entrada):
+    respuestas, tope, usuario = entrada
+    copia = carpeta_fija("copia-1.3")
+    (copia / "a.txt").write_text("contenido de a\n", encoding="utf-8")
+    modelo = GuionDelDiferencial(respuestas)
+    quien = {"ninguno": None, "sí a todo": lambda n, e: True, "no a todo": lambda n, e: False}[usuario]
+    devuelve = bucle(modelo, list(INICIO), copia, tope, usuario=quien)
+    return {"lo que devuelve": devuelve, "las M que ve el modelo": modelo.vistas,
+            "las herramientas de cada petición": modelo.herramientas,
+            "a.txt al acabar": (copia / "a.txt").read_text(encoding="utf-8")}

@@ -5,6 +5,8 @@ las de la ejecución guionizada de la lección 02 (la petición 10, y lo que el 
 11); tests/lecciones/test_errores_l02_l03.py comprueba que siguen siendo las del servidor de ensayo, y que
 cada error cae en su caso.
 """
+from hypothesis import strategies as st
+
 from curso.comprobaciones.ejercicios import ejercicio, igual
 
 caso = ejercicio(
@@ -51,6 +53,22 @@ def _(tamano):
 @caso("no cuenta la salida: output_tokens es la respuesta, no la petición")
 def _(tamano):
     tamano_igual(tamano, {"input_tokens": 50, "cache_read_input_tokens": 0, "output_tokens": 400}, 50)
+
+
+# Los usage del diferencial: como los del servidor de ensayo (cache_creation_input_tokens siempre
+# a 0, y a veces sin cache_read_input_tokens), con cifras de 0 a la ventana del curso.
+TOKENS = st.one_of(st.integers(0, 8192), st.sampled_from([0, 1, 277, 7186]))
+USAGES = st.builds(lambda entrada, cache, salida, con_cache, con_creacion: {
+    "input_tokens": entrada, **({"cache_creation_input_tokens": 0} if con_creacion else {}),
+    **({"cache_read_input_tokens": cache} if con_cache else {}), "output_tokens": salida},
+    TOKENS, TOKENS, TOKENS, st.booleans(), st.booleans())
+
+
+@caso.diferencial(entradas=USAGES, ejemplos=150, contar=lambda usage: f"tamano({usage})",
+                  pistas={"lo que devuelve": "input_tokens + cache_read_input_tokens (0 si no viene); "
+                                             "output_tokens no cuenta"})
+def _(tamano, usage):
+    return {"lo que devuelve": tamano(usage)}
 
 
 caso = ejercicio(
@@ -117,3 +135,22 @@ def _(cabe):
     usage = {"input_tokens": 1000, "output_tokens": 0}  # sin salida ni max_tokens: solo cuenta la entrada
     igual((cabe(usage, 100, ventana=1100, max_tokens=0), cabe(usage, 101, ventana=1100, max_tokens=0)),
           (True, False), "(¿cabe con 1000 + 100 = 1100 en una ventana de 1100?, ¿y con una observación de un token más?)")
+
+
+# El diferencial: la ventana justo alrededor de lo que ocupa la petición siguiente con su
+# max_tokens (uno por debajo, justo, uno por encima) y también lejos.
+def _con_ventana(usage, observaciones, max_tokens, cuanto):
+    siguiente = (usage["input_tokens"] + usage.get("cache_read_input_tokens", 0) + usage["output_tokens"]
+                 + observaciones + max_tokens)
+    return usage, observaciones, max(siguiente + cuanto, 1), max_tokens
+
+
+@caso.diferencial(entradas=st.builds(_con_ventana, USAGES, TOKENS, st.sampled_from([512, 0, 1024, 1]),
+                                     st.sampled_from([0, -1, 1, 2, -2, 5000, -5000])),
+                  ejemplos=150,
+                  contar=lambda e: f"cabe({e[0]}, observaciones={e[1]}, ventana={e[2]}, max_tokens={e[3]})",
+                  pistas={"lo que devuelve": "input_tokens + cache_read_input_tokens (0 si falta) + output_tokens "
+                                             "+ observaciones + max_tokens <= ventana"})
+def _(cabe, entrada):
+    usage, observaciones, ventana, max_tokens = entrada
+    return {"lo que devuelve": cabe(usage, observaciones, ventana=ventana, max_tokens=max_tokens)}

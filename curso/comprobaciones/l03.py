@@ -5,7 +5,11 @@ Cada caso está hecho para un error concreto y su mensaje lo nombra; los casos q
 modificar M en su sitio caiga solo en su caso (tests/lecciones/test_errores_l02_l03.py lo comprueba).
 """
 import copy
+from types import SimpleNamespace
 
+from hypothesis import strategies as st
+
+from curso.comprobaciones.diferencial import Maquina, al_empezar, intento, regla
 from curso.comprobaciones.ejercicios import Fallo, ejercicio, igual
 
 # --- 3.1 -------------------------------------------------------------------------------------
@@ -56,6 +60,22 @@ def _(umbral):
     except ValueError as e:
         devuelto = f"ValueError: {e}"
     igual(devuelto, 1, "1024 + 3072 = 4096 dejan 1 token de una ventana de 4097")
+
+
+# El diferencial: las reservas justo alrededor de la ventana (no dejan nada, dejan un token, dejan
+# varios) y lejos, en la ventana del curso y en otras.
+def _reservas(ventana, respuesta, cuanto):
+    return ventana, respuesta, max(ventana - respuesta - cuanto, 0)
+
+
+@caso.diferencial(entradas=st.builds(_reservas, st.sampled_from([8192, 4096, 12288, 1, 2]) | st.integers(1, 20000),
+                                     st.sampled_from([1024, 0, 512]) | st.integers(0, 4096),
+                                     st.sampled_from([0, 1, 2, -1, -2, 4096])),
+                  ejemplos=150, contar=lambda e: f"umbral{e}",
+                  pistas={"lo que devuelve": "ventana − reserva_respuesta − reserva_turno; ValueError si eso no "
+                                             "deja ningún token (0 o menos)"})
+def _(umbral, entrada):
+    return {"lo que devuelve": intento(umbral, *entrada)}
 
 
 # --- Una M de prueba, tal como le llega a compactar desde el bucle -------------------------------
@@ -135,6 +155,27 @@ def _(compactar):
     M = con_turnos(6)
     c = compactar.corte(M, 3)
     igual(donde_cae(M, c), ("asistente", 4), "(rol, turno) del mensaje donde cae el corte")
+
+
+def con_nota(n):
+    """Una M de n turnos ya compactada una vez: entre el pedido y los turnos, la nota de un resumen."""
+    M = con_turnos(n)
+    return M[:2] + [("usuario", NOTA_DE_PRUEBA)] + M[2:]
+
+
+NOTA_DE_PRUEBA = "Resumen que escribiste al compactar, en vez de tus turnos anteriores:\n\nLeí f1.py."
+
+
+@caso.diferencial(entradas=st.builds(lambda n, k, nota: (n, min(k, n), nota), st.integers(1, 7), st.integers(1, 7),
+                                     st.booleans()),
+                  ejemplos=100,
+                  contar=lambda e: f"corte(M, {e[1]}) con M de {e[0]} turnos" + (", ya compactada" if e[2] else ""),
+                  pistas={"lo que devuelve": "len(M) − (2k − 1): el turno en curso es un mensaje y cada uno de los "
+                                             "k − 1 anteriores, dos"})
+def _(compactar, entrada):
+    n, k, nota = entrada
+    M = con_nota(n) if nota else con_turnos(n)
+    return {"lo que devuelve": compactar.corte(M, k), "M tras el corte": M}
 
 
 # --- 3.3 -------------------------------------------------------------------------------------
@@ -282,3 +323,102 @@ def _(compactar):
                     "entre el pedido y los 2 turnos recientes solo está la nota del resumen anterior: "
                     "no hay ningún turno entero que resumir")
     igual(len(modelo.pedidas), 0, "peticiones de resumen de una nota sola")
+
+
+# --- El diferencial del 3.3: historiales con compactaciones ----------------------------------------
+#
+# Cada secuencia empieza con una M de 1 a 6 turnos (a veces con varias llamadas en un turno) y la
+# compacta; después añade turnos y compacta otra vez, ya con la nota del resumen anterior dentro. En
+# cada compactación, lo que ocupa M va por debajo, justo en y por encima del umbral (y el umbral, el
+# del curso o uno dado), k va de 1 a los turnos que hay, y el modelo contesta un resumen, un texto
+# en blanco, solo una llamada, texto y una llamada, o falla (su excepción tiene que salir tal cual).
+
+RESPUESTAS_DEL_MODELO = {
+    "un resumen": [{"type": "text", "text": "Leí los ficheros; el error está en f2.py."}],
+    "un texto vacío": [{"type": "text", "text": ""}],
+    "un texto en blanco": [{"type": "text", "text": "  \n"}],
+    "solo una llamada": [pide_leer(90)],
+    "texto y una llamada": [{"type": "text", "text": "Resumo y sigo."}, pide_leer(91)],
+    "un fallo (ConnectionError)": ConnectionError("el servidor cortó la conexión"),
+}
+
+
+class ModeloDelDiferencial:
+    """Dice que la última petición ocupó `usage` y contesta `respuesta` (o la lanza)."""
+
+    def __init__(self, usage, respuesta):
+        self.usage, self.respuesta, self.pedidas = usage, respuesta, []
+
+    def __call__(self, peticion, herramientas=()):
+        self.pedidas.append((copy.deepcopy(list(peticion)), [h.get("name") for h in herramientas]))
+        if isinstance(self.respuesta, Exception):
+            raise self.respuesta
+        return copy.deepcopy(self.respuesta)
+
+
+def turno_de_prueba(t, llamadas):
+    """El turno `t` ya atendido: su respuesta con `llamadas` llamadas a la vez y sus observaciones."""
+    pedidas = [dict(pide_leer(t), id=f"t{t}_{j}") for j in range(llamadas)]
+    return [("asistente", pedidas),
+            ("usuario", [dict(lo_que_volvio(t), tool_use_id=p["id"]) for p in pedidas])]
+
+
+COMPACTACION = dict(
+    tokens=st.sampled_from(["umbral + 1", "umbral", "umbral − 1", "0", "umbral + 5000"]),
+    k=st.sampled_from(["2", "1", "3", "turnos", "turnos − 1"]),
+    respuesta=st.sampled_from(list(RESPUESTAS_DEL_MODELO)),
+    umbral=st.sampled_from(["por omisión", "100"]),
+    cache=st.booleans())
+
+
+class Compactaciones(Maquina):
+    secuencias = 50
+    pasos = 5
+    pistas = {"¿la misma M?": "si no pasa del umbral, si no hay ni un turno entero entre el inicio y el corte, o si "
+                              "el resumen no trae texto, devuelve la misma M",
+              "peticiones de resumen": "una petición: M hasta el corte y (\"usuario\", INSTRUCCION), con HERRAMIENTAS",
+              "la M nueva": "el inicio, (\"usuario\", NOTA + resumen) y M desde el corte",
+              "la M que recibió": "no cambies M: construye la nueva con trozos de M"}
+
+    def preparar(self, compactar):
+        return SimpleNamespace(compactar=compactar, M=[("sistema", "Eres un agente de prueba."),
+                                                       ("usuario", "Arregla f1.py.")], turnos=0)
+
+    @al_empezar(llamadas=st.lists(st.sampled_from([1, 1, 2, 3]), min_size=1, max_size=6), **COMPACTACION)
+    def empezar(self, mundo, llamadas, **compactacion):
+        self.turnos(mundo, llamadas)
+        return self.compactar(mundo, **compactacion)
+
+    @regla(llamadas=st.lists(st.sampled_from([1, 2]), min_size=1, max_size=3),
+           contar=lambda llamadas: f"{len(llamadas)} turnos más")
+    def turnos(self, mundo, llamadas):
+        for cuantas in llamadas:
+            mundo.turnos += 1
+            mundo.M = mundo.M + turno_de_prueba(mundo.turnos, cuantas)
+        return {}
+
+    @regla(**COMPACTACION)
+    def compactar(self, mundo, tokens, k, respuesta, umbral, cache):
+        ref = self.referencia
+        el_umbral = ref.UMBRAL if umbral == "por omisión" else int(umbral)
+        turnos = sum(1 for rol, c in mundo.M if rol == "asistente") + 1  # con el turno en curso
+        el_k = {"turnos": turnos, "turnos − 1": max(turnos - 1, 1)}.get(k) or min(int(k), turnos)
+        cuantos = {"umbral + 1": el_umbral + 1, "umbral": el_umbral, "umbral − 1": el_umbral - 1, "0": 0,
+                   "umbral + 5000": el_umbral + 5000}[tokens]
+        usage = ({"input_tokens": 10, "cache_read_input_tokens": cuantos - 15, "output_tokens": 5} if cache
+                 else {"input_tokens": cuantos - 5, "output_tokens": 5})
+        mundo.turnos += 1
+        M = mundo.M + [("asistente", [dict(pide_leer(mundo.turnos), id=f"t{mundo.turnos}_0")])]
+        opciones = {"k": el_k, **({} if umbral == "por omisión" else {"umbral": el_umbral})}
+        self.contar_paso(f"compactar(un modelo que dice {cuantos} tokens y contesta {respuesta}, M de {turnos} turnos"
+                         + "".join(f", {c}={v}" for c, v in opciones.items()) + f") (el umbral es {el_umbral})")
+        modelo = ModeloDelDiferencial(usage, RESPUESTAS_DEL_MODELO[respuesta])
+        antes = copy.deepcopy(M)
+        nuevo = intento(mundo.compactar.compactar, modelo, M, **opciones)
+        if isinstance(nuevo, list) and nuevo and nuevo[-1] == M[-1]:  # sigue la secuencia con lo compactado
+            mundo.M = nuevo + [("usuario", [dict(lo_que_volvio(mundo.turnos), tool_use_id=f"t{mundo.turnos}_0")])]
+        return {"¿la misma M?": nuevo is M, "peticiones de resumen": modelo.pedidas, "la M nueva": nuevo,
+                "la M que recibió": "sin cambios" if M == antes else "cambiada"}
+
+
+caso.diferencial()(Compactaciones)

@@ -6,9 +6,15 @@ quitar el mensaje en vez de cambiar su contenido...) y su mensaje lo nombra. Com
 casos que no son el de «no modifica la M» comparan con una copia tomada antes de llamar.
 """
 import copy
+from types import SimpleNamespace
 
-from curso.comprobaciones.ejercicios import Fallo, ejercicio, igual
+from hypothesis import strategies as st
+
+from curso.comprobaciones.diferencial import Maquina, al_empezar, regla
+from curso.comprobaciones.ejercicios import Fallo, corto, ejercicio, igual
 from curso.rutas import TRES_B
+
+NOTA = "Resumen que escribiste al compactar, en vez de tus turnos anteriores:\n\n"  # la de compactar.py
 
 caso = ejercicio(
     "3b.1", leccion=TRES_B, titulo="limpiar: los resultados viejos, por su marcador",
@@ -242,3 +248,130 @@ def _(limpiar):
     nuevo, _ = devuelto(limpiar.limpiar(M, limpiar.DISPARO + 1, al_menos=1))
     igual(como_quedan(limpiar, antes, nuevo), ["su marcador", "su marcador", "entero", "entero"],
           "un fichero que empieza por comillas y una salida que empieza por «~»: los dos, viejos, a su marcador")
+
+
+# --- El diferencial: historiales con limpiezas y compactaciones ------------------------------------
+#
+# Cada secuencia hace crecer una M con turnos de una o varias llamadas a la vez (leer, ejecutar,
+# editar), con resultados largos, cortos, justo alrededor de su marcador, en bloques o con claves de
+# más (is_error), la compacta a veces y la limpia con parámetros por debajo, en y por encima de cada
+# disparo: `usado` alrededor de `disparo`, `conservar` = 0, 1, n − 1, n, n + 1 y n + 2 (n, los
+# resultados que hay), `al_menos` justo en lo que liberaría la limpieza, uno menos y uno más.
+# Lo limpiado sigue en la M de la secuencia, así que también se limpia lo ya limpio.
+
+TAMANOS = ["largo", "corto", "marcador + 1", "marcador", "marcador − 1", "bloques", "con is_error"]
+
+
+def contenido_de(limpiar, uso, tamano, turno):
+    """El contenido del resultado de `uso`, del `tamano` pedido respecto a su marcador (con el
+    `marcador` y el `estimar` de la referencia: el mismo en los dos mundos)."""
+    marca = limpiar.marcador(uso)
+    cpt = limpiar.CARACTERES_POR_TOKEN
+    if tamano.startswith("marcador"):
+        tokens = {"marcador + 1": 1, "marcador": 0, "marcador − 1": -1}[tamano]
+        return "y" * (len(marca) + cpt * tokens)
+    if tamano == "corto":
+        return "ok"
+    if tamano == "bloques":
+        return [{"type": "text", "text": f"salida {turno}\n" + LARGO}]
+    return f"# turno {turno}\n" + LARGO
+
+
+# Las de un turno: una, o varias a la vez. Los valores que hacen que se limpie algo salen más a menudo
+# (repetidos en la lista): sin nada que limpiar, casi ningún error se ve.
+LLAMADAS = st.lists(st.tuples(st.sampled_from(["leer", "leer", "ejecutar", "editar"]),
+                              st.sampled_from(["largo", "largo", "largo", *TAMANOS])), min_size=1, max_size=3)
+# De 0 a 5 turnos: el número se elige aparte, para que las M largas salgan tan a menudo como las cortas.
+TURNOS = st.builds(lambda cuantos, turnos: turnos[:cuantos], st.integers(0, 5), st.lists(LLAMADAS, min_size=5, max_size=5))
+
+
+def contar_turno(llamadas):
+    return " y ".join(f"{herramienta} ({tamano})" for herramienta, tamano in llamadas)
+
+
+# Los parámetros de una limpieza, por su relación con el estado: el disparo, los resultados que hay
+# (n) y lo que liberaría la limpieza según la referencia.
+PARAMETROS = dict(
+    usado=st.sampled_from(["disparo + 1", "disparo + 1", "disparo + 1000", "disparo", "disparo − 1", "0"]),
+    conservar=st.sampled_from(["n + 1", "0", "n", "n − 1", "1", "n + 2", "por omisión", "por omisión", "−1"]),
+    al_menos=st.sampled_from(["1", "1", "lo que libera", "lo que libera + 1", "lo que libera − 1", "por omisión", "0"]),
+    excluir=st.sampled_from(["por omisión", "por omisión", "()", "('leer', 'editar')", "('ejecutar',)"]),
+    disparo=st.sampled_from(["por omisión", "por omisión", "0", "500"]))
+
+
+class Limpiezas(Maquina):
+    secuencias = 60
+    pasos = 7
+    pistas = {"cómo quedan los resultados": "cada resultado, salvo los `conservar` últimos, los de `excluir`, los "
+                                            "ya borrados y los que no ocupan más que su marcador, pasa a su marcador",
+              "tokens liberados": "lo que estimaban los resultados borrados menos lo que estiman sus marcadores; 0 si "
+                                  "no se limpia",
+              "¿la misma M?": "si no hace falta limpiar o se liberaría menos de `al_menos`, devuelve la misma M",
+              "la M que recibió": "no cambies M ni sus bloques: copia el bloque con dict(bloque, content=...)"}
+
+    def preparar(self, limpiar):
+        return SimpleNamespace(limpiar=limpiar, M=[("sistema", "Eres un agente de prueba."), ("usuario", "Arregla f.py.")],
+                               turnos=0)
+
+    @al_empezar(turnos=TURNOS, **PARAMETROS)
+    def empezar(self, mundo, turnos, **parametros):
+        """Cada secuencia empieza con una M de 0 a 5 turnos y una limpieza: así todas limpian algo."""
+        for llamadas in turnos:
+            self.turno(mundo, llamadas)
+        return self.limpiar(mundo, **parametros)
+
+    @regla(llamadas=LLAMADAS, contar=lambda llamadas: "otro turno: " + contar_turno(llamadas))
+    def turno(self, mundo, llamadas):
+        mundo.turnos += 1
+        t, usos, resultados = mundo.turnos, [], []
+        for k, (herramienta, tamano) in enumerate(llamadas):
+            entrada = ({"comando": "python3 -m unittest " + "x" * (40 * k)} if herramienta == "ejecutar"
+                       else {"ruta": f"f{t}_{k}.py"})
+            uso = {"type": "tool_use", "id": f"t{t}_{k}", "name": herramienta, "input": entrada}
+            bloque = {"type": "tool_result", "tool_use_id": uso["id"],
+                      "content": contenido_de(self.referencia, uso, tamano, t)}
+            if tamano == "con is_error":
+                bloque["is_error"] = True
+            usos.append(uso)
+            resultados.append(bloque)
+        mundo.M = mundo.M + [("asistente", [{"type": "text", "text": f"Turno {t}."}, *usos]), ("usuario", resultados)]
+        return {}
+
+    @regla(quedan=st.sampled_from([1, 2, 0]), contar=lambda quedan: f"compactar, con {quedan} turnos recientes")
+    def compactar(self, mundo, quedan):
+        """Como la compactación de la 03: el inicio, la nota del resumen y los turnos del final."""
+        mundo.M = mundo.M[:2] + [("usuario", NOTA + "Leí los ficheros.")] + (mundo.M[-2 * quedan:] if quedan else [])
+        return {}
+
+    @regla(**PARAMETROS)
+    def limpiar(self, mundo, usado, conservar, al_menos, excluir, disparo):
+        ref = self.referencia
+        M = mundo.M + [("asistente", [{"type": "tool_use", "id": "t_fin", "name": "leer", "input": {"ruta": "fin.py"}}])]
+        n, el_disparo = len(ref.resultados(M)), ref.DISPARO if disparo == "por omisión" else int(disparo)
+        valores = {"n + 1": n + 1, "n + 2": n + 2, "n": n, "n − 1": max(n - 1, 0), "−1": -1, "0": 0, "1": 1,
+                   "disparo + 1": el_disparo + 1, "disparo": el_disparo, "disparo − 1": el_disparo - 1,
+                   "disparo + 1000": el_disparo + 1000, "()": (), "('leer', 'editar')": ("leer", "editar"),
+                   "('ejecutar',)": ("ejecutar",), "500": 500}
+        opciones = {nombre: valores[v] for nombre, v in (("disparo", disparo), ("conservar", conservar),
+                                                          ("excluir", excluir)) if v != "por omisión"}
+        if "libera" in al_menos:  # lo que liberaría limpiando sin mínimo, según la referencia
+            libera = ref.limpiar(M, el_disparo + 1, **dict(opciones, al_menos=0))[1] if conservar != "−1" else 0
+            opciones["al_menos"] = libera + {"lo que libera": 0, "lo que libera + 1": 1, "lo que libera − 1": -1}[al_menos]
+        elif al_menos != "por omisión":
+            opciones["al_menos"] = int(al_menos)
+        self.contar_paso(f"limpiar(M, {valores[usado]}" + "".join(f", {k}={v!r}" for k, v in opciones.items())
+                         + f"), con {n} resultado{'s' if n != 1 else ''} en M (el disparo es {el_disparo})")
+        antes = copy.deepcopy(M)
+        devuelve = mundo.limpiar.limpiar(M, valores[usado], **opciones)
+        if not (isinstance(devuelve, tuple) and len(devuelve) == 2 and isinstance(devuelve[0], list)):
+            return {"lo que devuelve": corto(devuelve, 80)}
+        nuevo, liberados = devuelve
+        if len(nuevo) == len(M):
+            mundo.M = nuevo[:-1]  # lo limpiado se queda: la siguiente limpieza lo verá ya limpio
+        return {"lo que devuelve": "una tupla (M, tokens liberados)",
+                "cómo quedan los resultados": como_quedan(ref, antes, nuevo), "tokens liberados": liberados,
+                "¿la misma M?": nuevo is M, "la M nueva": nuevo,
+                "la M que recibió": "sin cambios" if M == antes else "cambiada"}
+
+
+caso.diferencial()(Limpiezas)
