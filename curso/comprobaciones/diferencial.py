@@ -38,6 +38,7 @@ import copy
 import inspect
 import json
 import shutil
+import sqlite3
 import tempfile
 from pathlib import Path
 from types import SimpleNamespace
@@ -62,7 +63,8 @@ class Lanzo:
         self.error, self.tipo = error, type(error).__name__
 
     def __repr__(self):
-        return f"lanzó {self.tipo}"
+        mensaje = str(self.error).split("\n")[0]
+        return f"lanzó {self.tipo}" + (f": {mensaje[:120]}" if mensaje else "")
 
     def __eq__(self, otro):
         return isinstance(otro, Lanzo) and otro.tipo == self.tipo
@@ -198,12 +200,15 @@ def _ajustes(ejemplos, pasos):
 
 
 class SinEstado:
-    """Un diferencial sin estado: `hechos(objetivo, entrada)` sobre entradas de `entradas`."""
+    """Un diferencial sin estado: `hechos(objetivo, entrada)` sobre entradas de `entradas`, y antes
+    sobre las de `bordes`, si las hay: los bordes que no se dejan a la suerte del generador (una
+    cita de la línea y otra de fuera, p. ej.), de los que la referencia dice lo que toca."""
 
-    def __init__(self, hechos, entradas, contar=None, ejemplos=EJEMPLOS, pistas=None, para_encoger=PARA_ENCOGER):
+    def __init__(self, hechos, entradas, contar=None, ejemplos=EJEMPLOS, pistas=None, para_encoger=PARA_ENCOGER,
+                 bordes=()):
         self.hechos, self.entradas, self.ejemplos = hechos, entradas, ejemplos
         self.contar = contar or contar_entrada
-        self.pistas, self.para_encoger = pistas or {}, para_encoger
+        self.pistas, self.para_encoger, self.bordes = pistas or {}, para_encoger, list(bordes)
 
     @property
     def descripcion(self):
@@ -240,6 +245,9 @@ class Maquina:
     """Un diferencial con estado: cada secuencia de pasos parte de dos mundos nuevos, uno con la
     referencia y otro con tu código (`preparar`), hace cada paso en los dos y compara sus hechos.
 
+    `bordes`: secuencias que se prueban antes que las de hypothesis, cada una una lista de pasos
+    (nombre de la regla, {valores}), para los bordes que no se dejan a la suerte del generador.
+
     Un paso puede elegir sus valores según el estado (`conservar` = los resultados que hay + 1):
     lo calcula igual en los dos mundos, y si hace falta lo que haría la referencia (lo que
     liberaría una limpieza, para poner `al_menos` justo ahí), la tiene en `self.referencia`."""
@@ -248,6 +256,7 @@ class Maquina:
     pasos = PASOS
     pistas = {}
     para_encoger = PARA_ENCOGER
+    bordes = ()
 
     def preparar(self, objetivo):
         """El mundo de una implementación. Por omisión, solo ella."""
@@ -325,6 +334,10 @@ def correr(e, declaracion, alumno):
             raise
     finally:
         configuration.set_hypothesis_home_dir(anterior)
+        for clave in [c for c in _COMPARTIDAS if c[0] == tempfile.gettempdir()]:
+            _COMPARTIDAS.pop(clave).close()
+        for clave in [c for c in _UNA_VEZ if c[0] == tempfile.gettempdir()]:
+            del _UNA_VEZ[clave]
     if carrera.corte is not None:
         raise carrera.corte
     if carrera.ultimo is not None:
@@ -336,14 +349,17 @@ def correr(e, declaracion, alumno):
 
 
 def _sin_estado(declaracion, referencia, alumno, carrera):
-    from hypothesis import given
+    from hypothesis import example, given
 
     def una_entrada(entrada):
         carrera.seguir()
         a = carrera.hechos(lambda: declaracion.hechos(referencia, _copia(entrada)))
         b = carrera.hechos(lambda: declaracion.hechos(alumno, _copia(entrada)))
         carrera.comparar(lambda: declaracion.contar(entrada), a, b)
-    _ajustes(declaracion.ejemplos, 1)(given(declaracion.entradas)(una_entrada))()
+    prueba = given(declaracion.entradas)(una_entrada)
+    for borde in reversed(declaracion.bordes):
+        prueba = example(borde)(prueba)
+    _ajustes(declaracion.ejemplos, 1)(prueba)()
 
 
 def _con_estado(declaracion, referencia, alumno, carrera):
@@ -376,7 +392,29 @@ def _con_estado(declaracion, referencia, alumno, carrera):
     cuerpo = {"__init__": __init__, "teardown": teardown}
     cuerpo.update({nombre: paso(nombre, metodo) for nombre, metodo in declaracion.reglas()})
     maquina = type(f"Diferencial_{declaracion.__name__}", (RuleBasedStateMachine,), cuerpo)
+    for borde in declaracion.bordes:  # fuera de hypothesis, en orden: si uno no coincide, ese es el que se dice
+        _una_secuencia(declaracion, referencia, alumno, carrera, borde)
     run_state_machine_as_test(maquina, settings=_ajustes(declaracion.secuencias, declaracion.pasos))
+
+
+def _una_secuencia(declaracion, referencia, alumno, carrera, pasos):
+    """Un borde de una Maquina: sus pasos, en los dos mundos, comparando tras cada uno."""
+    estado = declaracion()
+    estado.referencia = referencia
+    mundos = (estado.preparar(referencia), estado.preparar(alumno))
+    hechos = []
+    try:
+        for nombre, valores in pasos:
+            metodo = getattr(declaracion, nombre)
+            estado.cuenta = None
+            a = carrera.hechos(lambda: metodo(estado, mundos[0], **_copia(valores)))  # noqa: B023 - se llama aquí
+            hechos.append(estado.cuenta or (metodo.contar(**valores) if metodo.contar
+                                            else f"{nombre}({contar_entrada(valores)})"))
+            b = carrera.hechos(lambda: metodo(estado, mundos[1], **_copia(valores)))  # noqa: B023 - se llama aquí
+            carrera.comparar(lambda: "".join(f"\n  {n}) {p}" for n, p in enumerate(hechos, 1)), a, b)
+    finally:
+        for mundo in mundos:
+            estado.cerrar(mundo)
 
 
 # ---------------------------------------------------------------- ayudas para los mundos
@@ -391,10 +429,62 @@ def carpeta_fija(nombre):
     return carpeta
 
 
-def carpeta_del_mundo(prefijo="mundo-"):
-    """Una carpeta para el mundo de una implementación, dentro de la de la comprobación."""
-    return ejercicios.carpeta_temporal(prefijo)
+def copia_de_plantilla(nombre, construir):
+    """La ruta de una copia nueva de la base `nombre`, que `construir(ruta)` hace una sola vez por
+    comprobación (y deja cerrada). Cada ejemplo parte de su copia: copiar un fichero cuesta mucho
+    menos que crear el esquema con sus fsync."""
+    carpeta = Path(tempfile.gettempdir()) / "plantillas-del-diferencial"
+    plantilla = carpeta / nombre
+    if not plantilla.exists():
+        carpeta.mkdir(exist_ok=True)
+        construir(plantilla)
+    destino = ejercicios.carpeta_temporal("mundo-") / nombre
+    shutil.copyfile(plantilla, destino)
+    return destino
 
 
-def borrar_carpeta(carpeta):
-    shutil.rmtree(carpeta, ignore_errors=True)
+_COMPARTIDAS = {}  # {(carpeta de la comprobación, nombre): conexión}: las cierra `correr` al acabar
+_UNA_VEZ = {}  # {(carpeta de la comprobación, clave): valor}: lo olvida `correr` al acabar
+
+
+def una_vez(clave, hacer):
+    """`hacer()`, una sola vez por corrida del diferencial (un módulo de referencia aparte, p. ej.)."""
+    clave = (tempfile.gettempdir(), clave)
+    if clave not in _UNA_VEZ:
+        _UNA_VEZ[clave] = hacer()
+    return _UNA_VEZ[clave]
+
+
+def base_compartida(nombre, construir):
+    """Una conexión (autocommit) a una copia de la plantilla `nombre`, la misma en toda la corrida
+    del diferencial: para funciones que solo leen. Quien la usa mira `total_changes` y, si el
+    código del alumno escribió, la suelta con `soltar_compartida` para que el siguiente ejemplo
+    parta de una copia limpia."""
+    clave = (tempfile.gettempdir(), nombre)
+    if clave not in _COMPARTIDAS:
+        _COMPARTIDAS[clave] = sqlite3.connect(copia_de_plantilla(nombre, construir), isolation_level=None)
+    return _COMPARTIDAS[clave]
+
+
+def soltar_compartida(nombre):
+    conexion = _COMPARTIDAS.pop((tempfile.gettempdir(), nombre), None)
+    if conexion is not None:
+        conexion.close()
+
+
+def sin_esperar_al_disco(bd):
+    """La conexión `bd` sin fsync en cada COMMIT (synchronous=OFF): el diferencial no prueba qué
+    sobrevive a un corte de luz, y así cada ejemplo cuesta milisegundos. Devuelve `bd`."""
+    bd.execute("PRAGMA synchronous=OFF")
+    return bd
+
+
+def cerrar_y_borrar(*conexiones, carpeta=None):
+    """Cierra las conexiones de un mundo (las que haya) y borra su carpeta."""
+    for conexion in conexiones:
+        try:
+            conexion.close()
+        except Exception:  # noqa: BLE001 - una conexión que el alumno dejó a medias: se cierra igual
+            pass
+    if carpeta is not None:
+        shutil.rmtree(carpeta, ignore_errors=True)

@@ -280,7 +280,7 @@ def contenido_de(limpiar, uso, tamano, turno):
 # Las de un turno: una, o varias a la vez. Los valores que hacen que se limpie algo salen más a menudo
 # (repetidos en la lista): sin nada que limpiar, casi ningún error se ve.
 LLAMADAS = st.lists(st.tuples(st.sampled_from(["leer", "leer", "ejecutar", "editar"]),
-                              st.sampled_from(["largo", "largo", "largo", *TAMANOS])), min_size=1, max_size=3)
+                              st.sampled_from(["largo"] * 5 + TAMANOS)), min_size=1, max_size=3)
 # De 0 a 5 turnos: el número se elige aparte, para que las M largas salgan tan a menudo como las cortas.
 TURNOS = st.builds(lambda cuantos, turnos: turnos[:cuantos], st.integers(0, 5), st.lists(LLAMADAS, min_size=5, max_size=5))
 
@@ -292,16 +292,20 @@ def contar_turno(llamadas):
 # Los parámetros de una limpieza, por su relación con el estado: el disparo, los resultados que hay
 # (n) y lo que liberaría la limpieza según la referencia.
 PARAMETROS = dict(
-    usado=st.sampled_from(["disparo + 1", "disparo + 1", "disparo + 1000", "disparo", "disparo − 1", "0"]),
-    conservar=st.sampled_from(["n + 1", "0", "n", "n − 1", "1", "n + 2", "por omisión", "por omisión", "−1"]),
-    al_menos=st.sampled_from(["1", "1", "lo que libera", "lo que libera + 1", "lo que libera − 1", "por omisión", "0"]),
-    excluir=st.sampled_from(["por omisión", "por omisión", "()", "('leer', 'editar')", "('ejecutar',)"]),
-    disparo=st.sampled_from(["por omisión", "por omisión", "0", "500"]))
+    usado=st.sampled_from(["disparo + 1"] * 4 + ["disparo + 1000", "disparo", "disparo − 1", "0"]),
+    conservar=st.sampled_from(["n + 1", "0", "0", "n", "n − 1", "1", "1", "n + 2", "por omisión", "por omisión", "−1"]),
+    al_menos=st.sampled_from(["1", "lo que libera", "lo que libera + 1", "lo que libera − 1", "por omisión", "0"]),
+    excluir=st.sampled_from(["por omisión"] * 3 + ["()", "('leer', 'editar')", "('ejecutar',)"]),
+    disparo=st.sampled_from(["por omisión"] * 3 + ["0", "500"]))
 
 
 class Limpiezas(Maquina):
-    secuencias = 60
-    pasos = 7
+    secuencias = 80
+    pasos = 6
+    # El hallazgo 5 de la issue 40, de borde: con conservar mayor que los resultados que hay, un corte
+    # todos[:len(todos) - conservar] se vuelve negativo y limpia lo que tenía que conservar.
+    bordes = [[("empezar", dict(turnos=[[("leer", "largo")], [("leer", "largo")]], usado="disparo + 1",
+                                conservar="n + 1", al_menos="1", excluir="por omisión", disparo="por omisión"))]]
     pistas = {"cómo quedan los resultados": "cada resultado, salvo los `conservar` últimos, los de `excluir`, los "
                                             "ya borrados y los que no ocupan más que su marcador, pasa a su marcador",
               "tokens liberados": "lo que estimaban los resultados borrados menos lo que estiman sus marcadores; 0 si "

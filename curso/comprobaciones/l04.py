@@ -1,10 +1,17 @@
 """Para los ejercicios de la lección 04: la transacción, el candidato, el compare-and-swap y la M que se reconstruye."""
+import json
 import re
 import sqlite3
+from types import SimpleNamespace
+
+from hypothesis import strategies as st
 
 from curso import rutas
-from curso.rutas import cargar_modulo
+from curso.comprobaciones.diferencial import (Maquina, al_empezar, base_compartida, cerrar_y_borrar,
+                                              copia_de_plantilla, intento, regla, sin_esperar_al_disco,
+                                              soltar_compartida)
 from curso.comprobaciones.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
+from curso.rutas import cargar_modulo
 
 
 def referencia(nombre):
@@ -30,14 +37,16 @@ def con_historial(n=4):
 
 
 def lanza(nombre, funcion, *args):
-    """Que `funcion(*args)` lance una excepción llamada `nombre` (de cualquier módulo)."""
+    """Que `funcion(*args)` lance una excepción llamada `nombre` (de cualquier módulo). El fallo dice
+    con qué se llamó (sin la conexión): en el 4.2, qué candidato se probó."""
+    llamada = f"con {funcion.__name__}(bd, {', '.join(repr(a) for a in args[1:])})"
     try:
         funcion(*args)
     except Exception as e:  # noqa: BLE001
         if type(e).__name__ == nombre or (nombre == "ValueError" and isinstance(e, ValueError)):
             return
-        raise Fallo(nombre, f"{type(e).__name__}: {e}") from e
-    raise Fallo(nombre, "ninguna excepción")
+        raise Fallo(nombre, f"{type(e).__name__}: {e}", llamada) from e
+    raise Fallo(nombre, "ninguna excepción", llamada)
 
 
 # --- 4.1 -------------------------------------------------------------------------------------
@@ -138,6 +147,80 @@ def _(historial):
           "tras un COMMIT fallido, la transacción siguiente tiene que poder escribir")
 
 
+# El diferencial: secuencias de bloques en una misma conexión, que escriben de 0 a 3 filas y acaban
+# bien, lanzando (una excepción, KeyboardInterrupt) o con un COMMIT que falla (una clave foránea
+# diferida); en algunos, otra conexión intenta empezar a escribir mientras el bloque está abierto.
+def _conexion_del_diferencial(ruta):
+    bd = sqlite3.connect(ruta, isolation_level=None)
+    bd.execute("PRAGMA foreign_keys=ON")
+    bd.execute("CREATE TABLE padre(id INTEGER PRIMARY KEY)")
+    bd.execute("CREATE TABLE t(x REFERENCES padre(id) DEFERRABLE INITIALLY DEFERRED)")
+    bd.execute("INSERT INTO padre VALUES (1)")
+    bd.close()
+
+
+COMO_ACABA = ["bien", "con ValueError", "con KeyboardInterrupt", "con un COMMIT que falla"]
+
+
+class Transacciones(Maquina):
+    secuencias = 30
+    pasos = 5
+    pistas = {"lo que sale del bloque": "la excepción del bloque (también KeyboardInterrupt) o la del COMMIT sale tal "
+                                        "cual, después del ROLLBACK",
+              "¿transacción abierta después?": "tras el bloque, COMMIT o ROLLBACK: nunca queda abierta",
+              "filas en t": "COMMIT si el bloque acaba bien; si no, ROLLBACK de todo",
+              "¿otro escritor pudo empezar dentro del bloque?": "BEGIN IMMEDIATE: el turno de escritura se pide al "
+                                                                 "empezar"}
+
+    def preparar(self, historial):
+        ruta = copia_de_plantilla("transaccion.db", _conexion_del_diferencial)
+        bd = sin_esperar_al_disco(sqlite3.connect(ruta, isolation_level=None))
+        bd.execute("PRAGMA foreign_keys=ON")
+        otra = sqlite3.connect(ruta, isolation_level=None, timeout=0)
+        return SimpleNamespace(historial=historial, bd=bd, otra=otra, carpeta=ruta.parent)
+
+    def cerrar(self, mundo):
+        cerrar_y_borrar(mundo.bd, mundo.otra, carpeta=mundo.carpeta)
+
+    @al_empezar(filas=st.integers(0, 3), acaba=st.sampled_from(COMO_ACABA), mirar=st.booleans())
+    def empezar(self, mundo, filas, acaba, mirar):
+        return self.bloque(mundo, filas, acaba, mirar)
+
+    @regla(filas=st.integers(0, 3), acaba=st.sampled_from(COMO_ACABA), mirar=st.booleans(),
+           contar=lambda filas, acaba, mirar: f"un bloque que escribe {filas} filas y acaba {acaba}"
+           + (", y otra conexión intenta escribir mientras" if mirar else ""))
+    def bloque(self, mundo, filas, acaba, mirar):
+        pudo = "no lo intentó"
+        try:
+            with mundo.historial.transaccion(mundo.bd):
+                for _ in range(filas):
+                    mundo.bd.execute("INSERT INTO t VALUES (1)")
+                if mirar:
+                    try:
+                        mundo.otra.execute("BEGIN IMMEDIATE")
+                        mundo.otra.execute("ROLLBACK")
+                        pudo = "sí"
+                    except sqlite3.OperationalError:
+                        pudo = "no"
+                if acaba == "con ValueError":
+                    raise ValueError("a mitad")
+                if acaba == "con KeyboardInterrupt":
+                    raise KeyboardInterrupt
+                if acaba == "con un COMMIT que falla":
+                    mundo.bd.execute("INSERT INTO t VALUES (99)")  # el padre 99 no existe: falla al confirmar
+            sale = "nada"
+        except BaseException as error:  # noqa: BLE001 - lo que salga del bloque es el hecho que se mira
+            if isinstance(error, NotImplementedError) or isinstance(error, TimeoutError):
+                raise
+            sale = type(error).__name__
+        return {"lo que sale del bloque": sale, "¿transacción abierta después?": mundo.bd.in_transaction,
+                "filas en t": mundo.bd.execute("SELECT COUNT(*) FROM t").fetchone()[0],
+                "¿otro escritor pudo empezar dentro del bloque?": pudo}
+
+
+caso.diferencial()(Transacciones)
+
+
 # --- 4.2 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "4.2", leccion=4, titulo="validar_candidato: afirmaciones con su fuente",
@@ -194,6 +277,67 @@ def _(resumenes):
 def _(resumenes):
     _, bd = con_historial()
     lanza("ValueError", resumenes.validar_candidato, bd, "e", 3, tuple(BUENO))
+
+
+# El diferencial: «e» tiene 6 mensajes y «otra», 8. Candidatos de todas las formas (lista, tupla,
+# dict, texto; vacía o con 1 a 3 afirmaciones; afirmaciones con claves de menos o de más, texto vacío
+# o que no es texto, fuentes que no son enteros de verdad) y fuentes alrededor del corte y del final
+# del historial de cada ejecución: 0, 1, corte − 1, corte, corte + 1, 6, 7, 8.
+def _historial_del_diferencial(ruta):
+    historial = referencia("historial")
+    bd = historial.abrir(ruta)
+    for ejecucion, cuantos in (("e", 6), ("otra", 8)):
+        historial.crear_ejecucion(bd, ejecucion)
+        for i in range(1, cuantos + 1):
+            historial.anotar(bd, ejecucion, f"mensaje {i} de {ejecucion}")
+    bd.close()
+
+
+FUENTES = st.sampled_from(["corte", "corte − 1", "corte + 1", 1, 6, 7, 8, 0, -1, True, "1", 1.0, None])
+AFIRMACION = st.one_of(
+    st.builds(lambda texto, fuente: {"texto": texto, "fuente": fuente},
+              st.sampled_from(["Leyó a.py.", "", "  ", None, 3]), FUENTES),
+    st.builds(lambda fuente, clave: {"texto": "Leyó a.py.", "fuente": fuente, clave: 1},
+              FUENTES, st.sampled_from(["nota", "seq"])),
+    st.sampled_from([{"texto": "Leyó a.py."}, {"fuente": 1}, "Leyó a.py.", ["Leyó a.py.", 1]]))
+CANDIDATOS = st.one_of(
+    st.lists(st.builds(lambda fuente: {"texto": "Leyó a.py.", "fuente": fuente}, FUENTES), min_size=1, max_size=3),
+    st.lists(AFIRMACION, max_size=3),
+    st.builds(tuple, st.lists(AFIRMACION, min_size=1, max_size=2)),
+    st.sampled_from([{"texto": "x", "fuente": 1}, "Leyó a.py.", None]))
+
+
+def _candidato(candidato, corte):
+    """El candidato con las fuentes «corte ± 1» ya en número."""
+    def fuente(f):
+        return {"corte": corte, "corte − 1": corte - 1, "corte + 1": corte + 1}.get(f, f) if isinstance(f, str) else f
+
+    def afirmacion(a):
+        return dict(a, fuente=fuente(a["fuente"])) if isinstance(a, dict) and "fuente" in a else a
+    return type(candidato)(afirmacion(a) for a in candidato) if isinstance(candidato, (list, tuple)) else candidato
+
+
+def _validar(resumenes, entrada):
+    ejecucion, corte, candidato = entrada
+    bd = base_compartida("historial.db", _historial_del_diferencial)
+    antes = bd.total_changes
+    lanza = intento(resumenes.validar_candidato, bd, ejecucion, corte, candidato)
+    escritas = bd.total_changes - antes
+    if escritas or bd.in_transaction:
+        soltar_compartida("historial.db")  # el ejemplo siguiente, con una copia limpia
+    return {"lo que lanza": lanza, "filas que escribió": escritas}
+
+
+@caso.diferencial(entradas=st.builds(lambda ejecucion, corte, candidato: (ejecucion, corte, _candidato(candidato, corte)),
+                                     st.sampled_from(["e", "otra"]), st.sampled_from([3, 6, 1, 5, 7, 8]), CANDIDATOS),
+                  ejemplos=150, contar=lambda e: f"validar_candidato(bd, {e[0]!r}, {e[1]}, {e[2]!r}), con «e» de 6 "
+                                                 "mensajes y «otra» de 8",
+                  pistas={"lo que lanza": "ValueError si no es una lista no vacía de dicts con exactamente texto (no "
+                                          "vacío) y fuente (un int, no un bool), o si una fuente pasa del corte o no "
+                                          "está en el historial de esa ejecución; si no, nada",
+                          "filas que escribió": "validar no escribe nada"})
+def _(resumenes, entrada):
+    return _validar(resumenes, entrada)
 
 
 # --- 4.3 -------------------------------------------------------------------------------------
@@ -257,6 +401,70 @@ def _(resumenes):
     igual(activo(bd), {"resumen activo": nuevo})
 
 
+# El diferencial: secuencias de compare-and-swap sobre dos ejecuciones, «e» (con el resumen 1 activo
+# y los resúmenes 2 y 3 sin activar) y «f» (sin activo, con el resumen 4 sin activar), cada uno
+# desde la base activa, una vieja o None; así los punteros se mueven y las bases se quedan viejas.
+def _punteros_del_diferencial(ruta):
+    historial, resumenes = referencia("historial"), referencia("resumenes")
+    bd = historial.abrir(ruta)
+    for ejecucion in ("e", "f"):
+        historial.crear_ejecucion(bd, ejecucion)
+        for i in range(1, 7):
+            historial.anotar(bd, ejecucion, f"mensaje {i}")
+    resumenes.instalar(bd, "e", None, 2, [{"texto": "uno", "fuente": 2}])
+    for ejecucion, cobertura in (("e", 3), ("e", 4), ("f", 2)):
+        bd.execute("INSERT INTO resumenes(ejecucion, cobertura, cuerpo) VALUES (?, ?, '[]')", (ejecucion, cobertura))
+    bd.close()
+
+
+RESUMENES_DE = {"e": [1, 2, 3], "f": [4]}
+
+
+class Punteros(Maquina):
+    secuencias = 30
+    pasos = 6
+    pistas = {"lo que lanza": "un solo UPDATE … WHERE id=? AND resumen_activo IS ?; si no cambió ninguna fila, "
+                              "BaseObsoleta",
+              "¿el mensaje de BaseObsoleta nombra el activo de ahora?": "el mensaje dice cuál es el resumen activo "
+                                                                        "ahora, con su número",
+              "los punteros": "solo se mueve el puntero de esa ejecución, y solo si seguía en la base"}
+
+    def preparar(self, resumenes):
+        ruta = copia_de_plantilla("punteros.db", _punteros_del_diferencial)
+        bd = sin_esperar_al_disco(sqlite3.connect(ruta, isolation_level=None))
+        bd.execute("PRAGMA foreign_keys=ON")
+        return SimpleNamespace(resumenes=resumenes, bd=bd, carpeta=ruta.parent)
+
+    def cerrar(self, mundo):
+        cerrar_y_borrar(mundo.bd, carpeta=mundo.carpeta)
+
+    @al_empezar(ejecucion=st.sampled_from(["e", "f"]), base=st.sampled_from(["la activa", "None", "otra"]),
+                nuevo=st.integers(0, 2))
+    def empezar(self, mundo, ejecucion, base, nuevo):
+        return self.mover(mundo, ejecucion, base, nuevo)
+
+    @regla(ejecucion=st.sampled_from(["e", "f"]), base=st.sampled_from(["la activa", "None", "otra"]),
+           nuevo=st.integers(0, 2))
+    def mover(self, mundo, ejecucion, base, nuevo):
+        bd = mundo.bd
+        punteros = dict(bd.execute("SELECT id, resumen_activo FROM ejecuciones ORDER BY id").fetchall())
+        suyos = RESUMENES_DE[ejecucion]
+        el_nuevo = suyos[nuevo % len(suyos)]
+        la_base = {"la activa": punteros[ejecucion], "None": None}.get(
+            base, next((r for r in suyos if r != punteros[ejecucion]), punteros[ejecucion] or suyos[0]))
+        self.contar_paso(f"mover_puntero(bd, {ejecucion!r}, {la_base}, {el_nuevo}) con los punteros en {punteros}")
+        lanza = intento(mundo.resumenes.mover_puntero, bd, ejecucion, la_base, el_nuevo)
+        ahora = dict(bd.execute("SELECT id, resumen_activo FROM ejecuciones ORDER BY id").fetchall())
+        nombra = None
+        if getattr(lanza, "tipo", None) == "BaseObsoleta" and ahora[ejecucion] is not None:
+            nombra = bool(re.search(rf"\b{ahora[ejecucion]}\b", str(lanza.error)))
+        return {"lo que lanza": lanza, "¿el mensaje de BaseObsoleta nombra el activo de ahora?": nombra,
+                "los punteros": ahora}
+
+
+caso.diferencial()(Punteros)
+
+
 # --- 4.4 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "4.4", leccion=4, titulo="armar: la M que sale del almacén",
@@ -297,3 +505,37 @@ def _(durable):
     durable.armar({"activo": 1, "resumen": [{"texto": "He leído a.py.", "fuente": 4}], "cobertura": 4,
                    "cola": cola}, inicio)
     igual(inicio, INICIO, "armar añadió la nota o la cola a la lista `inicio` que recibió: empieza por una copia")
+
+
+# El diferencial: contextos sin resumen o con él (afirmaciones que citan su cobertura y otras
+# heredadas), con colas de 0 a 4 mensajes de todas las formas, e inicios de 1 a 3 mensajes.
+MENSAJES = st.sampled_from([("asistente", [{"type": "text", "text": "hola"}]), ("usuario", "sigue"),
+                            ("asistente", [{"type": "tool_use", "id": "t1", "name": "leer", "input": {"ruta": "a.py"}}]),
+                            ("usuario", [{"type": "tool_result", "tool_use_id": "t1", "content": "x = 1",
+                                          "is_error": True}]),
+                            ("usuario", "ñandú «citado»")])
+RESUMENES = st.one_of(st.none(), st.lists(st.builds(lambda texto, de_la_cobertura: (texto, de_la_cobertura),
+                                                    st.sampled_from(["He leído a.py.", "Falta b.py.", ""]),
+                                                    st.booleans()), min_size=1, max_size=3))
+
+
+def _contexto(resumen, cobertura, cola, inicio):
+    afirmaciones = None if resumen is None else [{"texto": texto, "fuente": cobertura if suya else 1}
+                                                  for texto, suya in resumen]
+    return ({"activo": None if resumen is None else 7, "resumen": afirmaciones, "cobertura": 0 if resumen is None
+             else cobertura, "cola": [(cobertura + i, json.dumps(list(m), ensure_ascii=False))
+                                      for i, m in enumerate(cola, 1)]}, inicio)
+
+
+@caso.diferencial(entradas=st.builds(_contexto, RESUMENES, st.integers(2, 5), st.lists(MENSAJES, max_size=4),
+                                     st.lists(MENSAJES, min_size=1, max_size=3).map(
+                                         lambda m: [("sistema", "Eres un agente de prueba.")] + m)),
+                  ejemplos=120, contar=lambda e: f"armar({e[0]!r}, {e[1]!r})",
+                  pistas={"la M": "list(inicio); si hay resumen, (\"usuario\", NOTA + lo_que_dice(resumen, "
+                                  "cobertura)); después recuperar(texto) de cada mensaje de la cola",
+                          "el inicio que recibió": "empieza por una copia del inicio: no lo cambies"})
+def _(durable, entrada):
+    contexto, inicio = entrada
+    antes = list(inicio)
+    return {"la M": durable.armar(contexto, inicio), "el inicio que recibió": "sin cambios" if inicio == antes
+            else "cambiado"}

@@ -9,10 +9,15 @@ que sí. Así un caso escrito para un error concreto es el que lo pilla, y el fa
 no se cuela en la comprobación de otro.
 """
 import sqlite3
+from types import SimpleNamespace
+
+from hypothesis import strategies as st
 
 from curso import rutas
-from curso.rutas import cargar_modulo
+from curso.comprobaciones.diferencial import (Lanzo, Maquina, al_empezar, carpeta_fija, cerrar_y_borrar,
+                                              copia_de_plantilla, intento, regla, sin_esperar_al_disco, una_vez)
 from curso.comprobaciones.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
+from curso.rutas import cargar_modulo
 from curso.explorables.carreras.escenarios.carreras_del_buzon import Caida, ConexionQueCae
 from curso.material.incidente import INCIDENTE
 
@@ -63,6 +68,169 @@ def lanza(excepcion, funcion, *args):
     except Exception as e:  # noqa: BLE001
         raise Fallo(excepcion.__name__, f"{type(e).__name__}: {e}") from e
     raise Fallo(excepcion.__name__, "ninguna excepción")
+
+
+# --- El diferencial de 5.1, 5.2 y 5.3: secuencias de operaciones sobre un buzón -------------------
+#
+# Dos padres: «p» espera a «logs» y a «config», sin encargo; «q» espera a «solo», con un encargo que
+# solo deja citar logs/. Cada secuencia recibe entregas (de hijos esperados, de uno que no, de un
+# padre que no existe; la misma identidad otra vez, con los mismos datos o con otros; cargas que
+# cumplen el encargo o no), las admite (también dos veces, y una que no está), termina padres y
+# activa. Solo la función del ejercicio es la tuya; lo demás es de la referencia, en cada mundo.
+ENCARGO_DE_Q = {"objetivo": "Mira los registros.", "recursos": ["logs/"], "acciones": ["leer"],
+                "entregable": {"hallazgos": [], "referencias": [], "incertidumbres": []}, "tope_de_pasos": 3,
+                "plazo": 120}
+CARGAS = {"el hallazgo": HALLAZGO, "el mismo hallazgo, otro dict": dict(HALLAZGO), "otro hallazgo": {"hallazgo": "otro"},
+          "una entrega con evidencia": {"hallazgos": ["La API no llega."], "referencias": ["logs/api.log:7"],
+                                        "incertidumbres": []},
+          "la misma, con las claves en otro orden": {"incertidumbres": [], "referencias": ["logs/api.log:7"],
+                                                     "hallazgos": ["La API no llega."]},
+          "una entrega sin evidencia": {"hallazgos": ["La API no llega."], "referencias": [], "incertidumbres": []},
+          "una entrega que cita fuera de sus recursos": {"hallazgos": ["x"], "referencias": ["config/db.toml:6"],
+                                                         "incertidumbres": []}}
+
+
+def _buzon_del_diferencial(ruta):
+    ref = referencia()
+    bd = ref.abrir_buzon(ruta)
+    ref.crear_padre(bd, "p", ["logs", "config"])
+    ref.crear_padre(bd, "q", {"solo": ENCARGO_DE_Q})
+    bd.close()
+
+
+def foto_del_buzon(bd):
+    """Lo que se compara de la base tras cada paso: los padres, el buzón y las trayectorias."""
+    return {"padres": bd.execute("SELECT id, estado, version FROM ejecuciones ORDER BY id").fetchall(),
+            "buzón": bd.execute("SELECT entrega, padre, hijo, carga, disposicion, seq_admitida FROM buzon "
+                                "ORDER BY entrega").fetchall(),
+            "trayectorias": bd.execute("SELECT padre, seq, entrega, carga FROM mensajes ORDER BY padre, seq").fetchall()}
+
+
+# Las parejas (padre, hijo) que valen salen más a menudo (repetidas): con una de cada, casi todo
+# serían rechazos y el buzón no llegaría a llenarse.
+PAREJAS = [("p", "logs")] * 3 + [("p", "config")] * 3 + [("q", "solo")] * 2 + [
+    ("p", "intruso"), ("nadie", "logs"), ("q", "logs"), ("p", "solo")]
+RECIBIR = dict(pareja=st.sampled_from(PAREJAS), entrega=st.sampled_from(["e1", "e2", "e3", "e5"]),
+               carga=st.sampled_from(["el hallazgo"] * 3 + list(CARGAS)))
+
+
+# Cada secuencia empieza con de 0 a 6 cosas (el número, aparte: las listas de hypothesis suelen ser
+# cortas): entregas recibidas y admitidas, solo recibidas, o la anterior otra vez (el transporte que
+# repite), igual o con otra carga; y algún padre que termina.
+COMO_LLEGA = ["admitida", "admitida", "solo recibida", "la anterior, repetida", "la anterior, repetida",
+              "la anterior, con esta carga", "y termina su padre", "admitida en un proceso que cae a mitad",
+              "y las de los demás hijos de su padre, admitidas", "y las de los demás hijos de su padre, admitidas"]
+ENTREGAS = st.builds(lambda cuantas, entregas: entregas[:cuantas], st.integers(0, 6), st.lists(
+    st.tuples(st.sampled_from(PAREJAS), st.sampled_from(["el hallazgo"] * 3 + list(CARGAS)), st.sampled_from(COMO_LLEGA)),
+    min_size=6, max_size=6))
+
+
+def contar_entregas(entregas):
+    return "; ".join(f"{p}/{h} ({c}): {como}" for (p, h), c, como in entregas) or "ninguna entrega"
+
+
+def _en_una_transaccion(apoyo, funcion, bd, padre):
+    """Como la llama admitir: dentro de su transacción."""
+    with apoyo.transaccion(bd):
+        return funcion(bd, padre)
+
+
+class Buzon(Maquina):
+    """El buzón con la función `del_alumno` ("recibir", "admitir" o "activar_si_estan_todos") de
+    cada mundo; lo demás, de la referencia."""
+
+    secuencias = 50
+    pasos = 6
+    para_encoger = 300
+    del_alumno = None
+    pistas = {"lo que devuelve": "recibida la primera vez, duplicada si vuelve idéntica; admitida, o tardia si el "
+                                 "padre terminó; el tipo de excepción que dice su docstring",
+              "la base": "lo que queda en la base tras el paso: un rechazo no cambia nada"}
+
+    def preparar(self, buzon):
+        ruta = copia_de_plantilla("buzon.db", _buzon_del_diferencial)
+        bd = sin_esperar_al_disco(sqlite3.connect(ruta, isolation_level=None))
+        bd.execute("PRAGMA foreign_keys=ON")
+        if buzon is self.referencia or self.del_alumno == "recibir":
+            apoyo = self.referencia
+        elif self.del_alumno == "admitir":
+            apoyo = self.referencia
+            buzon.activar_si_estan_todos = self.referencia.activar_si_estan_todos  # el 5.3 tiene su ejercicio
+        else:  # la activación del alumno, llamada desde el admitir de una referencia aparte, como en sus casos
+            apoyo = una_vez("la referencia con la activación del alumno", referencia)
+            apoyo.activar_si_estan_todos = buzon.activar_si_estan_todos
+        funciones = {nombre: getattr(apoyo, nombre) for nombre in ("recibir", "admitir", "activar_si_estan_todos")}
+        funciones[self.del_alumno] = getattr(buzon, self.del_alumno)
+        return SimpleNamespace(bd=bd, ruta=ruta, funciones=funciones, apoyo=apoyo)
+
+    def cerrar(self, mundo):
+        cerrar_y_borrar(mundo.bd, carpeta=mundo.ruta.parent)
+
+    def hechos(self, mundo, devuelve):
+        return {"lo que devuelve": devuelve, "la base": foto_del_buzon(mundo.bd)}
+
+    def admitir_cayendo(self, mundo, entrega):
+        """admitir en un proceso que muere entre sus dos escrituras; después otro abre la base."""
+        try:
+            devuelve = mundo.funciones["admitir"](ConexionQueCae(mundo.bd), entrega)
+        except Caida:
+            devuelve = "cae a mitad"
+        except Exception as error:  # noqa: BLE001 - lo que lance el alumno es un hecho
+            devuelve = Lanzo(error)
+        mundo.bd.close()  # el proceso muere: ni COMMIT ni ROLLBACK
+        mundo.bd = sin_esperar_al_disco(sqlite3.connect(mundo.ruta, isolation_level=None))
+        mundo.bd.execute("PRAGMA foreign_keys=ON")
+        return devuelve
+
+    @al_empezar(entregas=ENTREGAS, contar=lambda entregas: contar_entregas(entregas))
+    def empezar(self, mundo, entregas):
+        """Cada secuencia empieza con de 0 a 4 entregas y una activación de cada padre: así llega a
+        padres con todos sus hijos admitidos, o con alguno solo recibido, que es donde se activan o no."""
+        devuelto, anterior = [], None
+        for n, ((padre, hijo), carga, como) in enumerate(entregas, 1):
+            if como.startswith("la anterior") and anterior:
+                padre, hijo, entrega, carga = anterior if como.endswith("repetida") else (padre, hijo, anterior[2], carga)
+            else:
+                entrega = f"e{n}"
+            anterior = (padre, hijo, entrega, carga)
+            devuelto.append(intento(mundo.funciones["recibir"], mundo.bd, padre, hijo, entrega, CARGAS[carga]))
+            if como == "y termina su padre":
+                devuelto.append(intento(mundo.apoyo.terminar, mundo.bd, padre, "cancelada"))
+            if como in ("admitida", "y termina su padre") or como.startswith("la anterior"):
+                devuelto.append(intento(mundo.funciones["admitir"], mundo.bd, entrega))
+            if como == "admitida en un proceso que cae a mitad":
+                devuelto.append(self.admitir_cayendo(mundo, entrega))
+            if como == "y las de los demás hijos de su padre, admitidas":
+                for otro in {"p": ("logs", "config"), "q": ("solo",)}.get(padre, ()):
+                    devuelto.append(intento(mundo.funciones["recibir"], mundo.bd, padre, otro, f"e{n}{otro}",
+                                            CARGAS["una entrega con evidencia"]))
+                    devuelto.append(intento(mundo.funciones["admitir"], mundo.bd, f"e{n}{otro}"))
+        if self.del_alumno == "activar_si_estan_todos":  # en el 5.2, la activación tiene que hacerla admitir
+            for padre in ("p", "q"):
+                devuelto.append(intento(_en_una_transaccion, mundo.apoyo, mundo.funciones["activar_si_estan_todos"],
+                                        mundo.bd, padre))
+        return self.hechos(mundo, devuelto)
+
+    @regla(**RECIBIR, contar=lambda pareja, entrega, carga: f"recibir(bd, {pareja[0]!r}, {pareja[1]!r}, {entrega!r}, "
+                                                            f"{carga})")
+    def recibir(self, mundo, pareja, entrega, carga):
+        padre, hijo = pareja
+        return self.hechos(mundo, intento(mundo.funciones["recibir"], mundo.bd, padre, hijo, entrega, CARGAS[carga]))
+
+    @regla(entrega=st.sampled_from(["e1", "e2", "e3", "e4", "e5", "nunca_recibida"]),
+           contar=lambda entrega: f"admitir(bd, {entrega!r})")
+    def admitir(self, mundo, entrega):
+        return self.hechos(mundo, intento(mundo.funciones["admitir"], mundo.bd, entrega))
+
+    @regla(que=st.sampled_from(["activar p", "activar q", "terminar p cancelada", "terminar q completada"]),
+           contar=lambda que: f"{que.split()[0]}(bd, {', '.join(repr(x) for x in que.split()[1:])})")
+    def otra_cosa(self, mundo, que):
+        """Activar a un padre (sin más) o terminarlo."""
+        accion, padre, *estado = que.split()
+        if accion == "activar":
+            funcion = mundo.funciones["activar_si_estan_todos"]
+            return self.hechos(mundo, intento(_en_una_transaccion, mundo.apoyo, funcion, mundo.bd, padre))
+        return self.hechos(mundo, intento(mundo.apoyo.terminar, mundo.bd, padre, *estado))
 
 
 # --- 5.1 -------------------------------------------------------------------------------------
@@ -159,6 +327,13 @@ def _(buzon):
     sin_evidencia = {"hallazgos": ["La API no llega a la base."], "referencias": [], "incertidumbres": []}
     lanza(ValueError, buzon.recibir, bd, "p", "logs", "e1", sin_evidencia)
     igual(volcado(bd) == antes, True, "la base de datos cambió tras un rechazo")
+
+
+class Recepciones(Buzon):
+    del_alumno = "recibir"
+
+
+caso.diferencial()(Recepciones)
 
 
 # --- 5.2 -------------------------------------------------------------------------------------
@@ -258,6 +433,13 @@ def _(buzon):
     lanza(ValueError, admitir_del_alumno(buzon, ref), bd, "no-existe")
 
 
+class Admisiones(Buzon):
+    del_alumno = "admitir"
+
+
+caso.diferencial()(Admisiones)
+
+
 # --- 5.3 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "5.3", leccion=5, titulo="activar_si_estan_todos: NOT EXISTS, no una cuenta",
@@ -348,6 +530,13 @@ def _(buzon):
     antes = padre(bd)
     buzon.activar_si_estan_todos(bd, "p")
     igual(padre(bd), antes, "el padre terminado, tras activar otra vez")
+
+
+class Activaciones(Buzon):
+    del_alumno = "activar_si_estan_todos"
+
+
+caso.diferencial()(Activaciones)
 
 
 # --- 5.4 -------------------------------------------------------------------------------------
@@ -489,3 +678,118 @@ def _(subagentes):
     verificados, _ = verificar(subagentes, [falso, falso, CIERTO], ["config/db.toml:6"] * 3)
     igual([f["hallazgo"] for f in verificados], [CIERTO], "los verificados")
 
+
+
+# --- El diferencial del 5.4: hallazgos y referencias de todas las formas ---------------------------
+#
+# Un proyecto pequeño (y un fichero fuera de él) y hallazgos que citan de 0 a 2 trozos, de la línea
+# citada, de otra línea, de fuera o de nada; referencias a cada línea alrededor del principio y del
+# final de cada fichero (0, 1, la última, una más, 999), sin línea, a un fichero que no está, a una
+# carpeta o fuera del proyecto. En verificar, de 0 a 3 hallazgos con de 0 a 3 referencias.
+PROYECTO = {"a.txt": "puerto = 5432\nmax_conexiones = 100\nconservar_dias = 7\n",
+            "sub/b.log": "conecta a db:5433\nconnection refused\n\npuerto = 5433\nfin"}
+LINEAS = {ruta: texto.split("\n") for ruta, texto in PROYECTO.items()}
+
+
+def _cita(ruta, numero, de_donde):
+    """Un trozo que citar: de la línea `numero` de `ruta` (o de la primera, si no la tiene), de otra
+    línea del proyecto, de fuera del proyecto o de ningún sitio."""
+    lineas = [l for l in LINEAS.get(ruta, LINEAS["a.txt"]) if l]
+    linea = LINEAS.get(ruta, [])[numero - 1] if 1 <= numero <= len(LINEAS.get(ruta, [])) else ""
+    linea = linea or lineas[0]
+    return {"de la línea": linea, "de un trozo de la línea": linea.split()[-1], "de otra línea":
+            next(l for l in lineas + LINEAS["sub/b.log"] if l and l != linea and l not in linea),
+            "de fuera del proyecto": "secreto = 1", "de ningún sitio": "nada de esto"}[de_donde]
+
+
+def _hallazgo_y_referencia(ruta, numero, forma, citas):
+    referencia = {"ruta:línea": f"{ruta}:{numero}", "sin línea": ruta, "sin referencia": None,
+                  "con una línea que no es un número": f"{ruta}:x", "con ceros delante": f"{ruta}:0{numero}"}[forma]
+    trozos = [_cita(ruta, numero, de_donde) for de_donde in citas]
+    return ("Dice " + " y ".join(f"«{t}»" for t in trozos) if trozos else "Dice que sí."), referencia
+
+
+# Un hallazgo y su referencia: a cada línea alrededor del principio y del final de cada fichero (0, 1,
+# la última, una más, 999), sin línea, a un fichero que no está, a una carpeta, fuera del proyecto; y
+# de 0 a 2 citas de la línea, de otra, de fuera o de nada.
+HALLAZGO_Y_REFERENCIA = st.builds(
+    _hallazgo_y_referencia,
+    st.sampled_from(["a.txt", "sub/b.log", "a.txt", "sub/b.log", "../fuera.txt", "no_esta.txt", "sub"]),
+    st.sampled_from([1, 2, 3, 1, 2, 3, 4, 5, 6, 0, 999]),
+    st.sampled_from(["ruta:línea"] * 5 + ["sin línea", "sin referencia", "con una línea que no es un número",
+                                          "con ceros delante"]),
+    st.builds(lambda cuantas, citas: citas[:cuantas], st.integers(0, 2), st.lists(st.sampled_from(
+        ["de la línea", "de la línea", "de un trozo de la línea", "de otra línea", "de fuera del proyecto",
+         "de ningún sitio"]), min_size=2, max_size=2)))
+
+
+def proyecto():
+    """La carpeta del proyecto, con fuera.txt al lado: la misma ruta en los dos mundos, hecha una vez."""
+    return una_vez("el proyecto del 5.4", _proyecto)
+
+
+def _proyecto():
+    carpeta = carpeta_fija("proyecto-5.4")
+    for ruta, texto in PROYECTO.items():
+        (carpeta / "proyecto" / ruta).parent.mkdir(parents=True, exist_ok=True)
+        (carpeta / "proyecto" / ruta).write_text(texto, encoding="utf-8")
+    (carpeta / "fuera.txt").write_text("secreto = 1\n", encoding="utf-8")
+    return carpeta / "proyecto"
+
+
+def motivo(valor):
+    """Lo que se compara de lo que devuelve por_que_no: None, o que es un texto con algo (no cuál)."""
+    if valor is None or isinstance(valor, Lanzo):
+        return valor
+    return "un motivo" if isinstance(valor, str) and valor.strip() else f"{valor!r}, que no es un motivo"
+
+
+ENTRADAS_54 = st.one_of(
+    st.builds(lambda hr: ("por_que_no", *hr), HALLAZGO_Y_REFERENCIA),
+    st.builds(lambda hr: ("por_que_no", *hr), HALLAZGO_Y_REFERENCIA),
+    st.builds(lambda pares, quitar, cambiar: ("verificar", [h for h, _ in pares],
+                                              _referencias([r for _, r in pares], quitar, cambiar)),
+              st.lists(HALLAZGO_Y_REFERENCIA, max_size=3), st.integers(0, 2), st.booleans()))
+
+
+def _referencias(referencias, quitar, cambiar):
+    """Las referencias de una entrega: las de cada hallazgo, quizá con las últimas de menos o en otro orden."""
+    referencias = referencias[:max(len(referencias) - quitar, 0)] if quitar < 2 else referencias + ["a.txt:1"]
+    return referencias[::-1] if cambiar else referencias
+
+
+def contar_54(entrada):
+    que, hallazgos, referencias = entrada
+    if que == "por_que_no":
+        return f"por_que_no({hallazgos!r}, {referencias!r}, proyecto)"
+    return f"verificar({{'hallazgos': {hallazgos!r}, 'referencias': {referencias!r}}}, proyecto)"
+
+
+def _diferencial_54(subagentes, entrada):
+    que, hallazgos, referencias = entrada
+    if que == "por_que_no":
+        return {"lo que devuelve por_que_no": motivo(intento(subagentes.por_que_no, hallazgos, referencias, proyecto()))}
+    suyo = subagentes.por_que_no
+    subagentes.por_que_no = una_vez("por_que_no de referencia", lambda: cargar_modulo(
+        rutas.puntos_de_control()[5] / "subagentes.py", "_subagentes_del_diferencial").por_que_no)
+    try:
+        devuelve = subagentes.verificar({"hallazgos": hallazgos, "referencias": referencias, "incertidumbres": []},
+                                        proyecto())
+    finally:
+        subagentes.por_que_no = suyo
+    verificados, descartados = devuelve
+    return {"los verificados": verificados,
+            "los descartados": [(f.get("hallazgo"), f.get("referencia"), motivo(f.get("motivo"))) for f in descartados]}
+
+
+caso.diferencial(entradas=ENTRADAS_54, ejemplos=250, contar=contar_54, bordes=[
+    ("por_que_no", "Dice «puerto = 5432» y «nada de esto»", "a.txt:1"),
+    ("por_que_no", "Dice «nada de esto» y «puerto = 5432»", "a.txt:1"),
+    ("por_que_no", "Dice «fin»", "sub/b.log:5"), ("por_que_no", "Dice «fin»", "sub/b.log:6"),
+    ("por_que_no", "Dice «puerto = 5432»", "a.txt:0"), ("por_que_no", "Dice «conservar_dias = 7»", "a.txt:0"),
+    ("verificar", ["Dice «puerto = 5432»", "Dice «max_conexiones = 100»"], ["a.txt:2", "a.txt:1"]),
+    ("verificar", ["Dice «puerto = 5432»", "Dice «puerto = 5432»"], ["a.txt:1"])], pistas={
+    "lo que devuelve por_que_no": "None si la línea citada dice cada cita; un texto con el porqué si no (sin cita, "
+                                  "sin referencia, sin línea, un fichero que no se puede leer, una línea que no tiene)",
+    "los verificados": "cada hallazgo con la referencia de su mismo orden (None si no la hay)",
+    "los descartados": "los que no valen, con su referencia y un motivo"})(_diferencial_54)
