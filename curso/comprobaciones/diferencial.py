@@ -34,9 +34,11 @@ enseña (la encoge hypothesis): en `esperado`, lo que hizo la referencia; en `ob
 hizo tu código; en la nota, la entrada, el hecho y su pista. Un esbozo alcanzado deja el caso
 pendiente, como en los casos escritos, y un bucle que no acaba lo corta `ejercicios.con_limite`.
 """
+import contextlib
 import copy
 import inspect
 import json
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -323,6 +325,10 @@ def correr(e, declaracion, alumno):
     # de la comprobación, que se borra al acabar, nunca a un .hypothesis/ en el espacio del alumno.
     anterior = getattr(configuration, "__hypothesis_home_directory", None)
     configuration.set_hypothesis_home_dir(Path(tempfile.gettempdir()) / ".hypothesis")
+    # Sin fsync mientras corre (los de las ediciones de herramientas.py, p. ej.): el diferencial no
+    # prueba qué sobrevive a un corte de luz, y en un disco ocupado cada fsync cuesta milisegundos.
+    fsync, fdatasync = os.fsync, os.fdatasync
+    os.fsync = os.fdatasync = _sin_esperar
     try:
         (_con_estado if con_estado else _sin_estado)(declaracion, referencia, alumno, carrera)
     except (Desacuerdo, _Parar):
@@ -333,11 +339,14 @@ def correr(e, declaracion, alumno):
         if carrera.corte is None and carrera.ultimo is None:
             raise
     finally:
+        os.fsync, os.fdatasync = fsync, fdatasync
         configuration.set_hypothesis_home_dir(anterior)
         for clave in [c for c in _COMPARTIDAS if c[0] == tempfile.gettempdir()]:
             _COMPARTIDAS.pop(clave).close()
         for clave in [c for c in _UNA_VEZ if c[0] == tempfile.gettempdir()]:
-            del _UNA_VEZ[clave]
+            valor = _UNA_VEZ.pop(clave)
+            if len(clave) == 3 and clave[1] == "cerrar al acabar":
+                valor.close()
     if carrera.corte is not None:
         raise carrera.corte
     if carrera.ultimo is not None:
@@ -346,6 +355,10 @@ def correr(e, declaracion, alumno):
                 f"{d.entrada}\nen «{d.hecho}» esperaba lo que hace la referencia, y llegó lo que hace tu código"
                 + (f"\npista: {d.pista}" if d.pista else ""))
         raise ejercicios.Fallo(d.referencia, d.alumno, nota)
+
+
+def _sin_esperar(_descriptor):
+    """os.fsync mientras corre el diferencial: no espera al disco."""
 
 
 def _sin_estado(declaracion, referencia, alumno, carrera):
@@ -453,6 +466,16 @@ def una_vez(clave, hacer):
     if clave not in _UNA_VEZ:
         _UNA_VEZ[clave] = hacer()
     return _UNA_VEZ[clave]
+
+
+def en_la_corrida(clave, gestor):
+    """Lo que da el gestor de contexto que hace `gestor()` (un servidor, un esquema), abierto una sola
+    vez por corrida del diferencial y cerrado al acabarla."""
+    def abrir():
+        pila = contextlib.ExitStack()
+        _UNA_VEZ[(tempfile.gettempdir(), "cerrar al acabar", clave)] = pila
+        return pila.enter_context(gestor())
+    return una_vez(("en la corrida", clave), abrir)
 
 
 def base_compartida(nombre, construir):

@@ -12,12 +12,19 @@ deja un proceso que muere en ese punto: una intención sin resultado, con el fic
 sin editar.
 """
 import functools
+import http.client
 import json
 import random
+import sqlite3
+from types import SimpleNamespace
+
+from hypothesis import strategies as st
 
 from curso import rutas
-from curso.rutas import cargar_modulo
+from curso.comprobaciones.diferencial import (Lanzo, Maquina, al_empezar, cerrar_y_borrar, copia_de_plantilla,
+                                              intento, regla, sin_esperar_al_disco)
 from curso.comprobaciones.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
+from curso.rutas import cargar_modulo
 
 INICIO = [("sistema", "Eres un hijo."), ("usuario", "Tu encargo: mira notas.txt.")]
 TEXTO = "uno\ndos\n"
@@ -138,6 +145,107 @@ def _(donde_esta):
     dos = ("asistente", [llamada("t2", "leer", ruta="notas.txt")])
     anotar(R, D, bd, LEE, LEIDO, dos, ("usuario", [observacion("t2", TEXTO)]))
     igual(donde_esta(bd, agente)[0], "terminar", "con tope 1 y ya dos respuestas: el tope está agotado")
+
+
+# --- El diferencial del 6.2: historiales con respuestas, observaciones, resúmenes y limpiezas -------
+#
+# Cada secuencia anota en el historial del hijo «h» respuestas con una llamada o con dos a la vez,
+# sus observaciones, respuestas finales y mensajes del usuario; a veces instala un resumen (una
+# compactación) o apunta una limpieza (la 03b); y pregunta donde_esta con el tope por debajo, en y
+# por encima de las respuestas que lleva.
+def _agentes_del_diferencial(ruta):
+    R = referencia("registro")
+    bd = R.abrir(ruta)
+    referencia("historial").crear_ejecucion(bd, "h")
+    R.crear_agente(bd, "h", "hijo", 1, "guion:eco", INICIO, ["leer", "editar"], "copia", 1000, 4)
+    bd.close()
+
+
+def abrir_mundo(construir, nombre):
+    """La base de un mundo: una copia de la plantilla, con la conexión que da registro.abrir (la que
+    apunta los pasos), sin fsync y sin volver a mirar el esquema, que la plantilla ya tiene."""
+    ruta = copia_de_plantilla(nombre, construir)
+    bd = sin_esperar_al_disco(sqlite3.connect(ruta, isolation_level=None))
+    bd.execute("PRAGMA foreign_keys=ON")
+    return referencia("pasos").Conexion(bd), ruta
+
+
+ANOTAR = ["una respuesta con una llamada", "una respuesta con una llamada", "una respuesta con dos llamadas",
+          "sus observaciones", "sus observaciones", "la respuesta final", "un mensaje del usuario"]
+TOPE = ["respuestas", "respuestas − 1", "respuestas + 1", "0", "99"]
+OTRA_COSA = ["nada", "nada", "instalar un resumen hasta el último mensaje", "instalar un resumen hasta el penúltimo",
+             "limpiar los resultados de la primera llamada"]
+
+
+class Agentes(Maquina):
+    secuencias = 40
+    pasos = 5
+    para_encoger = 300
+    pistas = {"lo que devuelve": "(qué, M) con M = M_de(bd, agente): atender si acaba en una respuesta con llamadas, "
+                                 "terminar si acaba en la final o si respuestas(bd, agente) llega al tope; si no, pedir"}
+
+    def preparar(self, donde_esta):
+        bd, ruta = abrir_mundo(_agentes_del_diferencial, "agentes.db")
+        return SimpleNamespace(donde_esta=donde_esta, bd=bd, ruta=ruta, turno=0, pendientes=[])
+
+    def cerrar(self, mundo):
+        cerrar_y_borrar(mundo.bd, carpeta=mundo.ruta.parent)
+
+    def anotar(self, mundo, que):
+        D, historial = referencia("durable"), referencia("historial")
+        if que.startswith("una respuesta"):
+            mundo.turno += 1
+            llamadas = [llamada(f"t{mundo.turno}_{j}", "leer", ruta="notas.txt") for j in range(1 + ("dos" in que))]
+            mundo.pendientes = [l["id"] for l in llamadas]
+            mensaje = ("asistente", [{"type": "text", "text": f"Turno {mundo.turno}."}, *llamadas])
+        elif que == "sus observaciones" and mundo.pendientes:
+            mensaje = ("usuario", [observacion(i, TEXTO) for i in mundo.pendientes])
+            mundo.pendientes = []
+        elif que == "la respuesta final":
+            mensaje = FINAL
+        else:
+            mensaje = ("usuario", "Sigue, por favor.")
+        historial.anotar(mundo.bd, "h", D.guardar(mensaje))
+
+    def otra_cosa(self, mundo, que):
+        bd = mundo.bd
+        if que.startswith("instalar"):
+            (ultimo,) = bd.execute("SELECT COALESCE(MAX(seq), 0) FROM historial WHERE ejecucion='h'").fetchone()
+            corte = ultimo - ("penúltimo" in que)
+            activo, cobertura = referencia("resumenes").activo(bd, "h")
+            if corte > cobertura:
+                referencia("resumenes").instalar(bd, "h", activo, corte, [{"texto": "Leí notas.txt.", "fuente": corte}])
+        elif que.startswith("limpiar"):
+            bd.apuntar("limpieza", "h", llamadas=["t1_0"], tokens=100)
+
+    def preguntar(self, mundo, tope):
+        (agente,) = referencia("registro").agentes(mundo.bd)
+        hechas = sum(1 for (t,) in mundo.bd.execute("SELECT texto FROM historial WHERE ejecucion='h'")
+                     if json.loads(t)[0] == "asistente")
+        agente["tope"] = {"respuestas": hechas, "respuestas − 1": max(hechas - 1, 0), "respuestas + 1": hechas + 1}.get(
+            tope) if tope.startswith("respuestas") else int(tope)
+        self.contar_paso(f"donde_esta(bd, agente) con tope = {agente['tope']} y {hechas} respuestas en su historial")
+        return {"lo que devuelve": intento(mundo.donde_esta, mundo.bd, agente)}
+
+    @al_empezar(anotar=st.builds(lambda cuantos, que: que[:cuantos], st.integers(0, 6),
+                                 st.lists(st.sampled_from(ANOTAR), min_size=6, max_size=6)),
+                otra_cosa=st.sampled_from(OTRA_COSA), tope=st.sampled_from(TOPE))
+    def empezar(self, mundo, anotar, otra_cosa, tope):
+        for que in anotar:
+            self.anotar(mundo, que)
+        self.otra_cosa(mundo, otra_cosa)
+        cuenta = f"anotar {', '.join(anotar) or 'nada'}; {otra_cosa}; "
+        hechos = self.preguntar(mundo, tope)
+        self.contar_paso(cuenta + self.cuenta)
+        return hechos
+
+    @regla(anotar=st.lists(st.sampled_from(ANOTAR), min_size=1, max_size=3), otra_cosa=st.sampled_from(OTRA_COSA),
+           tope=st.sampled_from(TOPE))
+    def seguir(self, mundo, anotar, otra_cosa, tope):
+        return self.empezar(mundo, anotar, otra_cosa, tope)
+
+
+caso.diferencial()(Agentes)
 
 
 # --- 6.1 -------------------------------------------------------------------------------------
@@ -322,6 +430,134 @@ def _(atender):
     atender(bd, "h", llamada("t4", "leer", ruta="notas.txt"), copia, puede_editar, copia.parent / ".b")
     atender(bd, "h", llamada("t5", "ejecutar", comando="ls"), copia, puede_editar, copia.parent / ".b")
     igual(bd.execute("SELECT COUNT(*) FROM llamadas").fetchone()[0], 0, "filas en llamadas")
+
+
+# --- El diferencial del 6.1: llamadas con efectos, caídas y cambios ajenos ------------------------
+#
+# Dos agentes con el mismo id de llamada («t1»), cada uno con su copia de notas.txt. Cada secuencia
+# atiende ediciones (que se pueden aplicar, cuyo antiguo no está, de un fichero que no existe, con
+# argumentos de menos), órdenes y lecturas, con y sin permiso; y entre medias se cae antes de apuntar
+# un resultado (la intención sola), deshace una edición que no llegó al disco, o cambia el fichero
+# otro. Tras cada paso se comparan la observación, los ficheros, la tabla llamadas y lo que había
+# apuntado cuando se llamó a bd.efecto().
+def _efectos_del_diferencial(ruta):
+    _agentes_del_diferencial(ruta)
+    R = referencia("registro")
+    bd = R.abrir(ruta)
+    referencia("historial").crear_ejecucion(bd, "g")
+    R.crear_agente(bd, "g", "hijo", 2, "guion:eco", INICIO, ["leer", "editar"], "copia", 1000, 4)
+    bd.close()
+
+
+LLAMADAS_61 = {
+    "editar t1 (uno → uno y medio)": EDITAR,
+    "editar t2 (dos → dos y tres)": llamada("t2", "editar", ruta="notas.txt", antiguo="dos\n", nuevo="dos\ntres\n"),
+    "editar t3 (un antiguo que no está)": llamada("t3", "editar", ruta="notas.txt", antiguo="cuatro", nuevo="cinco"),
+    "editar t4 (un fichero que no existe)": llamada("t4", "editar", ruta="no_esta.txt", antiguo="a", nuevo="b"),
+    "editar t7 (sin nuevo)": llamada("t7", "editar", ruta="notas.txt", antiguo="uno"),
+    "ejecutar t6 (echo hecho >> registro.txt)": llamada("t6", "ejecutar", comando="echo hecho >> registro.txt"),
+    "leer t5": llamada("t5", "leer", ruta="notas.txt"),
+}
+USUARIOS_61 = {"que deja editar": lambda nombre, entrada: nombre == "editar", "que deja todo": lambda n, e: True,
+               "que no deja nada": lambda n, e: False}
+# Lo que le pasa a una llamada: atenderla sin más, o atenderla, caer antes de apuntar su resultado (la
+# intención se queda sola) y reanudarla, a veces con el fichero como antes de editar (la edición no
+# llegó al disco) o cambiado por otro entre medias.
+ESCENARIOS_61 = ["se atiende", "se atiende", "cae antes de apuntar su resultado y se reanuda",
+                 "cae antes de apuntar su resultado, la edición no llegó al disco, y se reanuda",
+                 "cae antes de apuntar su resultado, otro cambia notas.txt, y se reanuda",
+                 "se atiende, y otro cambia notas.txt"]
+LLAMADAS_CON_CAIDA = list(LLAMADAS_61)[:2] + list(LLAMADAS_61)[5:6]  # editar t1, editar t2, ejecutar t6
+
+
+class Efectos(Maquina):
+    secuencias = 30
+    pasos = 3
+    para_encoger = 300
+    pistas = {"la observación": "sin fila, la intención antes de editar; con resultado, ese; con la intención sola, "
+                                "la huella decide: la de antes, se edita; la de después, la observación esperada; "
+                                "otra, un error sin tocar el fichero",
+              "los ficheros": "cada efecto, como mucho una vez; un fichero que cambió otro no se toca",
+              "la tabla llamadas": "intención (intencion_de_editar o ejecutar_como_mucho_una_vez) y resultado "
+                                   "(apuntar_resultado) de cada llamada con efectos; nada de leer ni de lo que no "
+                                   "tiene permiso",
+              "filas de la intención al llamar a bd.efecto()": "la intención, apuntada antes de editar; bd.efecto() "
+                                                                 "justo después"}
+
+    def preparar(self, atender):
+        bd, ruta = abrir_mundo(_efectos_del_diferencial, "efectos.db")
+        copias = {}
+        for agente in ("h", "g"):
+            copias[agente] = ruta.parent / f"copia_{agente}"
+            copias[agente].mkdir()
+            (copias[agente] / "notas.txt").write_text(TEXTO, encoding="utf-8")
+        mundo = SimpleNamespace(atender=atender, bd=bd, ruta=ruta, copias=copias, efectos=[], ultima={})
+        bd.efecto = lambda: mundo.efectos.append(bd.execute(
+            "SELECT COUNT(*) FROM llamadas WHERE agente=? AND id=?", mundo.actual).fetchone()[0])
+        return mundo
+
+    def cerrar(self, mundo):
+        cerrar_y_borrar(mundo.bd, carpeta=mundo.ruta.parent)
+
+    def atender(self, mundo, agente, que, usuario):
+        pedida = LLAMADAS_61[que]
+        mundo.actual, mundo.efectos = (agente, pedida["id"]), []
+        observacion = intento(mundo.atender, mundo.bd, agente, pedida, mundo.copias[agente], USUARIOS_61[usuario],
+                              mundo.ruta.parent / ".borrador")
+        return {"la observación": observacion, "filas de la intención al llamar a bd.efecto()": mundo.efectos}
+
+    def hacer(self, mundo, agente, que, escenario, usuario):
+        """`que` de `agente` con `usuario`, en el `escenario` de ESCENARIOS_61: sus hechos, y los de la base y los ficheros."""
+        notas = mundo.copias[agente] / "notas.txt"
+        hechos = [self.atender(mundo, agente, que, usuario)]
+        if escenario.startswith("cae"):
+            with referencia("historial").transaccion(mundo.bd):
+                mundo.bd.execute("UPDATE llamadas SET resultado=NULL WHERE agente=? AND id=?",
+                                 (agente, LLAMADAS_61[que]["id"]))
+        if "no llegó al disco" in escenario:
+            notas.write_text(TEXTO, encoding="utf-8")
+        if "otro cambia" in escenario:
+            notas.write_text(notas.read_text(encoding="utf-8") + "una línea de otro\n", encoding="utf-8")
+        if escenario.endswith("se reanuda"):
+            hechos.append(self.atender(mundo, agente, que, usuario))
+        ficheros = {f"{a}/{n}": (c / n).read_text(encoding="utf-8") if (c / n).exists() else None
+                    for a, c in mundo.copias.items() for n in ("notas.txt", "registro.txt")}
+        filas = mundo.bd.execute("SELECT agente, id, nombre, entrada, antes, despues, esperado, resultado "
+                                 "FROM llamadas ORDER BY agente, id").fetchall()
+        return {"la observación": [sin_palabras(h["la observación"]) for h in hechos],
+                "filas de la intención al llamar a bd.efecto()": [h["filas de la intención al llamar a bd.efecto()"]
+                                                                   for h in hechos],
+                "los ficheros": ficheros,
+                "la tabla llamadas": [fila[:7] + (fila[7] and sin_palabras(json.loads(fila[7])),) for fila in filas]}
+
+    @al_empezar(operaciones=st.builds(lambda cuantas, ops: ops[:cuantas], st.integers(1, 4), st.lists(
+        st.tuples(st.sampled_from(["h", "h", "g"]), st.sampled_from(LLAMADAS_CON_CAIDA * 3 + list(LLAMADAS_61)),
+                  st.sampled_from(ESCENARIOS_61), st.sampled_from(["que deja todo", "que deja todo", *USUARIOS_61])),
+        min_size=4, max_size=4)),
+        contar=lambda operaciones: "; ".join(contar_61(*op) for op in operaciones))
+    def empezar(self, mundo, operaciones):
+        return [self.hacer(mundo, *op) for op in operaciones]
+
+    @regla(agente=st.sampled_from(["h", "g"]), que=st.sampled_from(list(LLAMADAS_61)),
+           escenario=st.sampled_from(ESCENARIOS_61), usuario=st.sampled_from(list(USUARIOS_61)), contar=lambda **v:
+           contar_61(v["agente"], v["que"], v["escenario"], v["usuario"]))
+    def operacion(self, mundo, agente, que, escenario, usuario):
+        return self.hacer(mundo, agente, que, escenario, usuario)
+
+
+def contar_61(agente, que, escenario, usuario):
+    return f"{que} de {agente}, con un usuario {usuario}: {escenario}"
+
+
+def sin_palabras(observacion):
+    """Lo que se compara de una observación: entera si no es un error; de un error, a qué llamada
+    contesta y que es un error (sus palabras no las fija el ejercicio)."""
+    if isinstance(observacion, dict) and observacion.get("is_error"):
+        return {"tool_use_id": observacion.get("tool_use_id"), "is_error": True, "content": "(un mensaje de error)"}
+    return observacion
+
+
+caso.diferencial()(Efectos)
 
 
 # --- 6.3 -------------------------------------------------------------------------------------
@@ -552,3 +788,123 @@ def _(r):
     con, reloj = con_reloj(r, modelo, plazo=7, azar=AlMaximo())
     igual((rendirse(r, con), modelo.llamadas, reloj.esperas), ("SeRinde", 3, [1, 2]),
           "(lo que lanza, llamadas, esperas) con plazo=7: tras 1 y 2 s, esperar 4 acabaría en el 7")
+
+
+# --- El diferencial del 6.3: errores de cada clase, esperas y secuencias de fallos --------------------
+#
+# se_reintenta con respuestas HTTP de 100 a 599 (los bordes: 407–410, 428–430, 499, 500, 599), con y
+# sin el código de un límite de gasto, sin respuesta por cada causa, y excepciones de la red y de
+# Python; espera con n de 0 a 8, bases, topes y lo que pida el servidor (nada, 0, negativo, un poco,
+# justo UNA_ESPERA_S, más); y el modelo con reintentos ante de 0 a 5 errores seguidos, con intentos,
+# plazos y peticiones que tardan, en un reloj de ensayo y con azares que no dependen de la suerte.
+class AlCero(random.Random):
+    def uniform(self, a, b):
+        return a
+
+
+AZARES = {"al máximo": AlMaximo, "en el medio": AlMedio, "al mínimo": AlCero,
+          "Random(7)": lambda: random.Random(7)}
+ESTADOS = st.one_of(st.sampled_from([400, 407, 408, 409, 410, 413, 428, 429, 430, 499, 500, 502, 529, 599, 200, 300]),
+                    st.integers(100, 599))
+CAUSAS = ["rechazada", "cortada", "tiempo", "esquema", "nombre", "certificado", "otra"]
+ERRORES_DE_PYTHON = {"ConnectionResetError": ConnectionResetError, "ConnectionRefusedError": ConnectionRefusedError,
+                     "TimeoutError": TimeoutError, "BrokenPipeError": BrokenPipeError,
+                     "RemoteDisconnected": http.client.RemoteDisconnected,
+                     "IncompleteRead": lambda: http.client.IncompleteRead(b""), "ValueError": ValueError,
+                     "OSError": OSError, "KeyError": KeyError}
+ERRORES_63 = st.one_of(
+    st.tuples(st.just("http"), ESTADOS, st.sampled_from([None, None, "enforced_spend_limit_reached",
+                                                         "contract_spend_limit_reached", "ramp_limit_exceeded"]),
+              st.sampled_from([None, None, "1", "0", "40", "60", "61", "-3", "mañana"])),
+    st.tuples(st.just("sin respuesta"), st.sampled_from(CAUSAS)),
+    st.tuples(st.just("python"), st.sampled_from(list(ERRORES_DE_PYTHON)), st.sampled_from(["CuerpoSinAcabar", ""])))
+
+
+def error_63(r, spec):
+    """El error que describe `spec`, con las clases del módulo `r` (las suyas: sus isinstance las reconocen)."""
+    if spec[0] == "http":
+        _, estado, codigo, retry = spec
+        return r.ErrorDelModelo(estado, f"el servidor contestó {estado}", codigo=codigo,
+                                cabeceras={"retry-after": retry} if retry is not None else None)
+    if spec[0] == "sin respuesta":
+        return r.ErrorDelModelo(None, "sin respuesta", causa=spec[1])
+    if spec[2] == "CuerpoSinAcabar":
+        return r.api.CuerpoSinAcabar("el cuerpo no llegó entero")
+    return ERRORES_DE_PYTHON[spec[1]]()
+
+
+def contar_error(spec):
+    if spec[0] == "http":
+        return f"HTTP {spec[1]}" + (f" ({spec[2]})" if spec[2] else "") + (f" retry-after {spec[3]}" if spec[3] else "")
+    return f"sin respuesta ({spec[1]})" if spec[0] == "sin respuesta" else (spec[2] or spec[1])
+
+
+LLAMAR = st.tuples(st.just("llamar"), st.builds(lambda cuantos, errores: errores[:cuantos], st.integers(0, 5),
+                                                st.lists(ERRORES_63, min_size=5, max_size=5)),
+                   st.sampled_from([6, 1, 2, 3, 4]), st.sampled_from([1800, 7, 10, 3, 100]),
+                   st.sampled_from([1, 0.5, 2]), st.sampled_from([30, 1, 4]), st.sampled_from([0, 0, 5]),
+                   st.sampled_from(list(AZARES)))
+ENTRADAS_63 = st.one_of(
+    st.tuples(st.just("se_reintenta"), ERRORES_63), st.tuples(st.just("se_reintenta"), ERRORES_63),
+    st.tuples(st.just("espera"), st.integers(0, 8), st.sampled_from(list(AZARES)), st.sampled_from([1, 0.5, 2]),
+              st.sampled_from([30, 1, 4]), st.sampled_from([None, 0, -3, 0.25, 40, 60, 61])),
+    LLAMAR, LLAMAR)
+
+
+def contar_63(entrada):
+    que, *resto = entrada
+    if que == "se_reintenta":
+        return f"se_reintenta({contar_error(resto[0])})"
+    if que == "espera":
+        n, azar, base, tope, pedida = resto
+        return f"espera({n}, azar {azar}, base={base}, tope={tope}, pedida={pedida})"
+    errores, intentos, plazo, base, tope, tarda, azar = resto
+    return (f"ModeloConReintentos(un modelo que falla con [{', '.join(contar_error(e) for e in errores)}] y después "
+            f"contesta, intentos={intentos}, plazo={plazo}, base={base}, tope={tope}, azar {azar}), cada petición "
+            f"tarda {tarda} s")
+
+
+def _llamar(r, errores, intentos, plazo, base, tope, tarda, azar):
+    reloj = RelojDeEnsayo()
+    lanzados = [error_63(r, e) for e in errores]
+    modelo = Falla(*lanzados, reloj=reloj, tarda=tarda)
+    apuntados = []
+    con = r.ModeloConReintentos(modelo, intentos=intentos, plazo=plazo, base=base, tope=tope, dormir=reloj.dormir,
+                                reloj=reloj, azar=AZARES[azar](),
+                                al_reintentar=lambda n, e, s: apuntados.append((n, _cual(lanzados, e), s)))
+    devuelve = intento(con, M_63)
+    ultimo = getattr(getattr(devuelve, "error", None), "ultimo", None) if isinstance(devuelve, Lanzo) else None
+    return {"lo que pasa": devuelve if isinstance(devuelve, Lanzo) else "contesta",
+            "el último error de SeRinde": _cual(lanzados, ultimo) if ultimo is not None else None,
+            "peticiones al modelo": modelo.llamadas, "esperas": reloj.esperas,
+            "lo que quedaba del plazo en cada petición": modelo.vistas,
+            "self.reintentos": [(n, _cual(lanzados, e), s) for n, e, s in con.reintentos],
+            "al_reintentar": apuntados}
+
+
+def _cual(lanzados, error):
+    """El número del error `error` entre los que lanzó el modelo (el mismo objeto), o su repr."""
+    return next((f"el error {i + 1}" for i, e in enumerate(lanzados) if e is error), repr(error))
+
+
+@caso.diferencial(entradas=ENTRADAS_63, ejemplos=250, contar=contar_63, bordes=[
+    ("se_reintenta", ("http", 408, None, None)), ("se_reintenta", ("http", 409, None, None)),
+    ("llamar", [("http", 429, None, "61")], 6, 1800, 1, 30, 0, "al máximo"),
+    ("llamar", [("http", 429, None, "60")], 6, 1800, 1, 30, 0, "al máximo")], pistas={
+    "se reintenta": "408, 409, 429 (salvo un límite de gasto), cualquier 5xx, y lo que no tuvo respuesta salvo "
+                    "SIN_ARREGLO; de lo que no es ErrorDelModelo, solo lo de DE_LA_RED",
+    "lo que espera": "lo pedido, si es más de 0; si no, azar.uniform(0, min(tope, base · 2^n))",
+    "lo que pasa": "lo que no se reintenta sale tal cual; SeRinde tras `intentos`, si pide más de UNA_ESPERA_S o si "
+                   "la espera acabaría en el plazo o después",
+    "esperas": "entre un intento y el siguiente, dormir(espera(n, ...)) con n desde 0",
+    "lo que quedaba del plazo en cada petición": "self.intento(M, herramientas, fin − self.reloj())",
+    "self.reintentos": "(n, error, segundos) de cada reintento, antes de dormir",
+    "al_reintentar": "al_reintentar(n, error, segundos) antes de dormir, si lo hay"})
+def _(r, entrada):
+    que, *resto = entrada
+    if que == "se_reintenta":
+        return {"se reintenta": bool(r.se_reintenta(error_63(r, resto[0])))}
+    if que == "espera":
+        n, azar, base, tope, pedida = resto
+        return {"lo que espera": r.espera(n, AZARES[azar](), base=base, tope=tope, pedida=pedida)}
+    return _llamar(r, *resto)

@@ -9,12 +9,18 @@ Las carreras no dependen de relojes: otra conexión actúa justo antes de la sen
 del alumno (`OtroAntesDe`). Así, quien lee y después escribe ve cómo otro confirma en medio; quien
 compara y escribe en una sola sentencia, no.
 """
+import json
 import re
 from contextlib import ExitStack, contextmanager
+from types import SimpleNamespace
+
+from hypothesis import strategies as st
 
 from curso import rutas
-from curso.rutas import cargar_modulo
+from curso.comprobaciones.diferencial import Lanzo, Maquina, al_empezar, en_la_corrida, regla, una_vez
+from curso.comprobaciones.diferencial import intento as hecho
 from curso.comprobaciones.ejercicios import Fallo, ejercicio, igual
+from curso.rutas import cargar_modulo
 from curso.postgres.cluster import VARIABLE_DE_CONEXION, FaltaPostgres, esquema_de_prueba, servidor_de_pruebas
 
 # Si la otra conexión espera un cerrojo del alumno (un SELECT … FOR UPDATE, que también vale), se
@@ -132,6 +138,41 @@ class Otro:
         return self.resultado
 
 
+# --- Los mundos de los diferenciales de la 07 ----------------------------------------------------
+#
+# Crear un esquema con sus tablas cuesta: cada papel (la referencia, el alumno) tiene el suyo, con
+# dos conexiones (la suya y la de «otro», para las carreras), creados una vez por corrida del
+# diferencial; cada secuencia empieza vaciando sus tablas (TRUNCATE … RESTART IDENTITY) y
+# sembrándolas otra vez con la referencia.
+def servidor_del_diferencial():
+    try:
+        return en_la_corrida("el servidor de la 07", servidor_de_pruebas)
+    except FaltaPostgres as error:
+        raise Fallo(f"un servidor PostgreSQL: el de {VARIABLE_DE_CONEXION} o uno de usar y tirar",
+                    str(error).splitlines()[0], "sin servidor no se puede comprobar: mira cómo conseguirlo con "
+                    "python -m curso postgres") from None
+
+
+def conexiones_del_papel(papel, modulo):
+    """(la conexión, la de otro) del esquema del `papel`, abiertas con `modulo` (su abrir_buzon o abrir)."""
+    def abrir():
+        esquema = en_la_corrida(("esquema", papel), lambda: esquema_de_prueba(servidor_del_diferencial(),
+                                                                             prefijo="diferencial"))
+        abre = getattr(modulo, "abrir_buzon", None) or modulo.abrir
+        return abre(esquema), abre(esquema)
+    return una_vez(("conexiones", papel), abrir)
+
+
+def vaciar(bd, otra):
+    """Deshace lo que una secuencia dejase a medias en cada conexión y vacía las tablas del esquema."""
+    for conexion in (bd, otra):
+        conexion.rollback()
+    tablas = [t for (t,) in bd.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")]
+    with bd.transaction():
+        bd.execute("SET LOCAL lock_timeout = '5s'")  # si algo retuviera una fila, un error, no esperar sin fin
+        bd.execute(f"TRUNCATE {', '.join(tablas)} RESTART IDENTITY CASCADE")
+
+
 # --- 7.1 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "7.1", leccion=7, titulo="mover_puntero en PostgreSQL: compare-and-swap en una sola sentencia",
@@ -242,6 +283,77 @@ def _(resumenes_pg):
               "(lo que lanzó, el activo de «e», el de «f»)")
 
 
+# El diferencial: secuencias de compare-and-swap en «e» (con el resumen 1 activo y el 2 y el 3 sin
+# activar) y «f» (sin activo, con el 4 sin activar), desde la base activa, una vieja o None; y a
+# veces otro instalador que mueve el mismo puntero justo antes de tu UPDATE, en su transacción.
+class PunterosPG(Maquina):
+    secuencias = 12
+    pasos = 4
+    para_encoger = 80
+    pistas = {"lo que lanza": "un solo UPDATE … WHERE id=%s AND resumen_activo IS NOT DISTINCT FROM %s; si no cambió "
+                              "ninguna fila (rowcount 0), BaseObsoleta",
+              "¿el mensaje de BaseObsoleta nombra el activo de ahora?": "el mensaje dice cuál es el resumen activo "
+                                                                        "ahora, con su número",
+              "los punteros": "solo se mueve el puntero de esa ejecución, y solo si seguía en la base",
+              "lo que lanza el otro": "con la comparación dentro del UPDATE, gana uno y el otro recibe BaseObsoleta"}
+
+    def preparar(self, resumenes_pg):
+        papel = "referencia" if resumenes_pg is self.referencia else "alumno"
+        historial = una_vez("historial_pg", lambda: referencia("historial_pg"))
+        ref = una_vez("resumenes_pg", lambda: referencia("resumenes_pg"))
+        bd, otra = conexiones_del_papel(papel, historial)
+        vaciar(bd, otra)
+        for ejecucion in ("e", "f"):
+            historial.crear_ejecucion(bd, ejecucion)
+            for i in range(1, 7):
+                historial.anotar(bd, ejecucion, f"mensaje {i}")
+        ref.instalar(bd, "e", None, 2, [{"texto": "uno", "fuente": 2}])
+        for ejecucion, cobertura in (("e", 3), ("e", 4), ("f", 2)):
+            bd.execute("INSERT INTO resumenes(ejecucion, cobertura, cuerpo) VALUES (%s, %s, '[]')", (ejecucion, cobertura))
+        return SimpleNamespace(resumenes_pg=resumenes_pg, bd=bd, otra=otra, ref=ref)
+
+    def punteros(self, bd):
+        return dict(bd.execute("SELECT id, resumen_activo FROM ejecuciones ORDER BY id").fetchall())
+
+    @al_empezar(ejecucion=st.sampled_from(["e", "f"]), base=st.sampled_from(["la activa", "None", "otra"]),
+                nuevo=st.integers(0, 2), otro=st.booleans())
+    def empezar(self, mundo, ejecucion, base, nuevo, otro):
+        return self.mover(mundo, ejecucion, base, nuevo, otro)
+
+    @regla(ejecucion=st.sampled_from(["e", "f"]), base=st.sampled_from(["la activa", "None", "otra"]),
+           nuevo=st.integers(0, 2), otro=st.booleans())
+    def mover(self, mundo, ejecucion, base, nuevo, otro):
+        bd, suyos = mundo.bd, {"e": [1, 2, 3], "f": [4]}[ejecucion]
+        punteros = self.punteros(bd)
+        el_nuevo = suyos[nuevo % len(suyos)]
+        la_base = {"la activa": punteros[ejecucion], "None": None}.get(
+            base, next((r for r in suyos if r != punteros[ejecucion]), punteros[ejecucion] or suyos[0]))
+        el_suyo = next((r for r in suyos if r not in (el_nuevo, la_base)), None) if otro else None
+        self.contar_paso(f"mover_puntero(bd, {ejecucion!r}, {la_base}, {el_nuevo}) con los punteros en {punteros}"
+                         + (f", y otro lo mueve de {la_base} a {el_suyo} justo antes de tu UPDATE" if el_suyo else ""))
+        if el_suyo is None:
+            lanza, del_otro = hecho(mundo.resumenes_pg.mover_puntero, bd, ejecucion, la_base, el_nuevo), None
+        else:
+            def mover_el_suyo(conexion):
+                with mundo.ref.transaccion(conexion):
+                    mundo.ref.mover_puntero(conexion, ejecucion, la_base, el_suyo)
+            el_otro = Otro(mundo.otra, mover_el_suyo)
+            alumno = OtroAntesDe(bd, "UPDATE", el_otro)
+            with mundo.ref.transaccion(alumno):
+                lanza = hecho(mundo.resumenes_pg.mover_puntero, alumno, ejecucion, la_base, el_nuevo)
+            _, error = el_otro.despues("UPDATE") if el_otro.resultado or el_otro.esperaba else (None, None)
+            del_otro = Lanzo(error) if error else "nada"
+        ahora = self.punteros(bd)
+        nombra = None
+        if getattr(lanza, "tipo", None) == "BaseObsoleta" and ahora[ejecucion] is not None:
+            nombra = bool(re.search(rf"\b{ahora[ejecucion]}\b", str(lanza.error)))
+        return {"lo que lanza": lanza, "¿el mensaje de BaseObsoleta nombra el activo de ahora?": nombra,
+                "lo que lanza el otro": del_otro, "los punteros": ahora}
+
+
+caso.diferencial()(PunterosPG)
+
+
 # --- 7.2 -------------------------------------------------------------------------------------
 caso = ejercicio(
     "7.2", leccion=7, titulo="recibir en PostgreSQL: una entrega repetida es «duplicada», también a la vez",
@@ -308,3 +420,64 @@ def _(buzon_pg):
         igual({"tú": nombre_de(error) if error else mio, "el otro": nombre_de(error_suyo) if error_suyo else suyo,
                "filas en el buzón": filas_del_buzon(bd)},
               {"tú": "duplicada", "el otro": "recibida", "filas en el buzón": [("e1", "logs", "recibida")]})
+
+
+# El diferencial: secuencias de recepciones en el buzón de PostgreSQL («p» espera a «logs» y a
+# «config»; «q», a «solo», con un encargo), de hijos esperados y no, repetidas con los mismos datos
+# o con otros; y a veces otro proceso que guarda la misma entrega (con los mismos datos, o con otros)
+# justo antes de tu INSERT.
+ENCARGO_DE_Q = {"objetivo": "Mira los registros.", "recursos": ["logs/"], "acciones": ["leer"],
+                "entregable": {"hallazgos": [], "referencias": [], "incertidumbres": []}, "tope_de_pasos": 3,
+                "plazo": 120}
+CARGAS = {"el hallazgo": HALLAZGO, "otro hallazgo": {"hallazgo": "otro"},
+          "una entrega con evidencia": {"hallazgos": ["x"], "referencias": ["logs/api.log:7"], "incertidumbres": []},
+          "una entrega sin evidencia": {"hallazgos": ["x"], "referencias": [], "incertidumbres": []}}
+PAREJAS = [("p", "logs")] * 3 + [("p", "config"), ("q", "solo"), ("p", "intruso"), ("nadie", "logs")]
+OTRO_72 = ["nadie más", "nadie más", "otro guarda la misma entrega justo antes",
+           "otro guarda esa identidad con otros datos justo antes"]
+
+
+class RecepcionesPG(Maquina):
+    secuencias = 12
+    pasos = 5
+    para_encoger = 80
+    pistas = {"lo que devuelve": "recibida si la guardó este INSERT (rowcount 1); si ya estaba, duplicada si es "
+                                 "idéntica y ValueError si no; PermissionError si el padre no espera al hijo",
+              "lo que devuelve el otro": "con ON CONFLICT DO NOTHING nadie choca con la clave",
+              "el buzón": "una fila por entrega; un rechazo no cambia nada"}
+
+    def preparar(self, buzon_pg):
+        papel = "referencia" if buzon_pg is self.referencia else "alumno"
+        ref = una_vez("buzon_pg", lambda: referencia("buzon_pg"))
+        bd, otra = conexiones_del_papel(papel, ref)
+        vaciar(bd, otra)
+        ref.crear_padre(bd, "p", ["logs", "config"])
+        ref.crear_padre(bd, "q", {"solo": ENCARGO_DE_Q})
+        return SimpleNamespace(buzon_pg=buzon_pg, bd=bd, otra=otra, ref=ref)
+
+    @al_empezar(pareja=st.sampled_from(PAREJAS), entrega=st.sampled_from(["e1", "e2"]),
+                carga=st.sampled_from(list(CARGAS)), otro=st.sampled_from(OTRO_72))
+    def empezar(self, mundo, pareja, entrega, carga, otro):
+        return self.recibir(mundo, pareja, entrega, carga, otro)
+
+    @regla(pareja=st.sampled_from(PAREJAS), entrega=st.sampled_from(["e1", "e2"]), carga=st.sampled_from(list(CARGAS)),
+           otro=st.sampled_from(OTRO_72), contar=lambda pareja, entrega, carga, otro:
+           f"recibir(bd, {pareja[0]!r}, {pareja[1]!r}, {entrega!r}, {carga})" + (f", y {otro}" if otro != "nadie más"
+                                                                                 else ""))
+    def recibir(self, mundo, pareja, entrega, carga, otro):
+        padre, hijo = pareja
+        if otro == "nadie más":
+            devuelve, del_otro = hecho(mundo.buzon_pg.recibir, mundo.bd, padre, hijo, entrega, CARGAS[carga]), None
+        else:
+            suya = CARGAS[carga] if otro.endswith("misma entrega justo antes") else {"hallazgo": "lo del otro"}
+            el_otro = Otro(mundo.otra, lambda conexion: mundo.ref.recibir(conexion, "p", "logs", entrega, suya))
+            devuelve = hecho(mundo.buzon_pg.recibir, OtroAntesDe(mundo.bd, "INSERT", el_otro), padre, hijo, entrega,
+                               CARGAS[carga])
+            valor, error = el_otro.despues("INSERT") if el_otro.resultado or el_otro.esperaba else ("no llegó", None)
+            del_otro = Lanzo(error) if error else valor
+        filas = mundo.bd.execute("SELECT entrega, padre, hijo, carga, disposicion FROM buzon ORDER BY entrega").fetchall()
+        return {"lo que devuelve": devuelve, "lo que devuelve el otro": del_otro,
+                "el buzón": [(e, p, h, json.loads(c), d) for e, p, h, c, d in filas]}
+
+
+caso.diferencial()(RecepcionesPG)
