@@ -19,6 +19,35 @@ ejercicio dice qué otros usa (`usa`), y cuando falla, el informe nombra los que
 Lo que una comprobación crea en la carpeta temporal del sistema se borra al terminar: `evaluar`
 apunta `tempfile` a una carpeta suya mientras corre los casos, y `carpeta_temporal()` da a un caso
 una carpeta dentro de ella.
+
+Detrás de sus casos escritos, cada ejercicio tiene su **diferencial** (`diferencial.py`): el mismo
+`objetivo` y la referencia corren sobre entradas generadas del dominio del ejercicio y tienen que
+coincidir en cada hecho del contrato. Es un caso más, el último, y sale como una línea más del
+informe (✘ con la entrada más pequeña en que no coinciden, lo de la referencia, lo tuyo y la pista),
+la misma en el cuaderno, en `comprobar N` y en `calificar`. Se declara en `lNN.py`, al final de los
+casos del ejercicio, con el `caso` que devuelve `ejercicio(...)`:
+
+    # Sin estado: una función de hechos y la estrategia (hypothesis) de sus entradas.
+    @caso.diferencial(entradas=st.builds(...), ejemplos=150, contar=lambda e: f"cabe({e})",
+                      pistas={"lo que devuelve": "la frase de la pista para ese hecho"},
+                      bordes=[...])  # entradas que se prueban siempre, antes que las generadas
+    def _(cabe, entrada):
+        return {"lo que devuelve": cabe(*entrada)}
+
+    # Con estado: una Maquina con su mundo por implementación y sus reglas (pasos).
+    class Buzon(Maquina):
+        secuencias, pasos = 40, 6
+        def preparar(self, buzon): ...          # el mundo: una base copiada de una plantilla...
+        @al_empezar(entregas=...)               # el primer paso de cada secuencia
+        def empezar(self, mundo, entregas): ...
+        @regla(entrega=st.sampled_from([...]))  # los demás; cada uno devuelve sus hechos
+        def admitir(self, mundo, entrega): ...
+    caso.diferencial()(Buzon)
+
+Un hecho es un dato que el texto del ejercicio fija (lo devuelto, filas de la base, el tipo de una
+excepción con `intento(...)`, si un mensaje nombra un dato); nunca la redacción de un mensaje. Los
+generadores van a los bordes a propósito (0, 1, n − 1, n, n + 1; por debajo, en y por encima de
+cada disparo) y la segunda solución de `variantes.py` tiene que pasar.
 """
 import importlib
 import pkgutil
@@ -81,6 +110,9 @@ class Ejercicio:
     pistas: list
     modulo: str = None  # el módulo del espacio del alumno, o None si la función es del cuaderno
     usa: tuple = ()  # los ejercicios cuyo código recorren sus casos (el 3.3 llama al corte del 3.2)
+    # {un trozo del error: qué quiere decir}: lo que dice un error corriente que no dice qué cambiar
+    # (el IntegrityError de apuntar la intención del 6.1 otra vez). El informe lo explica una vez.
+    explicaciones: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -169,12 +201,12 @@ def siguen_pendientes(ids):
 REGISTRO = {}
 
 
-def ejercicio(id, leccion, titulo, nombre, pistas, modulo=None, usa=()):
+def ejercicio(id, leccion, titulo, nombre, pistas, modulo=None, usa=(), explicaciones=None):
     """Registra un ejercicio; devuelve un decorador para añadirle casos en orden.
 
     El decorador trae `caso.diferencial(...)`, que declara el diferencial del ejercicio (ver
     `curso/comprobaciones/diferencial.py`): va detrás de sus casos escritos, y es el último."""
-    e = Ejercicio(id, leccion, titulo, nombre, [], list(pistas), modulo, tuple(usa))
+    e = Ejercicio(id, leccion, titulo, nombre, [], list(pistas), modulo, tuple(usa), dict(explicaciones or {}))
     REGISTRO[id] = e
 
     def caso(descripcion):
@@ -364,10 +396,12 @@ def describir(exc):
     return f"{type(exc).__name__}: {exc}"
 
 
-def evaluar(id, objetivo=None, espacio=None):
+def evaluar(id, objetivo=None, espacio=None, diferencial=True):
     """Corre los casos del ejercicio `id` contra `objetivo` (o el módulo del espacio), sin dejar
     nada en la carpeta temporal del sistema. Una función de una celda del cuaderno se comprueba como
-    la califica `calificar`: con su celda sola (`curso/comprobaciones/celda_sola.py`)."""
+    la califica `calificar`: con su celda sola (`curso/comprobaciones/celda_sola.py`). Con
+    diferencial=False, solo los casos escritos (para quien mide qué pilla cada cosa, como `medir
+    mutantes`; el alumno ve siempre los dos)."""
     e = buscar(id)
     if objetivo is not None and e.modulo is None:
         from curso.comprobaciones.celda_sola import sola
@@ -375,15 +409,15 @@ def evaluar(id, objetivo=None, espacio=None):
         if problema:
             return Resultado(id, problema=problema)
     with sin_dejar_temporales():
-        resultado = _evaluar(e, objetivo, espacio)
+        resultado = _evaluar(e, objetivo, espacio, diferencial)
         if objetivo is None and any(l.estado in ("fallo", "error") for l in resultado.lineas):
             # Los que usa y fallan; un esbozo sin hacer no: de esos ya habla `a_que_espera`.
-            otros = {otro: _evaluar(buscar(otro), None, espacio) for otro in e.usa}
+            otros = {otro: _evaluar(buscar(otro), None, espacio, diferencial) for otro in e.usa}
             resultado.culpables = [otro for otro, r in otros.items() if not r.aprobado and not r.pendiente_propio]
         return resultado
 
 
-def _evaluar(e, objetivo, espacio):
+def _evaluar(e, objetivo, espacio, diferencial=True):
     id = e.id
     resultado = Resultado(id)
     if objetivo is None:
@@ -393,7 +427,7 @@ def _evaluar(e, objetivo, espacio):
         objetivo, resultado.problema = objetivo_del_espacio(e, espacio or rutas.espacio())
         if resultado.problema:
             return resultado
-    for caso in e.casos:
+    for caso in (e.casos if diferencial else [c for c in e.casos if c.diferencial is None]):
         try:
             with con_limite(LIMITE_SEGUNDOS):
                 caso.prueba(objetivo)
@@ -454,6 +488,12 @@ def informe(resultado):
             esperaba, llego = cortos(l.esperado, l.obtenido)
             lineas.append(f"      esperaba: {esperaba}")
             lineas.append(f"      llegó:    {llego}")
+    explicadas = set()
+    for l in resultado.lineas:  # lo que quiere decir un error corriente, una vez, tras la primera línea que lo da
+        que = explicacion(e, l)
+        if que and que not in explicadas:
+            explicadas.add(que)
+            lineas.insert(_tras_la_linea_de(lineas, l), f"      Eso quiere decir: {que}")
     buenos = sum(l.estado == "ok" for l in resultado.lineas)
     total = len(resultado.lineas)
     if resultado.aprobado:
@@ -472,6 +512,22 @@ def informe(resultado):
         if resultado.culpables:
             lineas.append(de_quien_es_la_culpa(e, resultado.culpables))
     return "\n".join(lineas)
+
+
+def explicacion(e, linea):
+    """Lo que quiere decir el error de `linea`, si es uno de los que explica el ejercicio `e`; si no, ""."""
+    texto = linea.detalle if linea.estado == "error" else repr(linea.obtenido) if linea.estado == "fallo" else ""
+    return next((que for trozo, que in e.explicaciones.items() if trozo in texto), "")
+
+
+def _tras_la_linea_de(lineas, linea):
+    """La posición del informe justo detrás de lo que dice `linea` (su ✘ y lo sangrado debajo)."""
+    cabeza = f"  ✘ {linea.caso}"
+    inicio = next(i for i, texto in enumerate(lineas) if texto == cabeza or texto.startswith((cabeza + " (", cabeza + "\n")))
+    fin = inicio + 1
+    while fin < len(lineas) and lineas[fin].startswith("      "):
+        fin += 1
+    return fin
 
 
 def por_que_pendiente(e, linea):

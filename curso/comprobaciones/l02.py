@@ -129,12 +129,17 @@ def _(cabe):
 
 
 # Lo pillan dos mutantes de las pruebas de mutación (`medir mutantes 2.2`): un `.get(..., 1)` o
-# `.get(..., -1)` por defecto, que el caso de arriba, lejos del límite, no ve.
+# `.get(..., -1)` por defecto, que el caso de arriba, lejos del límite, no ve. Se compara con el mismo
+# usage con cache_read_input_tokens a 0: así un `<` por `<=` (que hace que ninguno de los dos quepa)
+# no cae aquí, donde el título hablaría de la clave que falta, sino en «justo en el límite, cabe».
 @caso("un usage sin cache_read_input_tokens, justo en el límite: la clave que falta cuenta como 0, ni uno más ni uno menos")
 def _(cabe):
-    usage = {"input_tokens": 1000, "output_tokens": 0}  # sin salida ni max_tokens: solo cuenta la entrada
-    igual((cabe(usage, 100, ventana=1100, max_tokens=0), cabe(usage, 101, ventana=1100, max_tokens=0)),
-          (True, False), "(¿cabe con 1000 + 100 = 1100 en una ventana de 1100?, ¿y con una observación de un token más?)")
+    sin, con = {"input_tokens": 1000, "output_tokens": 0}, {"input_tokens": 1000, "cache_read_input_tokens": 0,
+                                                           "output_tokens": 0}  # sin salida ni max_tokens
+    igual([cabe(sin, n, ventana=1100, max_tokens=0) for n in (100, 101)],
+          [cabe(con, n, ventana=1100, max_tokens=0) for n in (100, 101)],
+          "¿cabe, con 100 y con 101 de observaciones en una ventana de 1100? Sin cache_read_input_tokens tiene "
+          "que dar lo mismo que con cache_read_input_tokens = 0")
 
 
 # El diferencial: la ventana justo alrededor de lo que ocupa la petición siguiente con su

@@ -223,7 +223,7 @@ def compactada(compactar, n, k, respuesta=RESUMEN, tokens=None):
     return antes, compactar.compactar(modelo, M, k=k), modelo
 
 
-@caso("por debajo del umbral, M vuelve tal cual y no se pide nada")
+@caso("justo en el umbral, sin pasarlo, M vuelve tal cual y no se pide nada")
 def _(compactar):
     M, modelo = con_turnos(5), Contado(compactar.UMBRAL, RESUMEN)
     if compactar.compactar(modelo, M) is not M:

@@ -174,7 +174,7 @@ ANOTAR = ["una respuesta con una llamada", "una respuesta con una llamada", "una
           "sus observaciones", "sus observaciones", "la respuesta final", "un mensaje del usuario"]
 TOPE = ["respuestas", "respuestas − 1", "respuestas + 1", "0", "99"]
 OTRA_COSA = ["nada", "nada", "instalar un resumen hasta el último mensaje", "instalar un resumen hasta el penúltimo",
-             "limpiar los resultados de la primera llamada"]
+             "limpiar los resultados de la primera llamada", "limpiar los resultados de la primera llamada"]
 
 
 class Agentes(Maquina):
@@ -228,7 +228,9 @@ class Agentes(Maquina):
         return {"lo que devuelve": intento(mundo.donde_esta, mundo.bd, agente)}
 
     @al_empezar(anotar=st.builds(lambda cuantos, que: que[:cuantos], st.integers(0, 6),
-                                 st.lists(st.sampled_from(ANOTAR), min_size=6, max_size=6)),
+                                 st.lists(st.sampled_from(ANOTAR), min_size=6, max_size=6)).map(
+                                     lambda que: ["una respuesta con una llamada", "sus observaciones", *que]
+                                     if "sus observaciones" not in que[:2] and len(que) > 3 else que),
                 otra_cosa=st.sampled_from(OTRA_COSA), tope=st.sampled_from(TOPE))
     def empezar(self, mundo, anotar, otra_cosa, tope):
         for que in anotar:
@@ -252,6 +254,11 @@ caso.diferencial()(Agentes)
 caso = ejercicio(
     "6.1", leccion=6, titulo="atender: una edición como mucho una vez, con intención y resultado",
     nombre="atender", modulo="efectos",
+    explicaciones={"UNIQUE constraint failed: llamadas.agente, llamadas.id": (
+        "la tabla llamadas ya tenía la fila de esa llamada (ese agente y ese id): su intención se apuntó antes, y "
+        "apuntarla otra vez choca con su clave. Antes de apuntar nada, lee la fila (SELECT … WHERE agente=? AND id=?): "
+        "con resultado, devuelve ese; con la intención sola, decide con sus huellas (o, en una orden, "
+        "ya_intentada=True)")},
     pistas=[
         "Si la llamada no se va a ejecutar (se_ejecutaria), devuelve atender_sin_efectos(...). Si "
         "ya tiene resultado en la tabla llamadas, devuelve ese resultado (json.loads), sin tocar nada.",
@@ -466,6 +473,7 @@ USUARIOS_61 = {"que deja editar": lambda nombre, entrada: nombre == "editar", "q
 ESCENARIOS_61 = ["se atiende", "se atiende", "cae antes de apuntar su resultado y se reanuda",
                  "cae antes de apuntar su resultado, la edición no llegó al disco, y se reanuda",
                  "cae antes de apuntar su resultado, otro cambia notas.txt, y se reanuda",
+                 "cae antes de apuntar su resultado, otro borra notas.txt, y se reanuda",
                  "se atiende, y otro cambia notas.txt"]
 LLAMADAS_CON_CAIDA = list(LLAMADAS_61)[:2] + list(LLAMADAS_61)[5:6]  # editar t1, editar t2, ejecutar t6
 
@@ -518,6 +526,8 @@ class Efectos(Maquina):
             notas.write_text(TEXTO, encoding="utf-8")
         if "otro cambia" in escenario:
             notas.write_text(notas.read_text(encoding="utf-8") + "una línea de otro\n", encoding="utf-8")
+        if "otro borra" in escenario:
+            notas.unlink(missing_ok=True)
         if escenario.endswith("se reanuda"):
             hechos.append(self.atender(mundo, agente, que, usuario))
         ficheros = {f"{a}/{n}": (c / n).read_text(encoding="utf-8") if (c / n).exists() else None
@@ -804,18 +814,20 @@ class AlCero(random.Random):
 
 AZARES = {"al máximo": AlMaximo, "en el medio": AlMedio, "al mínimo": AlCero,
           "Random(7)": lambda: random.Random(7)}
-ESTADOS = st.one_of(st.sampled_from([400, 407, 408, 409, 410, 413, 428, 429, 430, 499, 500, 502, 529, 599, 200, 300]),
-                    st.integers(100, 599))
-CAUSAS = ["rechazada", "cortada", "tiempo", "esquema", "nombre", "certificado", "otra"]
+ESTADOS = st.one_of(st.sampled_from([429, 429, 400, 407, 408, 409, 410, 413, 428, 430, 499, 500, 502, 529, 599, 200,
+                                     300]), st.integers(100, 599))
+CAUSAS = ["rechazada", "cortada", "tiempo", "red", "esquema", "nombre", "certificado"]  # las de api.py
 ERRORES_DE_PYTHON = {"ConnectionResetError": ConnectionResetError, "ConnectionRefusedError": ConnectionRefusedError,
                      "TimeoutError": TimeoutError, "BrokenPipeError": BrokenPipeError,
                      "RemoteDisconnected": http.client.RemoteDisconnected,
                      "IncompleteRead": lambda: http.client.IncompleteRead(b""), "ValueError": ValueError,
                      "OSError": OSError, "KeyError": KeyError}
+# El error_code de un 429 (los límites de gasto, y uno que no lo es): la API solo los manda con él.
+CODIGOS_DEL_429 = [None, "enforced_spend_limit_reached", "contract_spend_limit_reached", "ramp_limit_exceeded"]
 ERRORES_63 = st.one_of(
-    st.tuples(st.just("http"), ESTADOS, st.sampled_from([None, None, "enforced_spend_limit_reached",
-                                                         "contract_spend_limit_reached", "ramp_limit_exceeded"]),
-              st.sampled_from([None, None, "1", "0", "40", "60", "61", "-3", "mañana"])),
+    st.builds(lambda estado, codigo, retry: ("http", estado, codigo if estado == 429 else None, retry),
+              ESTADOS, st.sampled_from(CODIGOS_DEL_429), st.sampled_from([None, None, "1", "0", "40", "60", "61", "-3",
+                                                                          "mañana"])),
     st.tuples(st.just("sin respuesta"), st.sampled_from(CAUSAS)),
     st.tuples(st.just("python"), st.sampled_from(list(ERRORES_DE_PYTHON)), st.sampled_from(["CuerpoSinAcabar", ""])))
 
@@ -889,6 +901,7 @@ def _cual(lanzados, error):
 
 @caso.diferencial(entradas=ENTRADAS_63, ejemplos=250, contar=contar_63, bordes=[
     ("se_reintenta", ("http", 408, None, None)), ("se_reintenta", ("http", 409, None, None)),
+    ("se_reintenta", ("http", 429, "enforced_spend_limit_reached", None)),
     ("llamar", [("http", 429, None, "61")], 6, 1800, 1, 30, 0, "al máximo"),
     ("llamar", [("http", 429, None, "60")], 6, 1800, 1, 30, 0, "al máximo")], pistas={
     "se reintenta": "408, 409, 429 (salvo un límite de gasto), cualquier 5xx, y lo que no tuvo respuesta salvo "
