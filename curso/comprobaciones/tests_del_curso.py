@@ -173,8 +173,11 @@ def _decir(id, resultado):
     elif mala.estado == "error":
         que = f"lanzó {{mala.detalle}}"
     else:
-        que = f"esperaba {{ejercicios.corto(mala.esperado, 80)}}, llegó {{ejercicios.corto(mala.obtenido, 80)}}"
-    pytest.fail(f"{{mala.caso}}: {{que}}", pytrace=False)
+        # Con su detalle: en el diferencial, la entrada más pequeña en que no coinciden y la pista.
+        que = (f"esperaba {{ejercicios.corto(mala.esperado, 80)}}, llegó {{ejercicios.corto(mala.obtenido, 80)}}"
+               + (f" ({{mala.detalle}})" if mala.detalle else ""))
+    explicacion = ejercicios.explicacion(ejercicios.buscar(id), mala)
+    pytest.fail(f"{{mala.caso}}: {{que}}" + (f". Eso quiere decir: {{explicacion}}" if explicacion else ""), pytrace=False)
 ''' + "".join(f"""
 
 def {funcion_de_ejercicio(id)}(request, monkeypatch, tmp_path):
