@@ -390,6 +390,24 @@ ERRORES["3b.1"] = [
                "no modifica la M"),
 ]
 
+# Errores plausibles que ningún caso escrito pilla y sí el diferencial (hallazgo 10 de la issue 40):
+# cada uno con `caso` = la línea del diferencial.
+LO_MISMO = "hace lo mismo que la solución de referencia"  # el nombre de la línea del diferencial (diferencial.py)
+
+ERRORES["3b.1"] += [_cambiando("3b.1", nombre, "limpiar", cambios, LO_MISMO) for nombre, cambios in [
+    ("no limpiar los resultados que vienen en bloques (content como lista)",
+     [('if uso is None or uso["name"] in excluir:',
+       'if uso is None or uso["name"] in excluir or not isinstance(bloque["content"], str):')]),
+    ("un bloque nuevo con solo tres claves: se pierde is_error",
+     [("[dict(b, content=nuevos[i, j]) if (i, j) in nuevos else b",
+       '[{"type": "tool_result", "tool_use_id": b["tool_use_id"], "content": nuevos[i, j]} if (i, j) in nuevos else b')]),
+    ("conservar los últimos mensajes con resultados, no los últimos resultados",
+     [("    for i, j in todos[:max(len(todos) - conservar, 0)]:\n",
+       "    mensajes = sorted({i for i, _ in todos})\n    viejos = set(mensajes[:max(len(mensajes) - conservar, 0)])\n"
+       "    for i, j in [(i, j) for i, j in todos if i in viejos]:\n")]),
+]]
+
+
 # ---------------------------------------------------------------- 04
 
 SEGUNDAS["4.1"] = _segunda("4.1", "historial", '''
@@ -1047,6 +1065,62 @@ ERRORES["6.3"] += [_cambiando("6.3", nombre, "reintentos", cambios, caso) for no
 ]]
 
 
+# El error corriente del 6.1 (issue 44, punto 3): apuntar la intención sin mirar antes si ya estaba.
+# Sus casos dicen «lanzó IntegrityError: UNIQUE constraint failed…» y, una vez, qué quiere decir.
+ERRORES["6.1"].append(_error("6.1", "apuntar la intención otra vez al reanudar", "efectos", '''
+def atender(bd, agente, llamada, entorno, usuario, borrador):
+    """Como permisos.atender, con la intención antes y el resultado después."""
+    if not se_ejecutaria(llamada, usuario):
+        return atender_sin_efectos(llamada, entorno, usuario)
+    if llamada["name"] == "ejecutar":
+        return ejecutar_como_mucho_una_vez(bd, agente, llamada, entorno, usuario, ya_intentada=False)
+    antes, despues, esperado = intencion_de_editar(bd, agente, llamada, entorno, borrador)
+    ahora = huella(herramientas.dentro(entorno, llamada["input"]["ruta"]))
+    if esperado is None or ahora == antes:
+        observacion = atender_sin_efectos(llamada, entorno, usuario)
+        bd.efecto()
+    elif ahora == despues:
+        observacion = resultado(llamada["id"], esperado)
+    else:
+        observacion = resultado(llamada["id"], "ha cambiado", error=True)
+    apuntar_resultado(bd, agente, llamada, observacion)
+    return observacion
+''', "al reanudar no edita otra vez"))
+
+# Errores plausibles que ningún caso escrito pilla y sí el diferencial (hallazgo 10 de la issue 40).
+ERRORES["6.1"] += [_cambiando("6.1", nombre, "efectos", cambios, LO_MISMO) for nombre, cambios in [
+    ("llamar a bd.efecto() también al dar la observación esperada, sin editar",
+     [("        observacion = resultado(llamada[\"id\"], esperado)\n",
+       "        observacion = resultado(llamada[\"id\"], esperado)\n        bd.efecto()\n")]),
+    ("la huella de ahora sin mirar si el fichero sigue ahí (otro lo borró)",
+     [("    ahora = huella(fichero)", "    ahora = hashlib.sha256(fichero.read_bytes()).hexdigest()")]),
+]]
+
+ERRORES["6.2"] += [_cambiando("6.2", nombre, "agentes", cambios, LO_MISMO) for nombre, cambios in [
+    ("M sin los marcadores de lo limpiado (reconstruir en vez de M_de)",
+     [("    M = M_de(bd, agente)\n    if M[-1][0]", "    M = reconstruir(bd, agente[\"id\"], agente[\"inicio\"])\n    if M[-1][0]")]),
+    ("el tope contado con todos los mensajes del historial, no con las respuestas",
+     [('respuestas(bd, agente) >= agente["tope"]', 'len(historial_crudo(bd, agente["id"])) >= agente["tope"]')]),
+]]
+ERRORES["6.2"].append(_error("6.2", "el tope mirado antes que las llamadas pendientes", "agentes", '''
+def donde_esta(bd, agente):
+    """(qué le toca, M), sacado de la base."""
+    M = M_de(bd, agente)
+    if respuestas(bd, agente) >= agente["tope"]:
+        return "terminar", M
+    if M[-1][0] == "asistente":
+        return ("atender" if llamadas_de(M[-1][1]) else "terminar"), M
+    return "pedir", M
+''', LO_MISMO))
+
+ERRORES["6.3"] += [_cambiando("6.3", nombre, "reintentos", cambios, LO_MISMO) for nombre, cambios in [
+    ("cualquier OSError tomado por un fallo de la red", [("    return isinstance(error, DE_LA_RED)",
+                                                        "    return isinstance(error, OSError)")]),
+    ("sin las respuestas a medias: solo ConnectionError y TimeoutError",
+     [("    return isinstance(error, DE_LA_RED)", "    return isinstance(error, (ConnectionError, TimeoutError))")]),
+]]
+
+
 # ---------------------------------------------------------------- 07
 
 SEGUNDAS["7.1"] = _segunda("7.1", "resumenes_pg", '''
@@ -1146,6 +1220,36 @@ ERRORES["7.2"] += [_cambiando("7.2", nombre, "buzon_pg", cambios, caso) for nomb
      [("        if guardada.rowcount == 1:\n", "        if True:\n")], "un reintento"),
     ("cero filas tomado siempre por un duplicado, sin comparar los datos",
      [("        if anterior == (padre, hijo, cuerpo):\n", "        if True:\n")], "con otros datos"),
+]]
+
+
+# Errores plausibles que ningún caso escrito pilla y sí el diferencial (hallazgo 10 de la issue 40).
+ERRORES["7.1"] += [_cambiando("7.1", nombre, "resumenes_pg", cambios, LO_MISMO) for nombre, cambios in [
+    ("el activo del mensaje de BaseObsoleta, leído sin decir de qué ejecución",
+     [('(ahora,) = bd.execute("SELECT resumen_activo FROM ejecuciones WHERE id=%s", (ejecucion,)).fetchone()',
+       '(ahora,) = bd.execute("SELECT resumen_activo FROM ejecuciones ORDER BY id DESC").fetchone()')]),
+]]
+ERRORES["7.1"].append(_error("7.1", "el activo del mensaje, leído antes del UPDATE", "resumenes_pg", '''
+def mover_puntero(bd, ejecucion, base, nuevo):
+    """Compare-and-swap en una sentencia; el mensaje dice el activo que había al empezar."""
+    exigir_guardable(ejecucion)
+    exigir_base(base)
+    exigir_entero_positivo(nuevo, "El resumen nuevo")
+    exigir_resumen_de(ComoSqlite(bd), ejecucion, nuevo, "El resumen nuevo")
+    (antes,) = bd.execute("SELECT resumen_activo FROM ejecuciones WHERE id=%s", (ejecucion,)).fetchone()
+    movido = bd.execute(
+        "UPDATE ejecuciones SET resumen_activo=%s WHERE id=%s AND resumen_activo IS NOT DISTINCT FROM %s",
+        (nuevo, ejecucion, base))
+    if movido.rowcount == 0:
+        raise BaseObsoleta(f"Partías de {nombre_del_resumen(base)}, pero el activo es {nombre_del_resumen(antes)}.")
+''', LO_MISMO))
+
+ERRORES["7.2"] += [_cambiando("7.2", nombre, "buzon_pg", cambios, LO_MISMO) for nombre, cambios in [
+    ("un padre que no existe tomado por uno que no espera al hijo (PermissionError)",
+     [('        if bd.execute("SELECT 1 FROM ejecuciones WHERE id=%s", (padre,)).fetchone() is None:\n'
+       '            raise ValueError(f"No existe la ejecución padre {padre!r}: crea el padre con crear_padre().")\n', "")]),
+    ("sin aplicar el encargo del hijo a lo que entrega",
+     [("        if esperado[0] is not None:\n            validar_entrega(json.loads(esperado[0]), carga)\n", "")]),
 ]]
 
 

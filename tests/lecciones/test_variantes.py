@@ -78,8 +78,12 @@ ERRORES = [v for id in sorted(variantes.ERRORES, key=ejercicios.clave) for v in 
 
 
 @pytest.mark.parametrize("variante", ERRORES, ids=lambda v: f"{v.ejercicio} {v.nombre}")
-def test_cada_error_escrito_lo_pilla_el_caso_que_dice(variante, tmp_path, con_postgres_si_hace_falta):
-    """Que falle no basta: tiene que fallar el caso escrito para ese error, y ninguno quedar pendiente."""
+def test_cada_error_escrito_lo_pilla_el_caso_que_dice_y_el_diferencial(variante, tmp_path, con_postgres_si_hace_falta):
+    """Que falle no basta: tiene que fallar el caso escrito para ese error, y ninguno quedar pendiente.
+    Y el diferencial, que no sabe de ningún error, también lo pilla (su línea es la última).
+
+    Los errores cuyo caso es el diferencial (los del hallazgo 10 de la issue 40: plausibles, y que
+    ningún caso escrito pilla) lo demuestran: todos los casos escritos en verde, el diferencial en rojo."""
     resultado = evaluar(variante, tmp_path)
     rojos = [l.caso for l in resultado.lineas if l.estado in ("fallo", "error")]
     informe = ejercicios.informe(resultado)
@@ -87,3 +91,15 @@ def test_cada_error_escrito_lo_pilla_el_caso_que_dice(variante, tmp_path, con_po
     assert [c for c in ejercicios.buscar(variante.ejercicio).casos if variante.caso in c.descripcion], \
         f"«{variante.caso}» no nombra ningún caso de {variante.ejercicio}"
     assert any(variante.caso in caso for caso in rojos), informe
+    *escritos, dif = resultado.lineas
+    assert dif.estado in ("fallo", "error"), f"el diferencial no pilla «{variante.nombre}»:\n{informe}"
+    if variante.caso == variantes.LO_MISMO:
+        assert all(l.estado == "ok" for l in escritos), f"un caso escrito ya lo pillaba:\n{informe}"
+
+
+def test_los_errores_del_hallazgo_10_son_varios_por_ejercicio_de_la_03b_la_06_y_la_07():
+    """Para cada ejercicio de la 03b, la 06 y la 07, al menos dos errores plausibles que solo pilla el
+    diferencial (el test de arriba comprueba que los casos escritos no, y el diferencial sí)."""
+    for id in ("3b.1", "6.1", "6.2", "6.3", "7.1", "7.2"):
+        suyos = [v for v in variantes.ERRORES[id] if v.caso == variantes.LO_MISMO]
+        assert len(suyos) >= 2, id
