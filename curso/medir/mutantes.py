@@ -27,11 +27,17 @@ es este, porque hace falta (1) mutar solo las líneas de la región, (2) cargar 
 vez y no por mutante (cada mutante corre en un hijo hecho con fork, que cuesta milisegundos) y
 (3) cortar un mutante que no termina, con su propio recuento («por tiempo»).
 
+Desde el diferencial (issue 40, §2), cada comprobación tiene dos partes: los casos escritos y el
+diferencial (`comprobaciones/diferencial.py`). La medida dice, por ejercicio, cuántos mutantes y
+cuántos errores escritos de `comprobaciones/variantes.py` pillan los casos escritos (lo de antes) y
+cuántos el diferencial, y cuántos solo él: la tabla de antes y después.
+
 Cada mutante corre en un proceso hijo, en su propio grupo: si pasa de su tiempo, se mata el grupo
 entero (también los procesos que lanzase la comprobación). La lección 07 usa un PostgreSQL de usar
 y tirar (o el de CURSO_POSTGRES) para todos sus mutantes.
 
 Uso: python -m curso medir mutantes [N.M ...] [--muestra K] [--semilla S] [--vivos] [--operadores TROZO]
+     [--sin-errores]
 """
 import builtins
 import difflib
@@ -48,6 +54,7 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 # Los operadores de cosmic-ray que se usan. De los de operadores binarios y de comparación (uno
 # por pareja: 213 en total) solo los cambios que un alumno haría: + por -, < por <=, == por !=...;
@@ -281,8 +288,27 @@ def compila(mutante):
 
 # --- un mutante, en un hijo -----------------------------------------------------------------------
 
-def evaluar_aqui(reg, texto, espacio, limite):
-    """En el hijo: la comprobación de `reg.id` con `texto` en lugar de la referencia. ("vivo" | "muerto" | "tiempo", detalle)."""
+class Corrida(NamedTuple):
+    """Un `Veredicto` dado en un hijo, con lo que tardó."""
+    estado: str
+    detalle: str
+    segundos: float
+    escritos: bool
+    diferencial: bool
+
+
+class Veredicto(NamedTuple):
+    """Lo que dice la comprobación de un mutante (o de un error escrito): su estado ("vivo", "muerto"
+    o "tiempo"), qué casos fallan, y si lo pillan los casos escritos y si lo pilla el diferencial."""
+    estado: str
+    detalle: str
+    escritos: bool = False
+    diferencial: bool = False
+
+
+def evaluar_aqui(reg, texto, espacio, limite, diferencial=True):
+    """En el hijo: la comprobación de `reg.id` con `texto` en lugar de la referencia (un `Veredicto`).
+    Con diferencial=False, solo sus casos escritos (lo que era la comprobación antes del diferencial)."""
     from cosmic_ray.exceptions import CosmicRayTestingException
 
     from curso.comprobaciones import ejercicios
@@ -294,24 +320,30 @@ def evaluar_aqui(reg, texto, espacio, limite):
         try:
             exec(compile(texto, "celda.py", "exec"), celda)  # noqa: S102 - la celda del cuaderno, mutada
         except Exception as exc:  # noqa: BLE001 - el mutante puede romper la celda
-            return "muerto", f"la celda no se ejecuta: {ejercicios.describir(exc)}"
+            return Veredicto("muerto", f"la celda no se ejecuta: {ejercicios.describir(exc)}", True, True)
         objetivo = celda[reg.nombre]
     else:
         (espacio / f"{reg.modulo}.py").write_text(texto, encoding="utf-8")
-    resultado = ejercicios.evaluar(reg.id, objetivo=objetivo, espacio=espacio)
+    resultado = ejercicios.evaluar(reg.id, objetivo=objetivo, espacio=espacio, diferencial=diferencial)
     if resultado.aprobado:
-        return "vivo", ""
-    if any("TimeoutError" in (l.detalle or "") for l in resultado.lineas):
-        return "tiempo", "un caso pasó de su tiempo"
-    fallan = [l.caso for l in resultado.lineas if l.estado != "ok"]
-    return "muerto", resultado.problema or "; ".join(fallan)
+        return Veredicto("vivo", "")
+    if resultado.problema:  # no se importa: lo pillaría cualquiera
+        return Veredicto("muerto", resultado.problema, True, True)
+    casos = {c.descripcion: c for c in ejercicios.buscar(reg.id).casos}
+    malas = [l for l in resultado.lineas if l.estado != "ok"]
+    escritos = any(casos[l.caso].diferencial is None for l in malas)
+    diferencial = any(casos[l.caso].diferencial is not None for l in malas)
+    if any("TimeoutError" in (l.detalle or "") for l in malas):
+        return Veredicto("tiempo", "un caso pasó de su tiempo", escritos, diferencial)
+    return Veredicto("muerto", "; ".join(l.caso for l in malas), escritos, diferencial)
 
 
 def evaluar_en_un_hijo(reg, texto, espacio, limite_s):
     """Corre la comprobación con `texto` en un proceso hijo (fork), con `limite_s` segundos en
     total; si no acaba, mata su grupo de procesos. Devuelve (estado, detalle, segundos).
     El hijo crea sus temporales en una carpeta del padre, que la borra al acabar: un hijo matado
-    no llega a borrar los suyos."""
+    no llega a borrar los suyos. Devuelve (estado, detalle, segundos, lo pillan los escritos, lo pilla
+    el diferencial); uno que no acaba se cuenta para los dos (se colgaría igual sin el diferencial)."""
     temporal = tempfile.mkdtemp(prefix="mutante-")
     lectura, escritura = os.pipe()
     empiezo = time.monotonic()
@@ -322,9 +354,9 @@ def evaluar_en_un_hijo(reg, texto, espacio, limite_s):
         tempfile.tempdir = temporal
         os.environ["TMPDIR"] = temporal
         try:
-            salida = evaluar_aqui(reg, texto, espacio, max(2, limite_s / 2))
+            salida = tuple(evaluar_aqui(reg, texto, espacio, max(2, limite_s / 2)))
         except BaseException as exc:  # noqa: BLE001 - lo que sea, el padre tiene que saberlo
-            salida = ("muerto", f"la comprobación lanzó {type(exc).__name__}: {exc}")
+            salida = ("muerto", f"la comprobación lanzó {type(exc).__name__}: {exc}", True, True)
         with os.fdopen(escritura, "wb") as tubo:
             pickle.dump(salida, tubo)
         os._exit(0)
@@ -349,12 +381,13 @@ def evaluar_en_un_hijo(reg, texto, espacio, limite_s):
     shutil.rmtree(temporal, ignore_errors=True)
     segundos = time.monotonic() - empiezo
     if not acabado:
-        return "tiempo", f"pasó de {limite_s:.0f} s", segundos
+        return Corrida("tiempo", f"pasó de {limite_s:.0f} s", segundos, True, True)
     try:
-        estado, detalle = pickle.loads(datos)
+        estado, detalle, escritos, diferencial = pickle.loads(datos)
     except Exception:  # noqa: BLE001 - el hijo murió sin decir nada: el mutante lo tumbó
-        return "muerto", "el proceso de la comprobación murió sin acabar", segundos
-    return estado, detalle, segundos
+        return Corrida("muerto", "el proceso de la comprobación murió sin acabar", segundos, True, True)
+    return Corrida(estado, detalle, segundos, escritos, diferencial)
+
 
 
 def espacio_para(reg, carpeta):
@@ -378,6 +411,16 @@ class Cuenta:
     tiempo: int = 0
     no_compilan: int = 0
     problema: str = ""
+    # De los mutantes que mueren (también por tiempo): los que pillan los casos escritos (lo de
+    # antes del diferencial) y los que pilla el diferencial (con o sin los escritos).
+    por_escritos: int = 0
+    por_diferencial: int = 0
+    solo_diferencial: int = 0
+    # Los errores escritos de variantes.py: cuántos hay, y cuántos pillan los casos escritos y el diferencial.
+    errores: int = 0
+    errores_por_escritos: int = 0
+    errores_por_diferencial: int = 0
+    errores_vivos: list = field(default_factory=list)
 
     @property
     def puntuacion(self):
@@ -385,9 +428,26 @@ class Cuenta:
         cuentan = self.hechos - len(self.equivalentes) - self.no_compilan
         return (self.muertos + self.tiempo) / cuentan if cuentan else 1.0
 
+    @property
+    def puntuacion_antes(self):
+        """Lo mismo, con solo los casos escritos: la de antes del diferencial."""
+        cuentan = self.hechos - len(self.equivalentes) - self.no_compilan
+        return self.por_escritos / cuentan if cuentan else 1.0
 
-def medir_ejercicio(id, muestra=None, semilla=0, decir=print, operadores=OPERADORES):
-    """La `Cuenta` de las pruebas de mutación del ejercicio `id` (todos sus mutantes, o `muestra` al azar)."""
+    def apuntar(self, corrida):
+        """Un mutante comprobado (ni equivalente ni sin compilar)."""
+        if corrida.estado == "vivo":
+            return
+        self.muertos += corrida.estado == "muerto"
+        self.tiempo += corrida.estado == "tiempo"
+        self.por_escritos += corrida.escritos
+        self.por_diferencial += corrida.diferencial
+        self.solo_diferencial += corrida.diferencial and not corrida.escritos
+
+
+def medir_ejercicio(id, muestra=None, semilla=0, decir=print, operadores=OPERADORES, errores=True):
+    """La `Cuenta` de las pruebas de mutación del ejercicio `id` (todos sus mutantes, o `muestra` al
+    azar), y de sus errores escritos (los de variantes.py) si `errores`."""
     from curso.comprobaciones.mutantes_equivalentes import es_equivalente
     reg = region(id)
     todos = mutantes(reg, operadores)
@@ -396,17 +456,21 @@ def medir_ejercicio(id, muestra=None, semilla=0, decir=print, operadores=OPERADO
     cuenta = Cuenta(id, hechos=len(todos))
     with tempfile.TemporaryDirectory(prefix=f"mutantes-{id}-") as carpeta:
         espacio = espacio_para(reg, carpeta)
-        estado, detalle, referencia_s = evaluar_en_un_hijo(reg, reg.texto, espacio, 120)
+        estado, detalle, referencia_s, *_ = evaluar_en_un_hijo(reg, reg.texto, espacio, 120)
         if estado != "vivo":
             cuenta.problema = f"la referencia no pasa su comprobación ({detalle})"
             return cuenta
         limite = max(MINIMO_S, VECES_LA_REFERENCIA * referencia_s)
+        if errores:
+            medir_errores(cuenta, reg, espacio, limite, decir)
         decir(f"{id}: {len(todos)} mutantes (la referencia tarda {referencia_s:.1f} s; cada mutante, "
               f"como mucho {limite:.0f} s)")
         for n, m in enumerate(todos, 1):
             estado = "no compila" if not compila(m) else "equivalente" if es_equivalente(m) else None
             if estado is None:
-                estado, detalle, _ = evaluar_en_un_hijo(reg, m.texto, espacio, limite)
+                corrida = evaluar_en_un_hijo(reg, m.texto, espacio, limite)
+                cuenta.apuntar(corrida)
+                estado = corrida.estado
             if estado == "no compila":
                 cuenta.no_compilan += 1
             elif estado == "equivalente":
@@ -414,26 +478,51 @@ def medir_ejercicio(id, muestra=None, semilla=0, decir=print, operadores=OPERADO
             elif estado == "vivo":
                 cuenta.vivos.append(m)
                 decir(f"  vivo · {m.operador} (vez {m.vez})\n      - {m.antes}\n      + {m.despues}")
-            elif estado == "tiempo":
-                cuenta.tiempo += 1
-            else:
-                cuenta.muertos += 1
             if n % 10 == 0 or n == len(todos):
                 decir(f"  {id}: {n}/{len(todos)} · muertos {cuenta.muertos}, vivos {len(cuenta.vivos)}, "
-                      f"por tiempo {cuenta.tiempo}")
+                      f"por tiempo {cuenta.tiempo}; los pillan los casos escritos {cuenta.por_escritos}, "
+                      f"el diferencial {cuenta.por_diferencial} (solo él, {cuenta.solo_diferencial})")
     return cuenta
 
 
+def texto_con_error(reg, variante):
+    """El texto que se mide con el error escrito `variante` en lugar de la referencia de `reg`."""
+    from curso.comprobaciones import variantes
+    return variante.texto if variante.modulo is None else variantes.aplicar(variante, reg.texto)
+
+
+def medir_errores(cuenta, reg, espacio, limite, decir=print):
+    """Los errores escritos del ejercicio de `reg` (variantes.ERRORES), cada uno en un hijo como un
+    mutante: cuántos pillan los casos escritos y cuántos el diferencial."""
+    from curso.comprobaciones import variantes
+    lista = variantes.ERRORES.get(reg.id, [])
+    cuenta.errores = len(lista)
+    for variante in lista:
+        corrida = evaluar_en_un_hijo(reg, texto_con_error(reg, variante), espacio, limite)
+        cuenta.errores_por_escritos += corrida.estado != "vivo" and corrida.escritos
+        cuenta.errores_por_diferencial += corrida.estado != "vivo" and corrida.diferencial
+        if corrida.estado == "vivo":
+            cuenta.errores_vivos.append(variante.nombre)
+    decir(f"{reg.id}: {cuenta.errores} errores escritos; los pillan los casos escritos {cuenta.errores_por_escritos}, "
+          f"el diferencial {cuenta.errores_por_diferencial}"
+          + (f"; se cuelan {', '.join(cuenta.errores_vivos)}" if cuenta.errores_vivos else ""))
+
+
 def tabla(cuentas):
-    """La tabla de la medida, en Markdown."""
-    filas = ["| ejercicio | mutantes | muertos | vivos | equivalentes | por tiempo | no compilan | puntuación |",
-             "|---|---|---|---|---|---|---|---|"]
+    """La tabla de la medida, en Markdown: los errores escritos y los mutantes que pillan los casos
+    escritos solos (antes) y con el diferencial (después)."""
+    filas = ["| ejercicio | errores escritos | los pillan los casos escritos | los pilla el diferencial | mutantes | "
+             "muertos antes (casos escritos) | muertos después (y el diferencial) | los mata el diferencial | "
+             "solo el diferencial | vivos | equivalentes | por tiempo | no compilan | puntuación antes → después |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for c in cuentas:
         if c.problema:
-            filas.append(f"| {c.id} | – | – | – | – | – | – | {c.problema} |")
+            filas.append(f"| {c.id} | – | – | – | – | – | – | – | – | – | – | – | – | {c.problema} |")
         else:
-            filas.append(f"| {c.id} | {c.hechos} | {c.muertos} | {len(c.vivos)} | {len(c.equivalentes)} | "
-                         f"{c.tiempo} | {c.no_compilan} | {c.puntuacion:.0%} |")
+            filas.append(f"| {c.id} | {c.errores} | {c.errores_por_escritos} | {c.errores_por_diferencial} | {c.hechos} | "
+                         f"{c.por_escritos} | {c.muertos + c.tiempo} | {c.por_diferencial} | {c.solo_diferencial} | "
+                         f"{len(c.vivos)} | {len(c.equivalentes)} | {c.tiempo} | {c.no_compilan} | "
+                         f"{c.puntuacion_antes:.0%} → {c.puntuacion:.0%} |")
     return "\n".join(filas)
 
 
@@ -453,6 +542,8 @@ def analizador():
     a.add_argument("--vivos", action="store_true", help="al final, cada mutante vivo con su cambio")
     a.add_argument("--operadores", default="", metavar="TROZO",
                    help="solo los operadores cuyo nombre contiene TROZO (p. ej. CambioEnSQL)")
+    a.add_argument("--sin-errores", action="store_true",
+                   help="sin medir los errores escritos de variantes.py (solo los mutantes)")
     return a
 
 
@@ -475,7 +566,8 @@ def main(argumentos=()):
                 os.environ["CURSO_POSTGRES"] = pila.enter_context(servidor_de_pruebas())
                 pila.callback(os.environ.pop, "CURSO_POSTGRES", None)
             operadores = [o for o in OPERADORES if opciones.operadores in o]
-            cuentas.append(medir_ejercicio(id, opciones.muestra, opciones.semilla, operadores=operadores))
+            cuentas.append(medir_ejercicio(id, opciones.muestra, opciones.semilla, operadores=operadores,
+                                           errores=not opciones.sin_errores))
             sys.stdout.flush()
     print()
     if opciones.muestra is not None:

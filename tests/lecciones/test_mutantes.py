@@ -96,12 +96,17 @@ def hechos(id):
     return mutantes.mutantes(mutantes.region(id))
 
 
-def comprobar_con(id, texto, tmp_path):
+def comprobar_con(id, texto, tmp_path, diferencial=True):
     """(estado, detalle) de la comprobación de `id` con `texto` en lugar de la referencia, como en el cuaderno."""
+    return veredicto(id, texto, tmp_path, diferencial)[:2]
+
+
+def veredicto(id, texto, tmp_path, diferencial=True):
+    """El `mutantes.Veredicto` de la comprobación de `id` con `texto` (con quién lo pilla)."""
     reg = mutantes.region(id)
     espacio = mutantes.espacio_para(reg, tmp_path)
     try:
-        return mutantes.evaluar_aqui(reg, texto, espacio, ejercicios.LIMITE_SEGUNDOS)
+        return mutantes.evaluar_aqui(reg, texto, espacio, ejercicios.LIMITE_SEGUNDOS, diferencial)
     finally:
         ejercicios.olvidar_modulos(espacio)
 
@@ -133,9 +138,11 @@ def test_cada_caso_nuevo_mata_su_mutante(id, antes, despues, trozo, tmp_path, se
     servidor_si_hace_falta(id)
     referencia = mutantes.region(id).texto
     if id not in REFERENCIAS_QUE_PASAN:  # sin el mutante pasa (una vez por ejercicio: cuesta)
-        assert comprobar_con(id, referencia, tmp_path / "referencia") == ("vivo", "")
+        assert comprobar_con(id, referencia, tmp_path / "referencia", diferencial=False) == ("vivo", "")
         REFERENCIAS_QUE_PASAN.add(id)
-    estado, detalle = comprobar_con(id, mutar_linea(referencia, antes, despues), tmp_path / "mutante")
+    # Solo los casos escritos: lo que se prueba es que el caso nuevo lo mata él solo (el diferencial,
+    # que también lo mataría, tiene sus tests; sin él, cada mutante cuesta una fracción).
+    estado, detalle = comprobar_con(id, mutar_linea(referencia, antes, despues), tmp_path / "mutante", diferencial=False)
     assert estado == "muerto", f"el mutante pasa la comprobación de {id}"
     (caso,) = [c.descripcion for c in ejercicios.buscar(id).casos if trozo in c.descripcion]
     assert caso in detalle, f"lo mata otro caso, no «{caso}»: {detalle}"
@@ -197,7 +204,7 @@ def test_un_mutante_que_no_termina_cuenta_por_tiempo(tmp_path):
                                      "    while True:\n        pass\n    for linea in reversed(salida.splitlines()):"))
     al_importar = "import time\ntime.sleep(600)\n" + reg.texto
     for texto in (en_un_caso, al_importar):
-        estado, detalle, segundos = mutantes.evaluar_en_un_hijo(reg, texto, espacio, 4)
+        estado, detalle, segundos, *_ = mutantes.evaluar_en_un_hijo(reg, texto, espacio, 4)
         assert estado == "tiempo", detalle
         assert segundos < 30
 
@@ -207,7 +214,7 @@ def test_la_referencia_de_cada_ejercicio_sin_mutar_pasa_en_un_hijo(tmp_path):
     ejercicio sería ruido). Con un ejercicio del espacio y uno del cuaderno."""
     for id in ("0.1", "2.2"):
         reg = mutantes.region(id)
-        estado, detalle, _ = mutantes.evaluar_en_un_hijo(reg, reg.texto, mutantes.espacio_para(reg, tmp_path / id), 60)
+        estado, detalle, *_ = mutantes.evaluar_en_un_hijo(reg, reg.texto, mutantes.espacio_para(reg, tmp_path / id), 60)
         assert estado == "vivo", detalle
 
 
@@ -228,3 +235,34 @@ def test_el_cambio_en_sql_solo_toca_textos_de_sql():
         return sum(len(list(operador.mutation_positions(n))) for n in ast_nodes(get_ast(codigo)))
     assert posiciones('aviso = "IS NOT DISTINCT FROM AND IS ?"\n') == 0
     assert posiciones('q = "SELECT 1 WHERE a IS NOT DISTINCT FROM %s AND b IS ?"\n') > 0
+
+
+# --- Lo que mata el diferencial (issue 40, §2) ------------------------------------------------------
+
+def test_la_medida_separa_lo_que_pillan_los_casos_escritos_y_lo_que_pilla_el_diferencial(tmp_path):
+    """El corte negativo del 3b.1 (hallazgo 5) no lo pilla ningún caso escrito y sí el diferencial: la
+    medida lo cuenta en «solo el diferencial»; un mutante que pillan los dos, en los dos; y la cuenta
+    de antes (solo los casos escritos) y la de después salen de ahí."""
+    reg = mutantes.region("3b.1")
+    solo_el = veredicto("3b.1", mutar_linea(reg.texto, "for i, j in todos[:max(len(todos) - conservar, 0)]:",
+                                           "for i, j in todos[:len(todos) - conservar]:"), tmp_path / "a")
+    los_dos = veredicto("3b.1", mutar_linea(reg.texto, "if usado <= disparo:", "if usado < disparo:"), tmp_path / "b")
+    assert (solo_el.estado, solo_el.escritos, solo_el.diferencial) == ("muerto", False, True), solo_el
+    assert (los_dos.estado, los_dos.escritos, los_dos.diferencial) == ("muerto", True, True), los_dos
+    cuenta = mutantes.Cuenta("3b.1", hechos=3)
+    for v, segundos in ((solo_el, 1), (los_dos, 1), (mutantes.Veredicto("vivo", ""), 1)):
+        cuenta.apuntar(mutantes.Corrida(v.estado, v.detalle, segundos, v.escritos, v.diferencial))
+    assert (cuenta.por_escritos, cuenta.por_diferencial, cuenta.solo_diferencial) == (1, 2, 1)
+    assert (round(cuenta.puntuacion_antes, 2), round(cuenta.puntuacion, 2)) == (0.33, 0.67)
+    fila = mutantes.tabla([cuenta]).splitlines()[-1]
+    assert fila.startswith("| 3b.1 | 0 | 0 | 0 | 3 | 1 | 2 | 2 | 1 |") and "33% → 67%" in fila
+
+
+def test_la_medida_de_los_errores_escritos_dice_quien_pilla_cada_uno(tmp_path):
+    """Con los errores de variantes.py del 2.1 (dos): los dos los pillan los casos escritos y el
+    diferencial. La cuenta los pone en su columna."""
+    reg = mutantes.region("2.1")
+    cuenta = mutantes.Cuenta("2.1")
+    mutantes.medir_errores(cuenta, reg, mutantes.espacio_para(reg, tmp_path), 30, decir=lambda *_: None)
+    assert (cuenta.errores, cuenta.errores_por_escritos, cuenta.errores_por_diferencial, cuenta.errores_vivos) == \
+        (2, 2, 2, [])
