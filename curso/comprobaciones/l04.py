@@ -452,6 +452,11 @@ class Punteros(Maquina):
         el_nuevo = suyos[nuevo % len(suyos)]
         la_base = {"la activa": punteros[ejecucion], "None": None}.get(
             base, next((r for r in suyos if r != punteros[ejecucion]), punteros[ejecucion] or suyos[0]))
+        if el_nuevo == la_base:  # instalar parte siempre de otra base que el resumen nuevo
+            el_nuevo = next((r for r in suyos if r != la_base), None)
+            if el_nuevo is None:
+                self.contar_paso(f"nada que mover en {ejecucion!r}")
+                return {}
         self.contar_paso(f"mover_puntero(bd, {ejecucion!r}, {la_base}, {el_nuevo}) con los punteros en {punteros}")
         lanza = intento(mundo.resumenes.mover_puntero, bd, ejecucion, la_base, el_nuevo)
         ahora = dict(bd.execute("SELECT id, resumen_activo FROM ejecuciones ORDER BY id").fetchall())

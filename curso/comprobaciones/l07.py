@@ -295,7 +295,8 @@ class PunterosPG(Maquina):
               "¿el mensaje de BaseObsoleta nombra el activo de ahora?": "el mensaje dice cuál es el resumen activo "
                                                                         "ahora, con su número",
               "los punteros": "solo se mueve el puntero de esa ejecución, y solo si seguía en la base",
-              "lo que lanza el otro": "con la comparación dentro del UPDATE, gana uno y el otro recibe BaseObsoleta"}
+              "en la carrera": "con la comparación dentro del UPDATE (o la fila bloqueada), gana uno y el otro recibe "
+                               "BaseObsoleta; el activo de su mensaje se lee después del UPDATE que no cambió nada"}
 
     def preparar(self, resumenes_pg):
         papel = "referencia" if resumenes_pg is self.referencia else "alumno"
@@ -328,27 +329,60 @@ class PunterosPG(Maquina):
         el_nuevo = suyos[nuevo % len(suyos)]
         la_base = {"la activa": punteros[ejecucion], "None": None}.get(
             base, next((r for r in suyos if r != punteros[ejecucion]), punteros[ejecucion] or suyos[0]))
+        if el_nuevo == la_base:  # instalar parte siempre de otra base que el resumen nuevo
+            el_nuevo = next((r for r in suyos if r != la_base), None)
+            if el_nuevo is None:
+                self.contar_paso(f"nada que mover en {ejecucion!r}")
+                return {}
         el_suyo = next((r for r in suyos if r not in (el_nuevo, la_base)), None) if otro else None
         self.contar_paso(f"mover_puntero(bd, {ejecucion!r}, {la_base}, {el_nuevo}) con los punteros en {punteros}"
                          + (f", y otro lo mueve de {la_base} a {el_suyo} justo antes de tu UPDATE" if el_suyo else ""))
         if el_suyo is None:
-            lanza, del_otro = hecho(mundo.resumenes_pg.mover_puntero, bd, ejecucion, la_base, el_nuevo), None
-        else:
-            def mover_el_suyo(conexion):
-                with mundo.ref.transaccion(conexion):
-                    mundo.ref.mover_puntero(conexion, ejecucion, la_base, el_suyo)
-            el_otro = Otro(mundo.otra, mover_el_suyo)
-            alumno = OtroAntesDe(bd, "UPDATE", el_otro)
-            with mundo.ref.transaccion(alumno):
-                lanza = hecho(mundo.resumenes_pg.mover_puntero, alumno, ejecucion, la_base, el_nuevo)
-            _, error = el_otro.despues("UPDATE") if el_otro.resultado or el_otro.esperaba else (None, None)
-            del_otro = Lanzo(error) if error else "nada"
+            lanza = hecho(mundo.resumenes_pg.mover_puntero, bd, ejecucion, la_base, el_nuevo)
+            ahora = self.punteros(bd)
+            return {"lo que lanza": lanza, "¿el mensaje de BaseObsoleta nombra el activo de ahora?":
+                    self.nombra(lanza, ahora[ejecucion]), "los punteros": ahora}
+
+        def mover_el_suyo(conexion):
+            with mundo.ref.transaccion(conexion):
+                mundo.ref.mover_puntero(conexion, ejecucion, la_base, el_suyo)
+        el_otro = Otro(mundo.otra, mover_el_suyo)
+        alumno = OtroAntesDe(bd, "UPDATE", el_otro)
+        with mundo.ref.transaccion(alumno):
+            lanza = hecho(mundo.resumenes_pg.mover_puntero, alumno, ejecucion, la_base, el_nuevo)
+        if el_otro.resultado is None and not el_otro.esperaba:
+            el_otro()  # tu código no llegó a un UPDATE (lanzó antes): el otro actúa igual, después
+        _, error = el_otro.despues("UPDATE")
         ahora = self.punteros(bd)
-        nombra = None
-        if getattr(lanza, "tipo", None) == "BaseObsoleta" and ahora[ejecucion] is not None:
-            nombra = bool(re.search(rf"\b{ahora[ejecucion]}\b", str(lanza.error)))
-        return {"lo que lanza": lanza, "¿el mensaje de BaseObsoleta nombra el activo de ahora?": nombra,
-                "lo que lanza el otro": del_otro, "los punteros": ahora}
+        # Quién gana depende de cómo se espera (comparar en el UPDATE, o bloquear la fila con FOR UPDATE):
+        # las dos valen. Lo que no cambia: gana uno, el otro recibe BaseObsoleta, y el activo es del que gana.
+        resultados = {"tú": lanza if isinstance(lanza, Lanzo) else None, "el otro": Lanzo(error) if error else None}
+        ganan = [quien for quien, r in resultados.items() if r is None]
+        obsoletos = [quien for quien, r in resultados.items() if getattr(r, "tipo", None) == "BaseObsoleta"]
+        del_que_gana = ganan and ahora[ejecucion] == {"tú": el_nuevo, "el otro": el_suyo}[ganan[0]]
+        bien = len(ganan) == 1 and len(obsoletos) == 1 and del_que_gana
+        if bien:
+            nombra = "tú" not in obsoletos or self.nombra(resultados["tú"], ahora[ejecucion])
+            carrera = ("gana uno, el otro recibe BaseObsoleta, y el activo es el del que gana"
+                       + ("" if nombra else "; pero tu BaseObsoleta no nombra el activo de ahora"))
+        else:
+            carrera = (f"tú: {_tipo(resultados['tú'])}; el otro: {_tipo(resultados['el otro'])}; el activo es "
+                       f"{ahora[ejecucion]} (el tuyo, {el_nuevo}; el suyo, {el_suyo})")
+        # Quién ganó puede ser distinto en cada mundo, y los dos valen: se sigue desde el mismo sitio, el suyo.
+        bd.execute("UPDATE ejecuciones SET resumen_activo=%s WHERE id=%s", (el_suyo, ejecucion))
+        return {"en la carrera": carrera, "los otros punteros": {e: a for e, a in ahora.items() if e != ejecucion}}
+
+    @staticmethod
+    def nombra(lanza, activo):
+        """Si `lanza` es una BaseObsoleta, si su mensaje nombra el activo (None si no hay nada que mirar)."""
+        if getattr(lanza, "tipo", None) != "BaseObsoleta" or activo is None:
+            return None
+        return bool(re.search(rf"\b{activo}\b", str(lanza.error)))
+
+
+def _tipo(lanza):
+    """«nada» o el tipo de lo que lanzó (sin su mensaje, que no fija el ejercicio)."""
+    return lanza.tipo if isinstance(lanza, Lanzo) else "nada"
 
 
 caso.diferencial()(PunterosPG)
@@ -422,17 +456,17 @@ def _(buzon_pg):
               {"tú": "duplicada", "el otro": "recibida", "filas en el buzón": [("e1", "logs", "recibida")]})
 
 
-# El diferencial: secuencias de recepciones en el buzón de PostgreSQL («p» espera a «logs» y a
-# «config»; «q», a «solo», con un encargo), de hijos esperados y no, repetidas con los mismos datos
-# o con otros; y a veces otro proceso que guarda la misma entrega (con los mismos datos, o con otros)
-# justo antes de tu INSERT.
-ENCARGO_DE_Q = {"objetivo": "Mira los registros.", "recursos": ["logs/"], "acciones": ["leer"],
-                "entregable": {"hallazgos": [], "referencias": [], "incertidumbres": []}, "tope_de_pasos": 3,
-                "plazo": 120}
-CARGAS = {"el hallazgo": HALLAZGO, "otro hallazgo": {"hallazgo": "otro"},
+# El diferencial: secuencias de recepciones en el buzón de PostgreSQL de lo que escribe el ejercicio, el
+# INSERT y lo que se decide después: entregas de hijos que su padre espera («p» espera a «logs» y a
+# «config»; «r», también a «logs») y que cumplen su encargo (lo de antes del INSERT lo da la celda),
+# repetidas con los mismos datos (también escritos de otra manera) o con otros, o de otro padre; y a
+# veces otro proceso que guarda la misma entrega (con los mismos datos, o con otros) justo antes.
+CARGAS = {"el hallazgo": HALLAZGO, "el mismo hallazgo, escrito de otra manera": {"hallazgo": "la API conecta al 5433"},
+          "otro hallazgo": {"hallazgo": "otro"}, "un hallazgo con acentos": {"hallazgo": "¿conexión rechazada? «ñ»"},
           "una entrega con evidencia": {"hallazgos": ["x"], "referencias": ["logs/api.log:7"], "incertidumbres": []},
-          "una entrega sin evidencia": {"hallazgos": ["x"], "referencias": [], "incertidumbres": []}}
-PAREJAS = [("p", "logs")] * 3 + [("p", "config"), ("q", "solo"), ("p", "intruso"), ("nadie", "logs")]
+          "la misma, con las claves en otro orden": {"incertidumbres": [], "referencias": ["logs/api.log:7"],
+                                                     "hallazgos": ["x"]}}
+PAREJAS = [("p", "logs")] * 3 + [("p", "config"), ("r", "logs")]
 OTRO_72 = ["nadie más", "nadie más", "otro guarda la misma entrega justo antes",
            "otro guarda esa identidad con otros datos justo antes"]
 
@@ -441,8 +475,8 @@ class RecepcionesPG(Maquina):
     secuencias = 12
     pasos = 5
     para_encoger = 80
-    pistas = {"lo que devuelve": "recibida si la guardó este INSERT (rowcount 1); si ya estaba, duplicada si es "
-                                 "idéntica y ValueError si no; PermissionError si el padre no espera al hijo",
+    pistas = {"lo que devuelve": "recibida si la guardó este INSERT (rowcount 1); si ya estaba, duplicada si la fila es "
+                                 "(padre, hijo, cuerpo), la carga canónica; si no, sigue al ValueError",
               "lo que devuelve el otro": "con ON CONFLICT DO NOTHING nadie choca con la clave",
               "el buzón": "una fila por entrega; un rechazo no cambia nada"}
 
@@ -452,7 +486,7 @@ class RecepcionesPG(Maquina):
         bd, otra = conexiones_del_papel(papel, ref)
         vaciar(bd, otra)
         ref.crear_padre(bd, "p", ["logs", "config"])
-        ref.crear_padre(bd, "q", {"solo": ENCARGO_DE_Q})
+        ref.crear_padre(bd, "r", ["logs"])
         return SimpleNamespace(buzon_pg=buzon_pg, bd=bd, otra=otra, ref=ref)
 
     @al_empezar(pareja=st.sampled_from(PAREJAS), entrega=st.sampled_from(["e1", "e2"]),
@@ -473,7 +507,9 @@ class RecepcionesPG(Maquina):
             el_otro = Otro(mundo.otra, lambda conexion: mundo.ref.recibir(conexion, "p", "logs", entrega, suya))
             devuelve = hecho(mundo.buzon_pg.recibir, OtroAntesDe(mundo.bd, "INSERT", el_otro), padre, hijo, entrega,
                                CARGAS[carga])
-            valor, error = el_otro.despues("INSERT") if el_otro.resultado or el_otro.esperaba else ("no llegó", None)
+            if el_otro.resultado is None and not el_otro.esperaba:
+                el_otro()  # tu código no llegó a un INSERT (lanzó antes): el otro guarda igual, después
+            valor, error = el_otro.despues("INSERT")
             del_otro = Lanzo(error) if error else valor
         filas = mundo.bd.execute("SELECT entrega, padre, hijo, carga, disposicion FROM buzon ORDER BY entrega").fetchall()
         return {"lo que devuelve": devuelve, "lo que devuelve el otro": del_otro,

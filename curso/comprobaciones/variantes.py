@@ -1245,11 +1245,11 @@ def mover_puntero(bd, ejecucion, base, nuevo):
 ''', LO_MISMO))
 
 ERRORES["7.2"] += [_cambiando("7.2", nombre, "buzon_pg", cambios, LO_MISMO) for nombre, cambios in [
-    ("un padre que no existe tomado por uno que no espera al hijo (PermissionError)",
-     [('        if bd.execute("SELECT 1 FROM ejecuciones WHERE id=%s", (padre,)).fetchone() is None:\n'
-       '            raise ValueError(f"No existe la ejecución padre {padre!r}: crea el padre con crear_padre().")\n', "")]),
-    ("sin aplicar el encargo del hijo a lo que entrega",
-     [("        if esperado[0] is not None:\n            validar_entrega(json.loads(esperado[0]), carga)\n", "")]),
+    ("comparar lo guardado sin su padre: la misma identidad de otro padre pasa por duplicada",
+     [("        if anterior == (padre, hijo, cuerpo):", "        if tuple(anterior)[1:] == (hijo, cuerpo):")]),
+    ("comparar con un JSON propio y no con `cuerpo`: con acentos, un duplicado parece otros datos",
+     [("        if anterior == (padre, hijo, cuerpo):",
+       "        if anterior == (padre, hijo, json.dumps(carga, sort_keys=True, separators=(\",\", \":\"))):")]),
 ]]
 
 
