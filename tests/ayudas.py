@@ -64,10 +64,12 @@ def vivo(pid):
         return False
 
 
-def evaluar_con_otra_version(id, modulo, funcion, carpeta):
+def evaluar_con_otra_version(id, modulo, funcion, carpeta, diferencial=True):
     """Comprueba el ejercicio `id` con los módulos del punto de control de su lección y, al final de
     `modulo`.py, `funcion` (que sustituye a la suya por definirse después), en `carpeta`/espacio.
-    Devuelve (casos que fallan, casos pendientes, el informe)."""
+    Devuelve (casos que fallan, casos pendientes, el informe). Con diferencial=False, solo sus casos
+    escritos: para los tests que miran qué caso escrito pilla cada error (que el diferencial también
+    lo pilla lo mira test_variantes.py)."""
     espacio = carpeta / "espacio"
     e = ejercicios.buscar(id)
     shutil.copytree(rutas.puntos_de_control()[e.leccion], espacio,
@@ -75,7 +77,7 @@ def evaluar_con_otra_version(id, modulo, funcion, carpeta):
     fichero = espacio / f"{modulo}.py"
     fichero.write_text(fichero.read_text(encoding="utf-8") + "\n" + funcion, encoding="utf-8")
     try:
-        resultado = ejercicios.evaluar(id, espacio=espacio)
+        resultado = ejercicios.evaluar(id, espacio=espacio, diferencial=diferencial)
     finally:
         ejercicios.olvidar_modulos(espacio)
     assert not resultado.problema, resultado.problema

@@ -38,14 +38,15 @@ DESCUIDOS = {
 }
 
 
-def comprobar_con(id, fuente, tmp_path):
-    """La comprobación del ejercicio `id` con `fuente` como su módulo, en un espacio de prueba."""
+def comprobar_con(id, fuente, tmp_path, diferencial=True):
+    """La comprobación del ejercicio `id` con `fuente` como su módulo, en un espacio de prueba (sin el
+    diferencial, con diferencial=False: para mirar qué caso escrito pilla cada descuido)."""
     e = ejercicios.REGISTRO[id]
     espacio = tmp_path / "espacio"
     shutil.copytree(PUNTO_01, espacio, ignore=shutil.ignore_patterns("tests", "__pycache__"))
     (espacio / f"{e.modulo}.py").write_text(fuente, encoding="utf-8")
     try:
-        return ejercicios.evaluar(id, espacio=espacio)
+        return ejercicios.evaluar(id, espacio=espacio, diferencial=diferencial)
     finally:
         ejercicios.olvidar_modulos(espacio)
 
@@ -68,7 +69,7 @@ def test_cada_descuido_lo_pilla_su_caso_y_solo_el(descuido, tmp_path):
     id, bueno, malo, caso = DESCUIDOS[descuido]
     referencia = modulo_de_referencia(id)
     assert referencia.count(bueno) == 1, f"la solución de {id} ya no tiene la línea {bueno!r}"
-    resultado = comprobar_con(id, referencia.replace(bueno, malo), tmp_path)
+    resultado = comprobar_con(id, referencia.replace(bueno, malo), tmp_path, diferencial=False)
     assert en_rojo(resultado) == {caso}, ejercicios.informe(resultado)
 
 

@@ -46,13 +46,15 @@ def marcar(texto, funciones):
     return "\n".join(lineas)
 
 
-def evaluar(id, texto, tmp_path):
+def evaluar(id, texto, tmp_path, diferencial=True):
+    """La comprobación de `id` con `texto` como su módulo (con diferencial=False, solo sus casos escritos:
+    los tests de qué caso pilla cada error; que el diferencial también, lo mira test_variantes.py)."""
     modulo, _ = FUNCIONES[id]
     espacio = tmp_path / "espacio"
     shutil.copytree(rutas.PUNTOS / "06_todo_junto", espacio, ignore=shutil.ignore_patterns("tests", "__pycache__"))
     (espacio / f"{modulo}.py").write_text(texto, encoding="utf-8")
     try:
-        return ejercicios.evaluar(id, espacio=espacio)
+        return ejercicios.evaluar(id, espacio=espacio, diferencial=diferencial)
     finally:
         ejercicios.olvidar_modulos(espacio)
 
@@ -145,7 +147,7 @@ def test_cada_error_con_nombre_lo_pilla_su_caso(id, error, cambios, caso, tmp_pa
         else:
             assert texto.count(antes) == 1, antes
             texto = texto.replace(antes, despues)
-    resultado = evaluar(id, texto, tmp_path)
+    resultado = evaluar(id, texto, tmp_path, diferencial=False)
     (linea,) = [l for l in resultado.lineas if l.caso == caso]
     assert linea.estado in ("fallo", "error"), ejercicios.informe(resultado)
     assert DICE.get(error, "") in linea.detalle, ejercicios.informe(resultado)
@@ -209,7 +211,7 @@ ERRORES_63 = [
 
 @pytest.mark.parametrize("error, cambios, trozos", ERRORES_63, ids=[e[0] for e in ERRORES_63])
 def test_cada_error_de_6_3_lo_pillan_los_casos_escritos_para_el(error, cambios, trozos, tmp_path):
-    resultado = evaluar("6.3", cambiar(fuente("reintentos"), *cambios), tmp_path)
+    resultado = evaluar("6.3", cambiar(fuente("reintentos"), *cambios), tmp_path, diferencial=False)
     fallan = {l.caso for l in resultado.lineas if l.estado in ("fallo", "error")}
     assert not [l for l in resultado.lineas if l.estado == "pendiente"], ejercicios.informe(resultado)
     assert fallan == casos_que_nombran("6.3", trozos), f"{error}:\n{ejercicios.informe(resultado)}"
@@ -217,6 +219,6 @@ def test_cada_error_de_6_3_lo_pillan_los_casos_escritos_para_el(error, cambios, 
 
 def test_6_3_nombra_los_errores_que_no_se_reintentan(tmp_path):
     """Antes, un caso enseñaba una lista de siete booleanos sin nombre para seis errores."""
-    resultado = evaluar("6.3", cambiar(fuente("reintentos"), ERRORES_63[0][1][0]), tmp_path)
+    resultado = evaluar("6.3", cambiar(fuente("reintentos"), ERRORES_63[0][1][0]), tmp_path, diferencial=False)
     informe = ejercicios.informe(resultado)
     assert "llegó:    ['408', '409']" in informe and "True" not in informe, informe

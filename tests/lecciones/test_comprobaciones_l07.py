@@ -169,7 +169,7 @@ def test_las_versiones_buenas_de_aqui_pasan_su_comprobacion(id, modulo, funcion,
 
 @pytest.mark.parametrize("id, modulo, error, funcion, trozos", ERRORES, ids=[f"{e[0]} {e[2]}" for e in ERRORES])
 def test_cada_error_lo_pilla_el_caso_escrito_para_el(id, modulo, error, funcion, trozos, tmp_path):
-    fallan, pendientes, informe = evaluar_con_otra_version(id, modulo, funcion, tmp_path)
+    fallan, pendientes, informe = evaluar_con_otra_version(id, modulo, funcion, tmp_path, diferencial=False)
     assert not pendientes, informe
     assert fallan == casos_que_nombran(id, trozos), f"{error}:\n{informe}"
 
@@ -178,7 +178,8 @@ def test_capturar_la_unique_violation_sin_savepoint_lo_pilla_cada_caso_y_lo_expl
     """El error de capturar la UniqueViolation sin SAVEPOINT llega como «current transaction is
     aborted», que no dice qué hay que cambiar. Lo pillan los tres casos (cada uno lee lo guardado
     tras un duplicado), y cada uno lo explica en castellano."""
-    fallan, pendientes, informe = evaluar_con_otra_version("7.2", "buzon_pg", CAPTURAR_SIN_SAVEPOINT, tmp_path)
+    fallan, pendientes, informe = evaluar_con_otra_version("7.2", "buzon_pg", CAPTURAR_SIN_SAVEPOINT, tmp_path,
+                                                           diferencial=False)
     assert not pendientes, informe
     assert fallan == casos_que_nombran("7.2", ["un reintento", "con otros datos", "justo antes de tu INSERT"]), informe
     assert "current transaction is aborted" not in informe, informe

@@ -6,9 +6,11 @@ comprobaría nada. La solución y el esbozo salen de la misma celda del cuaderno
 Por las dos caras, además, la comprobación deja la carpeta temporal como estaba. Y cuando los
 casos de un ejercicio llegan al esbozo de otro, lo que se dice pendiente es ese otro.
 """
+import os
 import shutil
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -302,3 +304,183 @@ def test_el_3_3_con_un_3_2_equivocado_dice_que_la_culpa_puede_ser_del_3_2(tmp_pa
     finally:
         ejercicios.olvidar_modulos(espacio_bien)
     assert not otro.aprobado and otro.culpables == [] and "Ojo" not in ejercicios.informe(otro)
+
+
+# --- El diferencial (issue 40, §2) ------------------------------------------------------------------
+#
+# Que pasa con la solución, queda pendiente con el esbozo y no deja nada en la carpeta temporal ya lo
+# dicen los dos tests de arriba (el diferencial es el último caso de cada ejercicio). Que pilla cada
+# error escrito, test_variantes.py. Aquí, lo demás.
+
+def test_cada_ejercicio_acaba_con_un_diferencial_y_solo_uno():
+    from curso.comprobaciones import diferencial
+    for id, e in REGISTRO.items():
+        suyos = [c for c in e.casos if c.diferencial is not None]
+        assert len(suyos) == 1 and e.casos[-1] is suyos[0], f"{id}: el diferencial tiene que ser su último caso"
+        assert diferencial.LO_MISMO in suyos[0].descripcion, id
+
+
+def con_cambio(tmp_path, id, *cambios):
+    """El Resultado de `id` con su referencia cambiada como dicen `cambios` (un error escrito a mano)."""
+    from ayudas import cambiar
+    celda = fuente_de_la_celda(ejercicios.celda_resuelta(id))
+    return evaluar_con(id, cambiar(celda, *cambios), tmp_path)
+
+
+CORTE_NEGATIVO = ("todos[:max(len(todos) - conservar, 0)]", "todos[:len(todos) - conservar]")
+
+
+def test_el_corte_negativo_del_3b_1_lo_pilla_el_diferencial_y_ningun_caso_escrito(tmp_path, temporal):
+    """El hallazgo 5: con `conservar` mayor que los resultados que hay, el corte se vuelve negativo y
+    limpia lo que tenía que conservar. El cuaderno daba 16/16 ✔; el diferencial lo pilla siempre (es
+    derandomizado) y dice la secuencia más corta: dos resultados y conservar=3."""
+    resultado = con_cambio(tmp_path, "3b.1", CORTE_NEGATIVO)
+    informe = ejercicios.informe(resultado)
+    *escritos, dif = resultado.lineas
+    assert all(l.estado == "ok" for l in escritos) and dif.estado == "fallo", informe
+    assert "conservar=3" in dif.detalle and "con 2 resultados en M" in dif.detalle, informe
+    assert (dif.esperado, dif.obtenido) == (["entero", "entero"], ["su marcador", "entero"]), informe
+
+
+def test_el_test_del_punto_de_control_que_lo_pillaba_al_azar_ahora_lo_pilla_siempre(tmp_path):
+    """test_las_cinco_promesas_con_m_al_azar (03b) lo pillaba 2 veces de cada 8: ahora es derandomizado
+    y trae el borde de ejemplo. Dos corridas, dos fallos; y con la referencia, verde."""
+    import subprocess
+    copia = tmp_path / "punto"
+    shutil.copytree(rutas.puntos_de_control()[rutas.TRES_B], copia, ignore=shutil.ignore_patterns("__pycache__"))
+
+    def corre():
+        orden = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(copia / "tests" / "test_limpiar.py"),
+                 "-k", "cinco_promesas"]
+        return subprocess.run(orden, cwd=copia, capture_output=True, text=True).returncode
+    assert corre() == 0
+    limpiar = copia / "limpiar.py"
+    limpiar.write_text(limpiar.read_text(encoding="utf-8").replace(*CORTE_NEGATIVO), encoding="utf-8")
+    assert [corre(), corre()] == [1, 1]
+
+
+def test_el_mismo_codigo_da_el_mismo_informe_dos_veces_y_en_otro_proceso(tmp_path):
+    """Derandomizado, sin base de datos de ejemplos y con un tope por cuenta para encoger: el mismo
+    código, el mismo informe, aquí dos veces y en otro proceso con otra semilla de hash (el cuaderno,
+    `comprobar N` y `calificar` son procesos distintos)."""
+    import subprocess
+    from ayudas import cambiar
+    texto = cambiar(fuente_de_la_celda(ejercicios.celda_resuelta("3b.1")), CORTE_NEGATIVO)
+    informes = [ejercicios.informe(evaluar_con("3b.1", texto, tmp_path / str(n))) for n in range(2)]
+    programa = tmp_path / "otro.py"
+    programa.write_text(
+        "import shutil, sys\nfrom pathlib import Path\nsys.path.insert(0, sys.argv[1])\n"
+        "import test_ejercicios as t\nfrom curso.comprobaciones import ejercicios\n"
+        f"print(ejercicios.informe(t.evaluar_con('3b.1', {texto!r}, Path(sys.argv[2]))))\n", encoding="utf-8")
+    otro = subprocess.run([sys.executable, str(programa), str(Path(__file__).parent), str(tmp_path / "otro")],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "12345"})
+    assert informes[0] == informes[1] == otro.stdout.rstrip("\n"), otro.stderr
+
+
+def test_un_desacuerdo_dice_la_entrada_lo_de_la_referencia_lo_tuyo_y_la_pista():
+    """2.2 con < en vez de <=: la línea del diferencial da la entrada más pequeña (la suma justo igual
+    a la ventana), lo que da la referencia (True), lo que da tu código (False) y la pista del hecho."""
+    from curso.comprobaciones import variantes
+    menor = next(v for v in variantes.ERRORES["2.2"] if v.nombre == "< en vez de <=")
+    resultado = ejercicios.evaluar("2.2", variantes.funcion(menor, "cabe"))
+    dif = resultado.lineas[-1]
+    assert (dif.estado, dif.esperado, dif.obtenido) == ("fallo", True, False)
+    assert "la entrada más pequeña en que no coinciden: cabe(" in dif.detalle
+    assert "pista: " in dif.detalle and "<= ventana" in dif.detalle
+    texto = ejercicios.informe(resultado)
+    assert "      la entrada más pequeña" in texto and "      pista: " in texto  # debajo de su ✘, sangradas
+
+
+def test_un_bucle_que_solo_cuelga_con_algunas_entradas_lo_corta_el_limite_en_el_diferencial(monkeypatch):
+    """Un 0.1 que solo se cuelga si la salida tiene una «Z» (ningún caso escrito la tiene): el
+    diferencial la genera, el corte por CPU lo para, y la línea dice TimeoutError, no un desacuerdo."""
+    monkeypatch.setattr(ejercicios, "LIMITE_SEGUNDOS", 0.5)
+
+    def a_veces(salida):
+        while "Z" in salida:
+            pass
+        lineas = [l.strip() for l in salida.splitlines() if l.strip()]
+        return lineas[-1] if lineas else ""
+    resultado = ejercicios.evaluar("0.1", a_veces)
+    *escritos, dif = resultado.lineas
+    assert all(l.estado == "ok" for l in escritos), ejercicios.informe(resultado)
+    assert dif.estado == "error" and "TimeoutError" in dif.detalle and "CPU" in dif.detalle
+
+
+def test_el_limite_cuenta_la_cpu_no_el_reloj(monkeypatch):
+    """Un caso que espera sin gastar CPU (una máquina cargada se ve así) no se corta por el límite de
+    CPU; uno que la quema, sí. La ingenua, el reloj (ITIMER_REAL a LIMITE_SEGUNDOS), cortaría los dos."""
+    import time
+    monkeypatch.setattr(ejercicios, "LIMITE_SEGUNDOS", 0.3)
+
+    def espera(salida):
+        time.sleep(0.6)
+        return ""
+    with ejercicios.con_limite(0.3):
+        espera("")  # no lanza: 0,6 s de reloj, casi nada de CPU
+    with pytest.raises(TimeoutError, match="CPU"), ejercicios.con_limite(0.3):
+        while True:
+            pass
+
+
+def test_el_diferencial_no_escribe_hypothesis_en_el_espacio_ni_en_la_carpeta_de_trabajo(tmp_path, monkeypatch, temporal):
+    espacio = tmp_path / "espacio"
+    shutil.copytree(rutas.puntos_de_control()[0], espacio, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    monkeypatch.chdir(espacio)
+    try:
+        assert ejercicios.evaluar("0.1", espacio=espacio).aprobado
+    finally:
+        ejercicios.olvidar_modulos(espacio)
+    assert not list(espacio.rglob(".hypothesis")) and not (tmp_path / ".hypothesis").exists()
+
+
+# --- Los títulos que engañaban (issue 44, punto 3) ---------------------------------------------------
+
+def test_el_2_2_con_menor_estricto_solo_falla_justo_en_el_limite_y_sin_dobles_parentesis():
+    """Con < en vez de <=, el caso de la clave que falta (título: «la clave que falta cuenta como 0»)
+    no falla: compara con el mismo usage con la clave a 0. Los mutantes .get(..., 1) y .get(..., -1)
+    siguen cayendo en él (test_mutantes.py). Y ninguna línea sale con «((»."""
+    from curso.comprobaciones import variantes
+    menor = next(v for v in variantes.ERRORES["2.2"] if v.nombre == "< en vez de <=")
+    resultado = ejercicios.evaluar("2.2", variantes.funcion(menor, "cabe"))
+    rojos = [l.caso for l in resultado.lineas if l.estado != "ok"]
+    assert [c for c in rojos if "falta cuenta como 0" in c] == [] and "justo en el límite, cabe" in rojos
+    assert "((" not in ejercicios.informe(resultado)
+
+
+def test_el_caso_del_3_3_que_prueba_justo_el_umbral_lo_dice_y_pilla_el_menor_estricto(tmp_path):
+    """Antes se llamaba «por debajo del umbral» y probaba tokens = UMBRAL. Ahora dice «justo en el
+    umbral», y compactar con < (compacta al llegar justo al umbral) cae en él."""
+    from curso.comprobaciones import l03  # noqa: F401 - registra los casos
+    titulos = [c.descripcion for c in REGISTRO["3.3"].casos]
+    assert "por debajo del umbral, M vuelve tal cual y no se pide nada" not in titulos
+    resultado = con_cambio(tmp_path, "3.3", ("    if tokens(modelo) <= umbral:", "    if tokens(modelo) < umbral:"))
+    rojos = [l.caso for l in resultado.lineas if l.estado != "ok"]
+    assert any(c.startswith("justo en el umbral") for c in rojos), ejercicios.informe(resultado)
+
+
+def con_error_escrito(tmp_path, id, nombre):
+    """El Resultado de `id` con su error escrito `nombre` (de variantes.py) puesto como lo pondría el alumno."""
+    from curso.comprobaciones import variantes
+    from test_variantes import evaluar as con_variante
+    (variante,) = [v for v in variantes.ERRORES[id] if v.nombre == nombre]
+    return con_variante(variante, tmp_path)
+
+
+def test_las_lineas_del_4_2_dicen_que_candidato_se_probo(tmp_path):
+    resultado = con_error_escrito(tmp_path, "4.2", "claves de más")
+    (linea,) = [l for l in resultado.lineas if l.caso.startswith("la forma")]
+    assert "validar_candidato(bd, 'e', 3, [{'texto': 'x', 'fuente': 1, 'nota': 2}])" in linea.detalle
+    assert "con validar_candidato(bd, 'e', 3, [{'texto': 'x', 'fuente': 1, 'nota': 2}])" in ejercicios.informe(resultado)
+
+
+def test_el_error_corriente_del_6_1_se_explica_una_vez(tmp_path):
+    """Apuntar la intención sin mirar si ya estaba: siete líneas con «lanzó IntegrityError: UNIQUE
+    constraint failed: llamadas.agente, llamadas.id». Ahora, tras la primera, una vez, qué quiere decir
+    y qué cambiar. La ingenua (explicarlo en cada línea) repetiría la frase siete veces."""
+    resultado = con_error_escrito(tmp_path, "6.1", "apuntar la intención otra vez al reanudar")
+    texto = ejercicios.informe(resultado)
+    assert texto.count("UNIQUE constraint failed") >= 6 and texto.count("Eso quiere decir:") == 1, texto
+    primera = texto.index("UNIQUE constraint failed")
+    assert primera < texto.index("Eso quiere decir:") < texto.index("UNIQUE constraint failed", primera + 1)
+    assert "lee la fila" in texto
