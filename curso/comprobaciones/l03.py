@@ -374,6 +374,12 @@ COMPACTACION = dict(
 class Compactaciones(Maquina):
     secuencias = 50
     pasos = 5
+    # Compactar otra vez cuando entre el pedido y los recientes solo queda la nota del resumen anterior:
+    # no hay ningún turno entero que resumir (el corte cae justo detrás de la nota).
+    bordes = [[("empezar", dict(llamadas=[1, 1, 1, 1], tokens="umbral + 1", k="2", respuesta="un resumen",
+                                umbral="por omisión", cache=False)),
+               ("compactar", dict(tokens="umbral + 1", k="3", respuesta="un resumen", umbral="por omisión",
+                                  cache=False))]]
     pistas = {"¿la misma M?": "si no pasa del umbral, si no hay ni un turno entero entre el inicio y el corte, o si "
                               "el resumen no trae texto, devuelve la misma M",
               "peticiones de resumen": "una petición: M hasta el corte y (\"usuario\", INSTRUCCION), con HERRAMIENTAS",

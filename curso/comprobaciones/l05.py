@@ -747,14 +747,17 @@ def motivo(valor):
 ENTRADAS_54 = st.one_of(
     st.builds(lambda hr: ("por_que_no", *hr), HALLAZGO_Y_REFERENCIA),
     st.builds(lambda hr: ("por_que_no", *hr), HALLAZGO_Y_REFERENCIA),
-    st.builds(lambda pares, quitar, cambiar: ("verificar", [h for h, _ in pares],
-                                              _referencias([r for _, r in pares], quitar, cambiar)),
-              st.lists(HALLAZGO_Y_REFERENCIA, max_size=3), st.integers(0, 2), st.booleans()))
+    st.builds(lambda pares, cuantas, cambiar: ("verificar", [h for h, _ in pares],
+                                               _referencias([r for _, r in pares], cuantas, cambiar)),
+              st.lists(HALLAZGO_Y_REFERENCIA, max_size=3),
+              st.sampled_from(["todas", "una menos", "dos menos", "ninguna", "una de más"]), st.booleans()))
 
 
-def _referencias(referencias, quitar, cambiar):
-    """Las referencias de una entrega: las de cada hallazgo, quizá con las últimas de menos o en otro orden."""
-    referencias = referencias[:max(len(referencias) - quitar, 0)] if quitar < 2 else referencias + ["a.txt:1"]
+def _referencias(referencias, cuantas, cambiar):
+    """Las referencias de una entrega: las de cada hallazgo; o con una, dos o todas de menos (los
+    hallazgos que sobran van con None), o con una de más; y quizá en otro orden."""
+    quitar = {"todas": 0, "una menos": 1, "dos menos": 2, "ninguna": len(referencias)}.get(cuantas)
+    referencias = referencias + ["a.txt:1"] if quitar is None else referencias[:max(len(referencias) - quitar, 0)]
     return referencias[::-1] if cambiar else referencias
 
 
