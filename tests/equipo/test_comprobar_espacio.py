@@ -360,15 +360,16 @@ def test_desde_el_cuaderno(tmp_path, temporal, monkeypatch, capsys):
 
 
 def test_los_tests_corren_sin_cargar_complementos_que_no_usan(tmp_path, temporal):
-    """El proceso de los tests no carga hypothesis si ningún test lo importa: su complemento de
-    pytest lo cargaría entero (medio segundo de CPU en cada comprobación, y `calificar` hace una
-    por alumno y lección). Los tests que lo usan lo importan ellos (el punto de control 01)."""
+    """El proceso de los tests no carga los complementos de pytest de hypothesis ni de nbval: el de
+    hypothesis cargaría hypothesis entero (medio segundo de CPU en cada comprobación, y `calificar`
+    hace una por alumno y lección). Lo que usa hypothesis lo importa él (el diferencial de cada
+    ejercicio, el punto de control 01), sin su complemento."""
     espacio = copia_del_punto(0, tmp_path / "mi_agente")
     ficha = tmp_path / "cargados.txt"
     calentamiento = espacio / "calentamiento.py"
     calentamiento.write_text(  # lo que hay cargado cuando el proceso de los tests ya acaba
         f"import atexit, sys\natexit.register(lambda: open({str(ficha)!r}, 'w').write(str(sorted("
-        "m for m in ('hypothesis', 'nbval') if m in sys.modules))))\n"
+        "m for m in ('_hypothesis_pytestplugin', 'nbval') if m in sys.modules))))\n"
         + calentamiento.read_text(encoding="utf-8"), encoding="utf-8")
     c = comprobar_aparte.comprobar_en(espacio, punto(0), limite=60)
     assert c.en_verde, [l.texto() for l in c.lineas]
