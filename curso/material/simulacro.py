@@ -38,6 +38,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from curso.ensayo.servidor import ServidorEnsayo
+from curso.material import lanzadera
 from curso.rutas import RAIZ
 
 INCIDENTE = RAIZ / "curso" / "material" / "datos" / "incidente"
@@ -156,13 +157,34 @@ def copiar_ejecucion(origen, destino):
     return Path(destino) / "todo_junto.db"
 
 
-def lanzar(punto, base, url, variante="correcta", **entorno):
-    """Un proceso que reanuda `base`. `entorno`: CURSO_MORIR_EN, CURSO_FALLAR_EN, CURSO_AVISAR_PASOS..."""
+# Los módulos que importan los procesos del simulacro (CORREDOR, EDITOR): su lanzadera
+# los tiene ya importados (ver `hijo`).
+MODULOS = ("agentes", "efectos", "pasos", "permisos", "reanudar", "todo_junto", "herramientas", "historial",
+           "registro")
+
+
+def _entorno(**entorno):
+    """El entorno de un proceso del simulacro: el de este, sin las órdenes de morir o fallar de
+    otro, con las de `entorno`."""
     variables = {k: v for k, v in os.environ.items()
                  if not k.startswith(("CURSO_MORIR", "CURSO_FALLAR", AVISAR_PASOS))}
     variables.update(entorno, PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.Popen([sys.executable, "-S", "-c", CORREDOR, str(punto), str(base), url, variante],
-                            env=variables, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return variables
+
+
+def hijo(punto, codigo, argumentos, entorno, cwd=None):
+    """Un proceso que corre `python -S -c codigo *argumentos` con los módulos de `punto`: hecho con
+    `fork` de la lanzadera de `punto`, que ya los importó (curso/material/lanzadera.py), o, sin
+    lanzadera, un intérprete nuevo. Los dos tienen `stdout`, `stderr`, `communicate`, `kill`..."""
+    if lanzadera.disponible():
+        return lanzadera.lanzadera_de(punto, MODULOS, _entorno()).lanzar(codigo, argumentos, entorno, cwd)
+    return subprocess.Popen([sys.executable, "-S", "-c", codigo, *map(str, argumentos)], env=entorno, cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def lanzar(punto, base, url, variante="correcta", **entorno):
+    """Un proceso que reanuda `base`. `entorno`: CURSO_MORIR_EN, CURSO_FALLAR_EN, CURSO_AVISAR_PASOS..."""
+    return hijo(punto, CORREDOR, [punto, base, url, variante], _entorno(**entorno))
 
 
 def reanudar(punto, base, url, variante="correcta", **entorno):
@@ -460,12 +482,11 @@ def caidas_al_editar(punto, carpeta, variante="correcta"):
     de 8 KiB, con una caída (SIGKILL) antes de cada llamada al sistema de `editar` y, después, la
     misma llamada otra vez; cada caída dice si acabó igual que sin caídas (ver EDITOR). Con
     `variante="en_su_sitio"`, la edición ingenua que escribe encima del fichero abierto."""
-    hecho = subprocess.run([sys.executable, "-S", "-c", EDITOR, str(punto), str(carpeta), variante],
-                           capture_output=True, text=True, timeout=ESPERA_DE_UN_PROCESO_S,
-                           env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
-    if hecho.returncode != 0:
-        raise RuntimeError(f"el ensayo de caídas al editar falló: {hecho.stderr}")
-    return json.loads(hecho.stdout)
+    proceso = hijo(punto, EDITOR, [punto, carpeta, variante], dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    salida, errores = proceso.communicate(timeout=ESPERA_DE_UN_PROCESO_S)
+    if proceso.returncode != 0:
+        raise RuntimeError(f"el ensayo de caídas al editar falló: {errores}")
+    return json.loads(salida)
 
 
 # --- Primero el fallo: una versión ingenua, matada una vez ----------------------------------------
