@@ -6,11 +6,13 @@ import signal
 import subprocess
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
 from curso import rutas
 from curso.comprobaciones import ejercicios
+from curso.material import lanzadera
 
 
 @contextmanager
@@ -139,9 +141,19 @@ class Pausador:
 '''
 
 
+# Lo que los programas de los hijos importan de la biblioteca estándar: su lanzadera ya lo tiene.
+PRECARGADOS = ("json", "random", "sqlite3", "time")
+
+
 def lanzar_hijo(programa, *argumentos, con_entrada=False):
     """Un intérprete que ejecuta `programa` con `argumentos` en sys.argv[1:]; con `con_entrada`, el
-    test le escribe órdenes por su entrada (`decir_a`)."""
+    test le escribe órdenes por su entrada (`decir_a`). El primer argumento es la carpeta de los
+    módulos (o uno de ellos): el hijo nace con fork de la lanzadera de esa carpeta (ver
+    curso/material/lanzadera.py), que ya arrancó Python; sin lanzadera, es un intérprete nuevo."""
+    if lanzadera.disponible():
+        carpeta = Path(argumentos[0])
+        carpeta = carpeta if carpeta.is_dir() else carpeta.parent
+        return lanzadera.lanzadera_de(carpeta, PRECARGADOS).lanzar(programa, argumentos, entrada=con_entrada)
     # -S (sin site): el hijo solo usa la biblioteca estándar y así arranca antes.
     return subprocess.Popen(
         [sys.executable, "-S", "-c", programa, *map(str, argumentos)],

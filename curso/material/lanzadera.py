@@ -41,11 +41,11 @@ from pathlib import Path
 VARIABLE_SIN_LANZADERA = "CURSO_SIN_LANZADERA"
 ESPERA_AL_ARRANCAR_S = 120  # lo que puede tardar en contestar la primera petición (importa el harness)
 CUANTAS = 3  # lanzaderas vivas a la vez en un proceso (una por carpeta de módulos); la más vieja se cierra
-MAXIMO_DE_DESCRIPTORES = 2  # los que viajan con cada petición: la salida y los errores del hijo
 
 # El proceso lanzadera. Argumentos: el descriptor de su socket, la carpeta de los módulos y los
 # módulos que importa. Cada petición es un mensaje (4 bytes con su largo y JSON: código,
-# argumentos, entorno, carpeta) con dos descriptores (la salida y los errores del hijo). Contesta
+# argumentos, entorno, carpeta) con dos o tres descriptores (la salida y los errores del hijo, y su
+# entrada si la tiene; si no, /dev/null). Contesta
 # «P pid» al nacer cada hijo y «E pid estado» (el de waitpid) cuando muere.
 LANZADERA = r'''
 import json, os, selectors, signal, socket, struct, sys, traceback
@@ -74,7 +74,7 @@ def enviar(texto):
 
 
 def recibir():
-    cabeza, descriptores, _, _ = socket.recv_fds(canal, 4, 2)
+    cabeza, descriptores, _, _ = socket.recv_fds(canal, 4, 3)
     if not cabeza:
         return None, []
     while len(cabeza) < 4:
@@ -89,17 +89,18 @@ def recibir():
     return json.loads(cuerpo), descriptores
 
 
-def hijo(peticion, salida, errores):
+def hijo(peticion, salida, errores, entrada=None):
     canal.close()
     os.close(lectura)
     os.close(escritura)
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    nada = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(nada, 0)
+    if entrada is None:
+        entrada = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(entrada, 0)
     os.dup2(salida, 1)
     os.dup2(errores, 2)
-    for d in (nada, salida, errores):
+    for d in (entrada, salida, errores):
         os.close(d)
     os.chdir(peticion["carpeta"])
     os.environ.clear()
@@ -190,9 +191,10 @@ def huella(punto):
 class Hijo:
     """Un hijo de una lanzadera, con lo que el simulacro usa de `subprocess.Popen`."""
 
-    def __init__(self, lanzadera, pid, stdout, stderr, orden):
+    def __init__(self, lanzadera, pid, stdout, stderr, orden, stdin=None):
         self._lanzadera = lanzadera
         self.pid = pid
+        self.stdin = stdin
         self.stdout = stdout
         self.stderr = stderr
         self.args = orden
@@ -228,7 +230,10 @@ class Hijo:
 
     def communicate(self, timeout=None):
         """(salida, errores) hasta que el hijo cierra las dos y termina, como `Popen.communicate`:
-        lee de los descriptores, sin pasar por lo que ya guardara el objeto fichero."""
+        lee de los descriptores, sin pasar por lo que ya guardara el objeto fichero. Cierra su
+        entrada, si la tiene (no escribe nada en ella)."""
+        if self.stdin is not None and not self.stdin.closed:
+            self.stdin.close()
         limite = None if timeout is None else time.monotonic() + timeout
         flujos = [f for f in (self.stdout, self.stderr) if f is not None and not f.closed]
         abiertos = {f.fileno(): f for f in flujos}
@@ -252,7 +257,7 @@ class Hijo:
         return self
 
     def __exit__(self, *_):
-        for f in (self.stdout, self.stderr):
+        for f in (self.stdin, self.stdout, self.stderr):
             if f is not None:
                 f.close()
         self.wait()
@@ -312,30 +317,35 @@ class Lanzadera:
                 return self._estados.pop(pid)
             return None
 
-    def lanzar(self, codigo, argumentos=(), entorno=None, cwd=None):
+    def lanzar(self, codigo, argumentos=(), entorno=None, cwd=None, entrada=False):
         """Un `Hijo` que corre `codigo` como `python -S -c codigo *argumentos`, con `entorno` (el
-        de este proceso si no se da) y en la carpeta `cwd` (la de este proceso si no se da)."""
+        de este proceso si no se da) y en la carpeta `cwd` (la de este proceso si no se da). Con
+        `entrada`, su `stdin` es una tubería en la que escribir; si no, /dev/null."""
         peticion = json.dumps({"codigo": codigo, "argumentos": [str(a) for a in argumentos],
                                "entorno": dict(os.environ if entorno is None else entorno),
                                "carpeta": str(cwd or os.getcwd())}).encode()
         salida, errores = os.pipe(), os.pipe()
+        suya = os.pipe() if entrada else None
         try:
             with self._pedir:
                 socket.send_fds(self._canal, [struct.pack("!I", len(peticion)) + peticion],
-                                [salida[1], errores[1]])
+                                [salida[1], errores[1], *([suya[0]] if suya else [])])
                 with self._cambio:
                     if not self._esperar(lambda: self._nacidos, ESPERA_AL_ARRANCAR_S):
                         raise RuntimeError("La lanzadera del simulacro no contesta "
                                            f"(¿se cuelga al importar los módulos de {self.punto}?).")
                     pid = self._nacidos.pop(0)
         except BaseException:
-            for d in (*salida, *errores):
+            for d in (*salida, *errores, *(suya or ())):
                 os.close(d)
             raise
         os.close(salida[1])
         os.close(errores[1])
+        if suya:
+            os.close(suya[0])
         return Hijo(self, pid, open(salida[0], encoding="utf-8", errors="replace"),
-                    open(errores[0], encoding="utf-8", errors="replace"), ["python", "-S", "-c", "…", *argumentos])
+                    open(errores[0], encoding="utf-8", errors="replace"), ["python", "-S", "-c", "…", *argumentos],
+                    open(suya[1], "w", encoding="utf-8") if suya else None)
 
     def viva(self):
         return self._abierta and self._proceso.poll() is None

@@ -93,3 +93,16 @@ def test_al_cerrarla_no_queda_ningun_hijo_en_marcha(punto):
         hijo.stderr.close()
     assert not [h.pid for h in hijos if vivo(h.pid)]
     assert not la.viva()
+
+
+def test_con_entrada_el_hijo_lee_lo_que_se_le_escribe_y_sin_ella_no_espera_nada(punto):
+    la = lanzadera.lanzadera_de(punto, ["m"])
+    eco = "import sys\nfor linea in sys.stdin:\n    print(linea.strip().upper(), flush=True)"
+    hijo = la.lanzar(eco, entrada=True)
+    hijo.stdin.write("hola\n")
+    hijo.stdin.flush()
+    assert hijo.stdout.readline() == "HOLA\n"
+    hijo.stdin.write("adios\n")
+    assert hijo.communicate(timeout=30) == ("ADIOS\n", "") and hijo.returncode == 0
+    # Sin entrada, lee /dev/null: acaba enseguida, como un Popen con stdin=DEVNULL.
+    assert la.lanzar(eco).communicate(timeout=30) == ("", "")
