@@ -11,13 +11,18 @@ hereda la variable:
   ejecuta todos de arriba abajo sin resolver nada: cada lección empieza con los esbozos que dejaron
   las anteriores, y tiene que correr igual (`--nbval-lax notebooks/` es ese camino del alumno).
 
-Lo lento lleva la marca `lento` por regla: cada celda de un cuaderno (nbval), cada test de
-tests/navegador/ y de tests/caminos/, cada simulacro de caídas en muchos puntos, que se
-reconoce por su nombre (`SIMULACRO`: «cien caídas al azar», «una caída en cada paso de…», «muere
-en cada llamada…»; una caída en un solo punto no lo es, y es el humo de los simulacros), y cada
-test que la última `medir probar` vio tardar (`LENTOS` de curso/autor/probar.py); el
-cuaderno resuelto de humo (`CUADERNO_DE_HUMO` de curso/autor/probar.py), además, `humo`
-(`probar --rapido` corre "not lento or humo").
+Dos marcas por regla, aquí:
+
+- `profundo` (con su clase): lo que `python -m curso probar` deja para `probar --todo`; la regla, con
+  sus clases y el humo de cada una, está en curso/autor/niveles.py.
+- `lento`: lo que `probar --rapido` (para editar) tampoco corre: cada celda de un cuaderno
+  (nbval), cada test de tests/navegador/ y de tests/caminos/, cada simulacro de caídas en muchos
+  puntos, que se reconoce por su nombre (`SIMULACRO`: «cien caídas al azar», «una caída en cada
+  paso de…», «muere en cada llamada…»; una caída en un solo punto no lo es, y es el humo de los
+  simulacros), y cada test que la última `medir probar` vio tardar (`LENTOS` de
+  curso/autor/probar.py); el cuaderno resuelto de humo (`CUADERNO_DE_HUMO` de
+  curso/autor/probar.py), además, `humo` (`probar --rapido` corre lo que no es profundo ni
+  lento, más lo que lleva `humo`).
 
 Una sesión de pytest deja la carpeta temporal del sistema como la encontró: las carpetas que crea
 este fichero (los espacios y la base de los `tmp_path` de pytest, que si no guardaría las de las
@@ -25,7 +30,6 @@ tres últimas sesiones) se borran al terminar. Para conservar los `tmp_path` de 
 mirarlos, dale tú la carpeta: `--basetemp=CARPETA`.
 """
 import os
-import re
 import shutil
 import tempfile
 
@@ -64,14 +68,18 @@ def pytest_unconfigure(config):
 
 
 _LENTOS_POR_CARPETA = ("navegador", "caminos")  # carpetas de tests/ cuyos tests son todos lentos
-SIMULACRO = re.compile(r"caidas_al_azar|(una_caida|muere)\w*_cada_")  # caídas en muchos puntos
 
 
 @pytest.hookimpl(tryfirst=True)  # antes de que -m elija por las marcas
 def pytest_collection_modifyitems(config, items):
-    """La marca `lento` por regla (ver arriba), y `humo` en las celdas del cuaderno resuelto de humo."""
+    """Las marcas `profundo` y `lento` por regla (ver arriba), y `humo` en las celdas del cuaderno
+    resuelto de humo."""
+    from curso.autor import niveles
     from curso.autor.probar import CUADERNO_DE_HUMO, es_lento, lentos_apuntados
     from curso.medir.perfil_de_probar import fixtures_compartidas
+    tests = [item for item in items if item.path.suffix != ".ipynb"]
+    for item, clase in _profundos(tests, niveles):
+        item.add_marker(pytest.mark.profundo(clase))
     raiz = config.rootpath
     lentos = lentos_apuntados()
     for item in items:
@@ -83,7 +91,7 @@ def pytest_collection_modifyitems(config, items):
             if ruta.parent.name == "solutions" and ruta.stem == CUADERNO_DE_HUMO:
                 item.add_marker(pytest.mark.humo)
             continue
-        if SIMULACRO.search(getattr(item, "originalname", item.name)):
+        if niveles.SIMULACRO.search(getattr(item, "originalname", item.name)):
             item.add_marker(pytest.mark.lento)
         try:
             partes = ruta.relative_to(raiz).parts
@@ -91,6 +99,13 @@ def pytest_collection_modifyitems(config, items):
             continue
         if len(partes) > 2 and partes[0] == "tests" and partes[1] in _LENTOS_POR_CARPETA:
             item.add_marker(pytest.mark.lento)
+
+
+def _profundos(items, niveles):
+    """[(item, su clase profunda)] de los `items` profundos según la regla de niveles.py."""
+    pruebas = {item.nodeid: item for item in items}
+    clases = niveles.clases_profundas(niveles.prueba_de(item) for item in items)
+    return [(pruebas[nodeid], clase) for nodeid, clase in clases.items()]
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -15,9 +15,15 @@ Corre, cada parte en su propio proceso de pytest y con un espacio de trabajo tem
 
 Corren tantas partes a la vez como núcleos más tres; al final, la salida de cada una, una línea por parte y el
 total, con el tiempo y la CPU (usuario + sistema de todo el árbol de procesos de la parte, de
-`os.wait4`). Devuelve 0 solo si todo pasa. Sin opciones es la suite entera (la orden de los tests
-del README); `--rapido` corre lo que no lleva la marca `lento` más un humo de cada cosa lenta
-(`partes_rapidas`), y `--leccion N`, lo que toca la lección N (`partes_de_la_leccion`).
+`os.wait4`). Devuelve 0 solo si todo pasa.
+
+Los dos niveles (la regla, en curso/autor/niveles.py): sin opciones (la orden de los tests del
+README) corre el nivel rápido, `nivel_rapido()`: de cada parte de tests, lo que no es profundo;
+los cuadernos, enteros; de los caminos, el de humo. `--todo` corre los dos niveles, todas las
+partes enteras (`partes()`), y `--profundo` solo el resto, `nivel_profundo()`: lo que `--todo`
+corre y la orden del README no (`.ci/run` lo llama justo después de ella). Para editar, `--rapido`
+corre lo que no es profundo ni lleva la marca `lento`, más un humo de cada cosa lenta
+(`partes_rapidas`), y `--leccion N`, lo que toca la lección N, entero (`partes_de_la_leccion`).
 `python -m curso medir probar` (curso/medir/perfil_de_probar.py) dice dónde se va esa CPU.
 
 Los tests dejan la carpeta temporal del sistema como la encontraron. Para comprobarlo, cada parte
@@ -36,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from curso import rutas
-from curso.autor import repetidos
+from curso.autor import niveles, repetidos
 
 # Tres partes más que núcleos: buena parte del tiempo de cada parte es espera (subprocesos que
 # arrancan, tiempos límite que vencen, el navegador que pinta, el servidor PostgreSQL, los núcleos
@@ -76,15 +82,19 @@ def tests_del_curso():
     return sorted((rutas.RAIZ / "tests").rglob("test_*.py"))
 
 
-def caminos():
+def caminos(humo=None):
     """[(nombre de la parte, id del test)] de cada camino del alumno: un test de tests/caminos/,
-    que se llama como la primera línea de su docstring."""
+    que se llama como la primera línea de su docstring. Con `humo=True`, solo los que llevan la
+    marca `humo` (el nivel rápido); con `humo=False`, los demás (los profundos)."""
     import ast
     partes = []
     for fichero in sorted(CAMINOS.glob("test_*.py")):
         relativo = fichero.relative_to(rutas.RAIZ).as_posix()
         for nodo in ast.parse(fichero.read_text(encoding="utf-8")).body:
             if isinstance(nodo, ast.FunctionDef) and nodo.name.startswith("test_"):
+                marcado = any(ast.unparse(d) == "pytest.mark.humo" for d in nodo.decorator_list)
+                if humo is not None and marcado != humo:
+                    continue
                 titulo = (ast.get_docstring(nodo) or nodo.name).splitlines()[0].rstrip(".")
                 partes.append((f"camino: {titulo}", f"{relativo}::{nodo.name}"))
     return partes
@@ -140,6 +150,33 @@ def partes():
             + sorted(puntos[1:], key=lambda parte: -len(parte[1])))
 
 
+# --- Los dos niveles: probar, --todo y --profundo (ver curso/autor/niveles.py) --------------------
+
+CUADERNOS = "cuadernos"  # las partes de los cuadernos (los dos pases) son enteras del nivel rápido
+DE_TESTS = ("tests del curso", "punto de control", "tests del navegador")  # las que se filtran con -m
+
+
+def nivel_rapido(lista=None):
+    """Las partes de `python -m curso probar` (la orden del README): las de `lista` (todas,
+    `partes()`, si no se da) con lo que no es profundo: los cuadernos enteros, los caminos de humo
+    y, de las demás, `-m "not profundo"`."""
+    lista = partes() if lista is None else lista
+    de_humo = {nombre for nombre, _ in caminos(humo=True)}
+    return [(nombre, [*argumentos, "-m", niveles.RAPIDO]) if nombre.startswith(DE_TESTS) else (nombre, argumentos)
+            for nombre, argumentos in lista
+            if nombre.startswith(DE_TESTS) or nombre.startswith(CUADERNOS) or nombre in de_humo]
+
+
+def nivel_profundo(lista=None):
+    """El resto de `probar --todo`, lo que `probar` no corre (`.ci/run` lo llama después de la orden
+    del README): los caminos profundos enteros y, de las partes de tests, `-m profundo`. Ni los
+    cuadernos ni los caminos de humo: ya corrieron."""
+    lista = partes() if lista is None else lista
+    profundos = {nombre for nombre, _ in caminos(humo=False)}
+    return [(nombre, [*argumentos, "-m", niveles.PROFUNDO]) if nombre.startswith(DE_TESTS) else (nombre, argumentos)
+            for nombre, argumentos in lista if nombre.startswith(DE_TESTS) or nombre in profundos]
+
+
 # --- Las dos velocidades: --rapido y --leccion N -------------------------------------------------
 
 # Lo lento lleva la marca `lento` (registrada en pyproject.toml): por regla, en el conftest.py de la
@@ -148,7 +185,7 @@ def partes():
 # De cada clase de cosa lenta, una lleva además la marca `humo` y corre también en --rapido, para
 # que ninguna clase se quede sin comprobar: el cuaderno resuelto CUADERNO_DE_HUMO, un paso de camino
 # y un test del navegador; de los simulacros, las caídas en un solo punto, que no llevan la marca.
-RAPIDO = "not lento or humo"
+RAPIDO = f"{niveles.RAPIDO} and (not lento or humo)"
 CUADERNO_DE_HUMO = "00_antes_de_empezar"
 
 # Y lento por lo que tarda: LENTOS apunta cada test que en la última `python -m curso medir probar`
@@ -304,6 +341,7 @@ def cuenta(salida, clave):
 
 
 FUGA = 3  # el código de una parte cuyos tests pasan pero dejan algo en la carpeta temporal
+NADA_QUE_CORRER = 5  # el de pytest cuando no queda ningún test que correr (ExitCode.NO_TESTS_COLLECTED)
 MOSTRAR_COMO_MUCHO = 20  # de lo que queda en la carpeta temporal, lo que se enseña
 
 
@@ -366,6 +404,8 @@ def correr(nombre, argumentos, extra, entorno_extra=None):
         segundos = time.monotonic() - t
         quedan = lo_que_queda(temporal)  # apuntado; al salir del with se borra con el resto
     salida = f"=== {nombre}: {' '.join(orden[1:])}\n{texto}"
+    if proceso.returncode == NADA_QUE_CORRER and "-m" in argumentos:
+        proceso.returncode = 0  # el filtro de su nivel no deja nada de esta parte: no es un fallo
     codigo = proceso.returncode or (FUGA if quedan else 0)
     cpu = cpu_de(uso)
     print(f"{'✔' if codigo == 0 else '✘'} termina {nombre} ({segundos:.0f} s, {cpu:.0f} s de CPU)", flush=True)
@@ -384,8 +424,8 @@ def en_paralelo(funcion, lista):
 
 
 def main(argv=None, lista=None):
-    """Corre las partes de `lista` (todas, `partes()`, si no se da), tantas a la vez como núcleos
-    más tres (ver PARTES_DE_MAS)."""
+    """Corre las partes de `lista` (todas, `partes()`, si no se da: `probar --todo`), tantas a la
+    vez como núcleos más tres (ver PARTES_DE_MAS)."""
     extra = list(argv or [])
     inicio = time.monotonic()
     lista = partes() if lista is None else lista
@@ -451,15 +491,23 @@ def argumentos_probar(analizador):
     analizador.description = ("Ejecuta los tests del curso y de los puntos de control; los "
                               "argumentos de más se pasan tal cual a pytest.")
     grupo = analizador.add_mutually_exclusive_group()
+    grupo.add_argument("--todo", action="store_true",
+                       help="los dos niveles: el rápido (lo de sin opciones) y el profundo")
+    grupo.add_argument("--profundo", action="store_true",
+                       help="solo el resto de --todo: lo que probar sin opciones no corre (.ci/run lo llama después)")
     grupo.add_argument("--rapido", action="store_true",
                        help="solo lo que no está marcado lento, más un humo de cada cosa lenta (mientras editas)")
     grupo.add_argument("--leccion", type=rutas.leccion_escrita, metavar="N",
                        help="todo lo que toca la lección N: su punto de control, sus cuadernos y sus tests")
     analizador.pasar_el_resto("pytest", "ARGUMENTOS", "los argumentos para pytest, tal cual (p. ej. -x)")
-    analizador.usage = "%(prog)s [--ayuda] [--rapido | --leccion N] [ARGUMENTOS ...]"
+    analizador.usage = "%(prog)s [--ayuda] [--todo | --profundo | --rapido | --leccion N] [ARGUMENTOS ...]"
 
 
 def orden_probar(args):
+    if args.todo:
+        return main(args.pytest, partes())
+    if args.profundo:
+        return main(args.pytest, nivel_profundo())
     if args.rapido:
         return main(args.pytest, partes_rapidas())
     if args.leccion is not None:
@@ -469,4 +517,4 @@ def orden_probar(args):
             print(e)
             return 2
         return main(args.pytest, lista)
-    return main(args.pytest)
+    return main(args.pytest, nivel_rapido())

@@ -33,6 +33,7 @@ from pathlib import Path
 import pytest
 
 VARIABLE = "CURSO_PERFIL"  # la carpeta donde cada pytest de la parte deja su parte del perfil
+RAPIDO, PROFUNDO = "rápido · ", "profundo · "  # delante del nombre de cada parte, su nivel
 CUANTOS = 15
 ORDEN_DE_SHELL = "orden de shell (sh -c)"
 
@@ -131,12 +132,14 @@ def pytest_runtest_protocol(item, nextitem):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_setup(item):
-    """Lo que tarda la preparación sola: si es mucho, lo lento son las fixtures compartidas que
-    se prepararon en ella (`nuevas`), y lo son para todos los tests que las piden."""
-    t = time.monotonic()
+    """Lo que tarda y gasta la preparación sola: si es mucho, lo lento (o lo profundo) son las
+    fixtures compartidas que se prepararon en ella (`nuevas`), y lo son para todos los tests que
+    las piden."""
+    cpu, t = cpu_ahora(), time.monotonic()
     yield
     if _perfil is not None and item.nodeid in _perfil.pruebas:
         _perfil.pruebas[item.nodeid]["preparacion"] = time.monotonic() - t
+        _perfil.pruebas[item.nodeid]["cpu_preparacion"] = cpu_ahora() - cpu
 
 
 def fixtures_compartidas(item):
@@ -192,7 +195,12 @@ def informe(partes, pruebas, fuera):
     """El perfil en Markdown. `partes`: [(nombre, segundos, cpu, cpu de sus tests)]."""
     lineas = ["# Perfil de `python -m curso probar`", ""]
     cpu_total = sum(p[2] for p in partes)
-    lineas += [f"CPU de todas las partes: {cpu_total:.0f} s; tests: {len(pruebas)}.", "",
+    lineas += [f"CPU de todas las partes: {cpu_total:.0f} s; tests: {len(pruebas)}."]
+    for nivel, prefijo in (("el nivel rápido (`probar`)", RAPIDO), ("el resto (`probar --profundo`)", PROFUNDO)):
+        del_nivel = [p for p in partes if p[0].startswith(prefijo)]
+        if del_nivel:
+            lineas.append(f"De {nivel}: {sum(p[2] for p in del_nivel):.0f} s de CPU en {len(del_nivel)} partes.")
+    lineas += ["",
                "| parte | segundos | CPU (s) | CPU de sus tests (s) | fuera de los tests (s) |", "|---|---|---|---|---|"]
     for nombre, segundos, cpu, de_tests in sorted(partes, key=lambda p: -p[2]):
         lineas.append(f"| {nombre} | {segundos:.0f} | {cpu:.1f} | {de_tests:.1f} | {cpu - de_tests:.1f} |")
@@ -215,9 +223,13 @@ def informe(partes, pruebas, fuera):
 
 
 def main():
-    """Corre `probar` entero con el complemento y escribe el perfil en perfil_de_probar.md."""
+    """Corre `probar --todo` (los dos niveles) con el complemento y escribe el perfil en
+    perfil_de_probar.md."""
     from curso.autor import probar
-    lista = probar.partes()
+    # Los dos niveles, cada uno con sus partes, como los corre .ci/run (uno y después el otro): así
+    # el perfil dice también lo que gasta cada nivel.
+    lista = ([(f"{RAPIDO}{nombre}", argumentos) for nombre, argumentos in probar.nivel_rapido()]
+             + [(f"{PROFUNDO}{nombre}", argumentos) for nombre, argumentos in probar.nivel_profundo()])
     resultados = []
     with tempfile.TemporaryDirectory(prefix="curso-perfil-") as carpeta:
         def una(parte):
@@ -252,6 +264,10 @@ def main():
         cuantos = probar.apuntar_lentos(todas)
         print(f"Apuntados {cuantos} tests lentos en {probar.LENTOS.relative_to(rutas.RAIZ)} "
               "(--rapido no los corre).", file=sys.stderr)
+        from curso.autor import niveles
+        cuantos = niveles.apuntar_profundos(todas)
+        print(f"Apuntados {cuantos} tests profundos por lo que gastan en {niveles.PROFUNDOS.relative_to(rutas.RAIZ)} "
+              "(probar los deja para probar --todo).", file=sys.stderr)
         probar.apuntar_tiempos({f: d["segundos"] for f, d in por_fichero(todas).items()})
         print(f"Y lo que tardó cada fichero en {probar.TIEMPOS.relative_to(rutas.RAIZ)} "
               "(para repartir los tests del curso en sus partes).", file=sys.stderr)

@@ -216,7 +216,7 @@ def lo_que_llega_a_pytest(monkeypatch, capsys):
     """Lo que `probar PARA_PYTEST` pasa a pytest, o «error de uso» si no pasa nada."""
     from curso.autor import probar
     recibidos = []
-    monkeypatch.setattr(probar, "main", recibidos.append)
+    monkeypatch.setattr(probar, "main", lambda argv, lista=None: recibidos.append(argv))
     try:
         cli.main(["probar", *PARA_PYTEST])
     except SystemExit:

@@ -8,13 +8,14 @@ parte de verdad, que usa `tmp_path` y la carpeta del espacio que crea el conftes
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
 import pytest
 
 from curso import rutas
-from curso.autor import probar
+from curso.autor import niveles, probar
 
 DEJA_ALGO = '''
 import tempfile
@@ -176,6 +177,162 @@ def test_los_cuadernos_del_alumno_comparten_un_espacio_y_los_resueltos_no(monkey
         raiz.pytest_unconfigure(None)
     assert alumno[0] == alumno[1]
     assert len({alumno[0], *resueltos}) == 3
+
+
+# --- Los dos niveles: probar, --todo y --profundo (curso/autor/niveles.py) -----------------------------
+
+UNO_PROFUNDO_QUE_FALLA = '''
+def test_rapido_que_pasa():
+    pass
+
+
+def test_cien_caidas_al_azar_que_fallan():
+    assert False, "el error del test profundo"
+'''
+
+
+@pytest.mark.humo  # la prueba de los niveles corre en los dos y en --rapido
+def test_un_error_en_un_test_profundo_lo_ven_todo_y_su_resto_y_no_probar(tmp_path, capsys):
+    """Un simulacro de caídas en muchos puntos es profundo por la regla (su nombre). La misma parte,
+    entera (`probar --todo`), en el nivel rápido (`probar`, la orden del README) y en el resto
+    (`probar --profundo`, lo que `.ci/run` llama después)."""
+    shutil.copy(rutas.RAIZ / "conftest.py", tmp_path)  # la regla, como en el curso
+    fichero = tmp_path / "test_con_uno_profundo.py"
+    fichero.write_text(UNO_PROFUNDO_QUE_FALLA, encoding="utf-8")
+    entera = [("tests del curso (1 de 1)", [str(fichero), "-p", "no:nbval"])]
+
+    assert probar.main([], probar.nivel_rapido(entera)) == 0
+    salida = capsys.readouterr().out
+    assert "✔ tests del curso (1 de 1): 1 pasan, 0 fallan" in salida and "el error del test profundo" not in salida
+
+    assert probar.main([], entera) == 1
+    salida = capsys.readouterr().out
+    assert "✘ tests del curso (1 de 1): 1 pasan, 1 fallan" in salida and "el error del test profundo" in salida
+
+    assert probar.main([], probar.nivel_profundo(entera)) == 1
+    salida = capsys.readouterr().out
+    assert "✘ tests del curso (1 de 1): 0 pasan, 1 fallan" in salida and "el error del test profundo" in salida
+
+
+def test_un_test_apuntado_como_profundo_no_lo_ve_probar_pero_si_el_resto(tmp_path, capsys, monkeypatch):
+    """Lo medido: un test de la lista PROFUNDOS lleva la marca `profundo` sin que su fichero diga nada."""
+    shutil.copy(rutas.RAIZ / "conftest.py", tmp_path)  # la regla, como en el curso (tmp_path es la raíz)
+    fichero = tmp_path / "test_apuntado.py"
+    fichero.write_text(UNO_APUNTADO, encoding="utf-8")
+    lista = tmp_path / "profundos.json"
+    lista.write_text(json.dumps({"tests": {"test_apuntado.py::test_apuntado_que_falla": 9.9}, "fixtures": []}),
+                     encoding="utf-8")
+    monkeypatch.setenv(niveles.VARIABLE_PROFUNDOS, str(lista))
+    entera = [("tests del curso (1 de 1)", [str(fichero), "-p", "no:nbval"])]
+    assert probar.main([], probar.nivel_rapido(entera)) == 0
+    salida = capsys.readouterr().out
+    assert "1 pasan, 0 fallan" in salida and "el error del test apuntado" not in salida
+    assert probar.main([], probar.nivel_profundo(entera)) == 1
+    assert "el error del test apuntado" in capsys.readouterr().out
+
+
+def test_todo_es_el_nivel_rapido_mas_el_resto_sin_repetir_nada():
+    """Cada parte de `--todo` está en el nivel rápido entera (los cuadernos, el camino de humo), en
+    el resto entera (los caminos profundos) o en los dos con filtros que se complementan."""
+    rapido, resto = dict(probar.nivel_rapido()), dict(probar.nivel_profundo())
+    for nombre, argumentos in probar.partes():
+        en = [n for n, nivel in (("rápido", rapido), ("resto", resto)) if nombre in nivel]
+        if nombre.startswith(probar.DE_TESTS):
+            assert rapido[nombre] == [*argumentos, "-m", niveles.RAPIDO], nombre
+            assert resto[nombre] == [*argumentos, "-m", niveles.PROFUNDO], nombre
+            assert niveles.RAPIDO == f"not {niveles.PROFUNDO}"
+        else:
+            assert len(en) == 1 and (rapido.get(nombre) or resto.get(nombre)) == argumentos, (nombre, en)
+    assert set(rapido) | set(resto) == {nombre for nombre, _ in probar.partes()}
+    assert any(n.startswith("cuadernos") for n in rapido) and not any(n.startswith("cuadernos") for n in resto)
+    caminos = {n for n, _ in probar.partes() if n.startswith("camino: ")}
+    assert caminos & set(rapido) and caminos & set(resto)
+
+
+def _prueba_de(nodeid, **opciones):
+    return niveles.Prueba(nodeid=nodeid, funcion=nodeid.split("::")[1].split("[")[0], **opciones)
+
+
+def test_de_cada_clase_profunda_la_regla_deja_su_humo_en_el_nivel_rapido():
+    P = _prueba_de
+    familia = "tests/lecciones/test_m.py::test_reescrita"
+    pruebas = [
+        P("tests/caminos/test_c.py::test_un_paso", humo=True), P("tests/caminos/test_c.py::test_largo"),
+        P("tests/navegador/test_n.py::test_de_humo", humo=True), P("tests/navegador/test_n.py::test_otro"),
+        P("tests/lecciones/test_s.py::test_cien_caidas_al_azar_acaban_igual"),
+        P("tests/lecciones/test_s.py::test_una_caida_entre_editar_y_apuntar"),
+        P("tests/equipo/test_culpa.py::test_celda[bien]", parametros={"nombre": "bien"}, fixtures=("calificada",)),
+        P("tests/equipo/test_humo.py::test_alumno[cas]", parametros={"nombre": "cas"}, fixtures=("calificada_de_humo",)),
+        P(f"{familia}[1.1-nombres]", parametros={"ejercicio": "1.1", "reescritura": "nombres"}),
+        P(f"{familia}[1.1-bucles]", parametros={"ejercicio": "1.1", "reescritura": "bucles"}),
+        P(f"{familia}[1.2-bucles]", parametros={"ejercicio": "1.2", "reescritura": "bucles"}),
+        P("tests/lecciones/test_m.py::test_un_parametro[1.1]", parametros={"ejercicio": "1.1"}),
+        P("tests/equipo/test_x.py::test_caro"), P("tests/equipo/test_x.py::test_barato"),
+        P("tests/caminos/test_c.py::test_caro_de_humo", humo=True),  # la marca humo gana a lo medido
+    ]
+    apuntados = ({"tests/equipo/test_x.py::test_caro", "tests/caminos/test_c.py::test_caro_de_humo"}, set())
+    assert niveles.clases_profundas(pruebas, apuntados) == {
+        "tests/caminos/test_c.py::test_largo": "camino",
+        "tests/navegador/test_n.py::test_otro": "navegador",
+        "tests/lecciones/test_s.py::test_cien_caidas_al_azar_acaban_igual": "simulacro",
+        "tests/equipo/test_culpa.py::test_celda[bien]": "clase calificada",
+        f"{familia}[1.1-bucles]": "por ejercicio",
+        "tests/equipo/test_x.py::test_caro": "medido"}
+    # La ingenua de las familias (su primera instancia y nada más) dejaría el 1.2 sin nada en probar.
+    ingenua = [p.nodeid for p in pruebas if p.nodeid.startswith(familia)][1:]
+    assert f"{familia}[1.2-bucles]" in ingenua
+
+
+def test_apuntar_profundos_mira_la_cpu_deja_el_humo_de_cada_fichero_y_las_fixtures_caras(tmp_path):
+    """Lo medido. Un test que espera mucho y no gasta (un límite de tiempo que vence) no es
+    profundo: la ingenua que mira el reloj lo sería. Un fichero en el que todo es caro deja el más
+    barato. Una fixture cara hace profundos a todos los que la piden, no solo al que la pagó."""
+    ruta = tmp_path / "profundos.json"
+    caro = niveles.PROFUNDO_CPU_S * 3
+    clase = "tests/c.py::cara"
+    pruebas = {"tests/a.py::test_espera": {"cpu": 0.1, "segundos": 60.0},
+               "tests/a.py::test_caro": {"cpu": caro, "segundos": 1.0},
+               "tests/b.py::test_caro": {"cpu": caro, "segundos": 1.0},
+               "tests/b.py::test_mas_caro": {"cpu": caro * 2, "segundos": 1.0},
+               "tests/c.py::test_paga": {"cpu": caro, "cpu_preparacion": caro, "nuevas": [clase], "compartidas": [clase]},
+               "tests/c.py::test_la_usa": {"cpu": 0.1, "compartidas": [clase]},
+               "tests/c.py::test_sin_ella": {"cpu": 0.1},
+               "solutions/01_el_bucle.ipynb::Cell 3": {"cpu": caro}}
+    assert niveles.apuntar_profundos(pruebas, ruta) == 4
+    assert niveles.profundos_apuntados(ruta) == (
+        {"tests/a.py::test_caro", "tests/b.py::test_mas_caro", "tests/c.py::test_paga", "tests/c.py::test_la_usa"},
+        {clase})
+    ingenua = {n for n, p in pruebas.items() if p.get("segundos", 0) > 10}
+    assert "tests/a.py::test_espera" in ingenua
+
+
+def test_en_el_curso_cada_clase_profunda_tiene_su_humo_en_probar(tmp_path):
+    """Con la regla de verdad sobre los tests de verdad (recogidos, no corridos): de cada clase
+    profunda hay algo en el resto y algo en el nivel rápido; de los simulacros, en el nivel rápido,
+    una caída en un solo punto; y de cada familia por ejercicio, una instancia por ejercicio."""
+    familias = [str(f.relative_to(rutas.RAIZ)) for f in probar.tests_del_curso()
+                if re.search(r"parametrize\(\s*[\"']ejercicio\b", f.read_text(encoding="utf-8"))]
+    donde = ["tests/caminos", "tests/navegador", "tests/equipo/test_culpa.py", "tests/equipo/test_clase_de_humo.py",
+             "tests/lecciones/test_simulacro_06.py", "checkpoints/07_postgresql/tests/test_simulacro.py", *familias]
+    apuntado = tmp_path / "niveles.json"
+    hecho = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:nbval",
+                            "-p", "curso.autor.niveles", *donde], cwd=rutas.RAIZ, capture_output=True, text=True,
+                           timeout=300, env=dict(os.environ, **{niveles.VARIABLE_NIVELES: str(apuntado)}))
+    assert hecho.returncode == 0, hecho.stdout + hecho.stderr
+    recogidos = json.loads(apuntado.read_text(encoding="utf-8"))
+    clases = {clase for clase, _, _ in niveles.CLASES}
+    for clase in clases - ({"por ejercicio"} if not familias else set()):
+        de_la_clase = [d for d in recogidos.values() if d["clase"] == clase]
+        assert any(d["profundo"] == clase for d in de_la_clase), (clase, "nada en el resto")
+        if clase == "simulacro":  # su humo no es de la clase: las caídas en un solo punto
+            rapidos = [n for n, d in recogidos.items() if not d["profundo"] and niveles.CAIDAS.search(n.split("::")[1])]
+        else:
+            rapidos = [d for d in de_la_clase if not d["profundo"]]
+        assert rapidos, (clase, "sin humo en el nivel rápido")
+    for nodeid, d in recogidos.items():
+        if d["clase"] == "por ejercicio":
+            familia = nodeid.split("[")[0]
+            assert [n for n, e in recogidos.items() if n.startswith(familia + "[") and not e["profundo"]], familia
 
 
 # --- Las dos velocidades: --rapido y --leccion N ----------------------------------------------------
@@ -408,9 +565,9 @@ def test_el_perfil_suma_por_fichero_y_ordena_por_cpu():
 
 
 def test_la_regla_de_los_simulacros_marca_las_caidas_en_muchos_puntos_y_no_las_de_uno():
-    """SIMULACRO (conftest.py de la raíz) reconoce por el nombre los simulacros de caídas en muchos
+    """SIMULACRO (curso/autor/niveles.py) reconoce por el nombre los simulacros de caídas en muchos
     puntos; una caída en un solo punto, o «sin caídas», no es lenta (es el humo de los simulacros)."""
-    SIMULACRO = rutas.cargar_modulo(rutas.RAIZ / "conftest.py", "_conftest_de_la_raiz").SIMULACRO
+    from curso.autor.niveles import SIMULACRO
     lentos = ["test_cien_caidas_al_azar_no_pierden_ni_duplican_nada",
               "test_una_caida_justo_despues_de_cada_paso_y_sale_igual",
               "test_una_caida_en_cada_paso_de_instalar_deja_el_resumen_antiguo_o_el_nuevo",
