@@ -111,12 +111,16 @@ def _profundos(items, niveles):
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     """Antes de la primera celda de cada cuaderno (antes de arrancar su núcleo), su espacio: uno
-    nuevo para cada cuaderno resuelto; para los del alumno, uno para todos (el primero que llega)."""
+    nuevo para cada cuaderno resuelto; para los del alumno, uno para todos (el primero que llega).
+    Y, si `probar` la da, la caché de las celdas pesadas (curso/material/una_vez.py)."""
     global _espacio_del_alumno
     cuaderno = item.parent
     if not str(cuaderno.path).endswith(".ipynb") or cuaderno.path in _cuadernos_preparados:
         return
     _cuadernos_preparados.add(cuaderno.path)
+    from curso.material import una_vez
+    if os.environ.get(una_vez.PARA_NUCLEOS):  # la caché de las celdas pesadas, para su núcleo
+        os.environ[una_vez.VARIABLE] = os.environ[una_vez.PARA_NUCLEOS]
     if cuaderno.path.parent.name == "notebooks":
         if _espacio_del_alumno is None:
             _espacio_del_alumno = os.path.join(_carpeta_temporal("curso-alumno-"), "espacio")

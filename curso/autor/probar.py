@@ -31,6 +31,7 @@ corre con su propia carpeta temporal (la variable TMPDIR, que respetan Python, S
 Chromium) y, al terminar, esa carpeta tiene que estar vacía: si queda algo, la parte falla y dice
 qué quedó. Así ninguna fuga nueva pasa sin que se vea.
 """
+import contextlib
 import json
 import os
 import re
@@ -43,6 +44,7 @@ from pathlib import Path
 
 from curso import rutas
 from curso.autor import niveles, repetidos
+from curso.material import una_vez
 
 # Tres partes más que núcleos: buena parte del tiempo de cada parte es espera (subprocesos que
 # arrancan, tiempos límite que vencen, el navegador que pinta, el servidor PostgreSQL, los núcleos
@@ -389,8 +391,8 @@ def correr(nombre, argumentos, extra, entorno_extra=None):
         # aquí dentro, y si una parte lo deja, se ve (sin listar lo de dentro a otros usuarios).
         for carpeta in (tmp, temporal):
             os.chmod(carpeta, 0o711)
-        entorno = dict(os.environ, CURSO_ESPACIO=os.path.join(tmp, "espacio"), TMPDIR=temporal,
-                       **(entorno_extra or {}))
+        entorno = {**os.environ, "CURSO_ESPACIO": os.path.join(tmp, "espacio"), "TMPDIR": temporal,
+                   **(entorno_extra or {})}
         orden = [sys.executable, "-m", "pytest", "-q", *argumentos, *extra]
         print(f"▶ empieza {nombre}", flush=True)
         t = time.monotonic()
@@ -431,7 +433,12 @@ def main(argv=None, lista=None):
     lista = partes() if lista is None else lista
     print(aviso_de_repetidos())
     print(f"{len(lista)} partes, {a_la_vez()} a la vez:", flush=True)
-    hechas = en_paralelo(lambda parte: correr(*parte, extra), lista)
+    # Una caché de las celdas pesadas para los núcleos de todas las partes (curso/material/una_vez.py):
+    # el pase del alumno, los caminos... toman lo que ya calculó otro pase con lo mismo. Si ya la
+    # da quien llama (.ci/run, para que el resto de --todo aproveche lo del nivel rápido), esa.
+    dada = os.environ.get(una_vez.PARA_NUCLEOS)
+    with contextlib.nullcontext(dada) if dada else tempfile.TemporaryDirectory(prefix="curso-celdas-") as celdas:
+        hechas = en_paralelo(lambda parte: correr(*parte, extra, {una_vez.PARA_NUCLEOS: celdas}), lista)
     filas, pasan_total, fallan_total, con_fugas = [], 0, 0, []
     for (nombre, _), (salida, codigo, segundos, quedan, cpu) in zip(lista, hechas, strict=True):
         print("\n" + salida + (informe_de_fuga(nombre, quedan) if quedan else ""), end="")

@@ -23,7 +23,9 @@ cualquier máquina para las caídas en cada paso, y dependen del azar y de la ca
 una caída al azar: con él, una celda lenta del cuaderno enseña que avanza.
 """
 import collections
+import hashlib
 import os
+import pickle
 import random
 import statistics
 import sys
@@ -32,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 
 from curso.material import simulacro
+from curso.material.una_vez import una_vez
 
 SEMILLA = 20240606
 CAIDAS_AL_AZAR = 100
@@ -57,6 +60,31 @@ def repartir(tareas, url, contador, hacer, a_la_vez=A_LA_VEZ):
     return [hechos[i] for i in range(len(tareas))]
 
 
+# Para `una_vez` (curso/material/una_vez.py): el cuaderno 06 corre estas tres en una celda pesada, y
+# en los tests la corren varios pases; lo que leen es la carpeta de módulos `punto` (y el curso).
+def _el_punto(punto, *_, **__):
+    return [punto]
+
+
+def _huella(valor):
+    return hashlib.sha256(pickle.dumps(valor)).hexdigest()
+
+
+def _sin_caidas_por_valor(punto, plantilla, url, contador, carpeta):
+    return ()
+
+
+def _por_separado_por_valor(punto, plantilla, url, contador, carpeta, referencia, a_la_vez=A_LA_VEZ,
+                            una_por_clase=False, aviso=None):
+    return _huella(referencia), a_la_vez, una_por_clase
+
+
+def _al_azar_por_valor(punto, plantilla, url, contador, carpeta, referencia, caidas=CAIDAS_AL_AZAR,
+                       semilla=SEMILLA, a_la_vez=A_LA_VEZ, aviso=None):
+    return _huella(referencia), caidas, semilla, a_la_vez
+
+
+@una_vez(_el_punto, _sin_caidas_por_valor)
 def sin_caidas(punto, plantilla, url, contador, carpeta):
     """{"foto", "pasos", "segundos", "trabajo_s", "peticiones", "entrada"} de la ejecución sin
     caídas; `trabajo_s`, desde que apunta su vida hasta que acaba."""
@@ -73,6 +101,7 @@ def sin_caidas(punto, plantilla, url, contador, carpeta):
             "entrada": contador.entrada(antes)}
 
 
+@una_vez(_el_punto, _por_separado_por_valor, aviso="aviso")
 def caidas_por_separado(punto, plantilla, url, contador, carpeta, referencia, a_la_vez=A_LA_VEZ,
                         una_por_clase=False, aviso=None):
     """[{"paso", "clase", "agente", "igual", "peticiones_de_mas", "tokens_de_mas"}]: una fila por
@@ -105,6 +134,7 @@ def caidas_por_separado(punto, plantilla, url, contador, carpeta, referencia, a_
     return repartir(caidas, url, contador, caer, a_la_vez)
 
 
+@una_vez(_el_punto, _al_azar_por_valor, aviso="aviso")
 def caidas_al_azar(punto, plantilla, url, contador, carpeta, referencia, caidas=CAIDAS_AL_AZAR,
                    semilla=SEMILLA, a_la_vez=A_LA_VEZ, aviso=None):
     """{"caidas", "ejecuciones", "iguales", "tras", "primera_peticion_s", "peticiones_de_mas",

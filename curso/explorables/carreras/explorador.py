@@ -32,6 +32,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from curso.explorables.carreras import textos
 from curso.explorables.carreras.bitacora import Bitacora, ConexionesQueAnotan
+from curso.material.una_vez import una_vez
 from curso.rutas import cargar_modulo
 
 
@@ -248,6 +249,23 @@ def explorar(escenario, variante="correcta", modulo=None, *, al_avanzar=None):
     return recorrer_intercalados(escenario, variante, motor=EnFichero(), modulo=modulo, al_avanzar=al_avanzar)
 
 
+def _modulos_del_recorrido(escenario, variante, *, motor, modulo=None, hasta_el_primer_fallo=False,
+                           al_avanzar=None):
+    """La carpeta del código que se prueba (para la huella de `una_vez`)."""
+    ruta = getattr(modulo, "__file__", None) or motor.modulo_de(escenario)
+    return [Path(ruta).parent]
+
+
+def _por_valor_del_recorrido(escenario, variante, *, motor, modulo=None, hasta_el_primer_fallo=False,
+                             al_avanzar=None):
+    """Lo que decide el recorrido: el escenario, la variante (una que no es del escenario, por su
+    identidad: no se comparte), el motor, el módulo y si para en el primer fallo."""
+    nombre = variante if isinstance(variante, str) else (variante.nombre, id(variante))
+    ruta = getattr(modulo, "__file__", None) or motor.modulo_de(escenario)
+    return (escenario.nombre, nombre, type(motor).__name__, Path(ruta).name, hasta_el_primer_fallo)
+
+
+@una_vez(_modulos_del_recorrido, _por_valor_del_recorrido, aviso="al_avanzar")
 def recorrer_intercalados(escenario, variante, *, motor, modulo=None, hasta_el_primer_fallo=False,
                           al_avanzar=None):
     """El recorrido que comparten los dos exploradores: cada intercalado de `escenario` con
@@ -264,7 +282,10 @@ def recorrer_intercalados(escenario, variante, *, motor, modulo=None, hasta_el_p
 
     `al_avanzar(hechos, total)`, si se da, se llama tras cada intercalado: una celda que explora
     muchos (en PostgreSQL, segundos) enseña así su progreso, con salidas que no dependen de la
-    máquina (un punto cada tantos intercalados, no cada tantos segundos)."""
+    máquina (un punto cada tantos intercalados, no cada tantos segundos).
+
+    En los núcleos que arrancan los tests, lo calculado se guarda por una huella de lo que lee
+    (`una_vez`, curso/material/una_vez.py): el siguiente pase de la misma celda lo toma de ahí."""
     variante = elegir_variante(escenario, variante)
     if modulo is None:
         ruta = motor.modulo_de(escenario)
