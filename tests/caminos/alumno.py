@@ -20,6 +20,7 @@ from pathlib import Path
 from jupyter_client.manager import KernelManager
 
 from curso import rutas
+from curso.material import una_vez
 
 SEGUNDOS_POR_CELDA = 300  # una celda que tarda más está colgada
 # Una celda que no es del alumno: escribe los nombres del curso que el cuaderno ya no tiene como suyos.
@@ -108,7 +109,7 @@ class Cuaderno:
         self.celdas = celdas(numero)
         self.historia = []
         self.km = KernelManager(kernel_name="python3")
-        self.km.start_kernel(cwd=str(rutas.CUADERNOS), env=alumno.entorno())
+        self.km.start_kernel(cwd=str(rutas.CUADERNOS), env=alumno.entorno_del_nucleo())
         self.kc = self.km.client()
         self.kc.start_channels()
         self.kc.wait_for_ready(timeout=120)
@@ -161,6 +162,12 @@ class Alumno:
 
     def entorno(self):
         return dict(os.environ, **{rutas.VARIABLE_ESPACIO: str(self.espacio), "TMPDIR": str(self.tmp)})
+
+    def entorno_del_nucleo(self):
+        """El de sus núcleos: con la caché de las celdas pesadas si `probar` la da (ver
+        curso/material/una_vez.py); las órdenes `python -m curso` no la llevan."""
+        cache = os.environ.get(una_vez.PARA_NUCLEOS)
+        return {**self.entorno(), **({una_vez.VARIABLE: cache} if cache else {})}
 
     def abrir(self, numero):
         return Cuaderno(self, numero)
