@@ -39,11 +39,17 @@ def test_sin_la_variable_se_calcula_siempre(contada, monkeypatch):
     assert veces == [1, 1]
 
 
-def test_lo_mismo_se_calcula_una_vez_y_los_avisos_se_repiten(contada, monkeypatch, tmp_path):
-    calcular, veces, _ = contada
+@pytest.fixture
+def con_cache(tmp_path, monkeypatch):
+    """Como en un núcleo de los tests: con la carpeta de la caché."""
     carpeta = tmp_path / "cache"
     carpeta.mkdir()
     monkeypatch.setenv(cache.VARIABLE, str(carpeta))
+    return carpeta
+
+
+def test_lo_mismo_se_calcula_una_vez_y_los_avisos_se_repiten(contada, con_cache):
+    calcular, veces, _ = contada
     avisos = []
     primero = calcular(1, aviso=lambda: avisos.append("·"))
     segundo = calcular(1, aviso=lambda: avisos.append("·"))
@@ -52,13 +58,10 @@ def test_lo_mismo_se_calcula_una_vez_y_los_avisos_se_repiten(contada, monkeypatc
     assert calcular(2) and veces == [1, 2]  # otros argumentos, otro cálculo
 
 
-def test_si_cambia_un_modulo_que_lee_se_calcula_otra_vez(contada, monkeypatch, tmp_path):
+def test_si_cambia_un_modulo_que_lee_se_calcula_otra_vez(contada, con_cache):
     """El alumno reescribe un módulo: la huella cambia. La ingenua (la clave de los argumentos y
     nada más) le daría lo calculado con el módulo de antes."""
     calcular, veces, modulos = contada
-    carpeta = tmp_path / "cache"
-    carpeta.mkdir()
-    monkeypatch.setenv(cache.VARIABLE, str(carpeta))
     assert calcular(1)["modulo"] == "VALOR = 1\n"
     (modulos / "m.py").write_text("VALOR = 2\n", encoding="utf-8")
     assert calcular(1)["modulo"] == "VALOR = 2\n" and veces == [1, 1]
@@ -69,11 +72,8 @@ def test_si_cambia_un_modulo_que_lee_se_calcula_otra_vez(contada, monkeypatch, t
     assert ingenua(1) == "VALOR = 2\n"
 
 
-def test_dos_que_llegan_a_la_vez_lo_calculan_una_sola_vez(contada, monkeypatch, tmp_path):
+def test_dos_que_llegan_a_la_vez_lo_calculan_una_sola_vez(contada, con_cache):
     calcular, veces, _ = contada
-    carpeta = tmp_path / "cache"
-    carpeta.mkdir()
-    monkeypatch.setenv(cache.VARIABLE, str(carpeta))
     resultados = []
     hilos = [threading.Thread(target=lambda: resultados.append(calcular(7))) for _ in range(3)]
     for hilo in hilos:
