@@ -21,10 +21,13 @@ el nivel rápido):
   test_culpa.py: seis alumnos, dos lecciones, con colgados); humo: los que piden
   `calificada_de_humo` (test_clase_de_humo.py: tres alumnos de la lección 04, uno por cada regla
   de la culpa).
-- **por ejercicio**: una familia de tests parametrizada con `ejercicio` y algo más (la reescritura
-  de `medir metamorfosis`, la entrada generada del diferencial, el error escrito...); humo: de cada
-  ejercicio, la primera instancia que se recoge. Para que una familia nueva sea de esta clase basta
-  con llamar `ejercicio` a su parámetro del ejercicio.
+- **por ejercicio**: una familia de tests parametrizada por ejercicio, con varias instancias de cada
+  uno (los errores escritos de `variantes.py`, los mutantes de `medir mutantes`, las reescrituras
+  de `medir metamorfosis`, las entradas generadas del diferencial...); humo: de cada ejercicio, la
+  primera instancia que se recoge. El ejercicio de una instancia (`ejercicio_de`) es su parámetro
+  `ejercicio`, el atributo `.ejercicio` de uno de sus parámetros (una `Variante`, un
+  `Equivalente`) o su parámetro `id` si es un id de ejercicio («4.2»). Para que una familia nueva
+  sea de esta clase basta con llamar `ejercicio` a su parámetro del ejercicio.
 - **medido**: lo demás que la última `python -m curso medir probar` vio gastar más de
   `PROFUNDO_CPU_S` de CPU (él y los procesos que arrancó), o que pide una fixture compartida cuya
   preparación los gastó; la medida lo apunta en `PROFUNDOS`. Humo: de un fichero en el que todo
@@ -83,8 +86,22 @@ def _marca_humo(p):
     return p.humo
 
 
+ID_DE_EJERCICIO = re.compile(r"^[0-9]+b?\.[0-9]+$")
+
+
+def ejercicio_de(p):
+    """El ejercicio de una instancia de una familia parametrizada (ver arriba), o None."""
+    if PARAMETRO_DEL_EJERCICIO in p.parametros:
+        return str(p.parametros[PARAMETRO_DEL_EJERCICIO])
+    for valor in p.parametros.values():
+        if isinstance(getattr(valor, "ejercicio", None), str):
+            return valor.ejercicio
+    valor = p.parametros.get("id")
+    return valor if isinstance(valor, str) and ID_DE_EJERCICIO.match(valor) else None
+
+
 def _es_de_ejercicio(p):
-    return PARAMETRO_DEL_EJERCICIO in p.parametros and len(p.parametros) > 1
+    return ejercicio_de(p) is not None
 
 
 PRIMERO_DEL_EJERCICIO = "el primero de cada ejercicio"  # el humo de «por ejercicio» (ver clases_profundas)
@@ -129,7 +146,7 @@ def clases_profundas(pruebas, apuntados=None):
             continue
         clase, humo = clase_de(p)
         if humo is None:  # por ejercicio: el primero que se recoge de cada ejercicio es su humo
-            clave = (p.nodeid.split("[")[0], repr(p.parametros[PARAMETRO_DEL_EJERCICIO]))
+            clave = (p.nodeid.split("[")[0], ejercicio_de(p))
             humo = clave not in ejercicios_vistos
             ejercicios_vistos.add(clave)
         if clase is None and (p.nodeid in tests or set(p.compartidas) & fixtures):
@@ -186,8 +203,8 @@ VARIABLE_NIVELES = "CURSO_NIVELES"  # el fichero donde se apunta el nivel de cad
 
 def pytest_collection_finish(session):
     """Con CURSO_NIVELES, apunta en ese fichero, de cada test recogido (sin las celdas de los
-    cuadernos): la clase profunda que lo reconoce (o null) y su marca `profundo` (la clase, o null,
-    si corre en el nivel rápido). Lo usa el test de los niveles (tests/equipo/test_probar.py)."""
+    cuadernos): la clase profunda que lo reconoce (o null), su marca `profundo` (la clase, o null,
+    si corre en el nivel rápido) y su ejercicio, si es de una familia por ejercicio. Lo usa el test de los niveles (tests/equipo/test_probar.py)."""
     ruta = os.environ.get(VARIABLE_NIVELES)
     if not ruta:
         return
@@ -195,6 +212,7 @@ def pytest_collection_finish(session):
     for item in session.items:
         if item.path.suffix == ".ipynb":
             continue
-        marca = item.get_closest_marker(MARCA)
-        niveles[item.nodeid] = {"clase": clase_de(prueba_de(item))[0], "profundo": marca.args[0] if marca else None}
+        marca, prueba = item.get_closest_marker(MARCA), prueba_de(item)
+        niveles[item.nodeid] = {"clase": clase_de(prueba)[0], "profundo": marca.args[0] if marca else None,
+                                "ejercicio": ejercicio_de(prueba)}
     Path(ruta).write_text(json.dumps(niveles, ensure_ascii=False), encoding="utf-8")

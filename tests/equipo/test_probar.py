@@ -249,6 +249,11 @@ def test_todo_es_el_nivel_rapido_mas_el_resto_sin_repetir_nada():
     assert caminos & set(rapido) and caminos & set(resto)
 
 
+class Variante:
+    def __init__(self, ejercicio):
+        self.ejercicio = ejercicio
+
+
 def _prueba_de(nodeid, **opciones):
     return niveles.Prueba(nodeid=nodeid, funcion=nodeid.split("::")[1].split("[")[0], **opciones)
 
@@ -267,6 +272,12 @@ def test_de_cada_clase_profunda_la_regla_deja_su_humo_en_el_nivel_rapido():
         P(f"{familia}[1.1-bucles]", parametros={"ejercicio": "1.1", "reescritura": "bucles"}),
         P(f"{familia}[1.2-bucles]", parametros={"ejercicio": "1.2", "reescritura": "bucles"}),
         P("tests/lecciones/test_m.py::test_un_parametro[1.1]", parametros={"ejercicio": "1.1"}),
+        # El ejercicio también sale de un objeto que lo dice (una Variante) o de un `id` como «4.2».
+        P("tests/lecciones/test_v.py::test_error[4.2 a]", parametros={"variante": Variante("4.2")}),
+        P("tests/lecciones/test_v.py::test_error[4.2 b]", parametros={"variante": Variante("4.2")}),
+        P("tests/lecciones/test_v.py::test_mutante[4.2 x]", parametros={"id": "4.2", "antes": "x"}),
+        P("tests/lecciones/test_v.py::test_mutante[4.2 y]", parametros={"id": "4.2", "antes": "y"}),
+        P("tests/lecciones/test_v.py::test_leccion[5]", parametros={"id": "5"}),  # un id que no es de ejercicio
         P("tests/equipo/test_x.py::test_caro"), P("tests/equipo/test_x.py::test_barato"),
         P("tests/caminos/test_c.py::test_caro_de_humo", humo=True),  # la marca humo gana a lo medido
     ]
@@ -277,6 +288,8 @@ def test_de_cada_clase_profunda_la_regla_deja_su_humo_en_el_nivel_rapido():
         "tests/lecciones/test_s.py::test_cien_caidas_al_azar_acaban_igual": "simulacro",
         "tests/equipo/test_culpa.py::test_celda[bien]": "clase calificada",
         f"{familia}[1.1-bucles]": "por ejercicio",
+        "tests/lecciones/test_v.py::test_error[4.2 b]": "por ejercicio",
+        "tests/lecciones/test_v.py::test_mutante[4.2 y]": "por ejercicio",
         "tests/equipo/test_x.py::test_caro": "medido"}
     # La ingenua de las familias (su primera instancia y nada más) dejaría el 1.2 sin nada en probar.
     ingenua = [p.nodeid for p in pruebas if p.nodeid.startswith(familia)][1:]
@@ -310,18 +323,15 @@ def test_en_el_curso_cada_clase_profunda_tiene_su_humo_en_probar(tmp_path):
     """Con la regla de verdad sobre los tests de verdad (recogidos, no corridos): de cada clase
     profunda hay algo en el resto y algo en el nivel rápido; de los simulacros, en el nivel rápido,
     una caída en un solo punto; y de cada familia por ejercicio, una instancia por ejercicio."""
-    familias = [str(f.relative_to(rutas.RAIZ)) for f in probar.tests_del_curso()
-                if re.search(r"parametrize\(\s*[\"']ejercicio\b", f.read_text(encoding="utf-8"))]
-    donde = ["tests/caminos", "tests/navegador", "tests/equipo/test_culpa.py", "tests/equipo/test_clase_de_humo.py",
-             "tests/lecciones/test_simulacro_06.py", "checkpoints/07_postgresql/tests/test_simulacro.py", *familias]
+    donde = ["tests/caminos", "tests/navegador", "tests/lecciones", "tests/equipo/test_culpa.py",
+             "tests/equipo/test_clase_de_humo.py", "checkpoints/07_postgresql/tests/test_simulacro.py"]
     apuntado = tmp_path / "niveles.json"
     hecho = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:nbval",
                             "-p", "curso.autor.niveles", *donde], cwd=rutas.RAIZ, capture_output=True, text=True,
                            timeout=300, env=dict(os.environ, **{niveles.VARIABLE_NIVELES: str(apuntado)}))
     assert hecho.returncode == 0, hecho.stdout + hecho.stderr
     recogidos = json.loads(apuntado.read_text(encoding="utf-8"))
-    clases = {clase for clase, _, _ in niveles.CLASES}
-    for clase in clases - ({"por ejercicio"} if not familias else set()):
+    for clase in {clase for clase, _, _ in niveles.CLASES}:
         de_la_clase = [d for d in recogidos.values() if d["clase"] == clase]
         assert any(d["profundo"] == clase for d in de_la_clase), (clase, "nada en el resto")
         if clase == "simulacro":  # su humo no es de la clase: las caídas en un solo punto
@@ -329,10 +339,10 @@ def test_en_el_curso_cada_clase_profunda_tiene_su_humo_en_probar(tmp_path):
         else:
             rapidos = [d for d in de_la_clase if not d["profundo"]]
         assert rapidos, (clase, "sin humo en el nivel rápido")
-    for nodeid, d in recogidos.items():
-        if d["clase"] == "por ejercicio":
-            familia = nodeid.split("[")[0]
-            assert [n for n, e in recogidos.items() if n.startswith(familia + "[") and not e["profundo"]], familia
+    familias = {(n.split("[")[0], d["ejercicio"]) for n, d in recogidos.items() if d["clase"] == "por ejercicio"}
+    con_humo = {(n.split("[")[0], d["ejercicio"]) for n, d in recogidos.items()
+                if d["clase"] == "por ejercicio" and not d["profundo"]}
+    assert familias == con_humo, sorted(familias - con_humo)  # de cada ejercicio de cada familia, uno
 
 
 # --- Las dos velocidades: --rapido y --leccion N ----------------------------------------------------
