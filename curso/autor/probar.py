@@ -60,8 +60,9 @@ SIN_NBVAL = ["-p", "no:nbval"]
 
 # Los tests del curso son la parte más larga: en un solo proceso marcarían el tiempo de todo
 # `probar`. Se reparten en PARTES_DEL_CURSO procesos por fichero, equilibrando lo que tarda cada uno
-# según TIEMPOS: los segundos de cada fichero en la última `python -m curso medir probar` (la suite
-# entera, con las partes a la vez, como corren aquí), que los apunta con los tests lentos. Un
+# según TIEMPOS: los segundos de los tests de cada fichero en cada nivel (el rápido y el profundo,
+# que se reparten cada uno por lo suyo) en la última `python -m curso medir probar` (los dos
+# niveles, con las partes a la vez, como corren aquí), que los apunta con los tests lentos. Un
 # fichero que aún no está apuntado cuenta como la mediana de los apuntados. Es una estimación: un
 # reparto desigual solo tarda más, nunca se salta nada. Para medir solo unos ficheros, en un proceso:
 #
@@ -102,10 +103,23 @@ def caminos(humo=None):
     return partes
 
 
-def tiempos_apuntados(ruta=None):
-    """{fichero relativo a la raíz: segundos} de `ruta` (TIEMPOS si no se da; {} si no existe)."""
+NIVELES = ("rapido", "profundo")  # TIEMPOS apunta lo de cada fichero en cada nivel
+
+
+def tiempos_apuntados(ruta=None, nivel=None):
+    """{fichero relativo a la raíz: segundos} de `ruta` (TIEMPOS si no se da; {} si no existe): los
+    de sus tests del `nivel` ("rapido" o "profundo"), o, sin nivel, la suma de los dos."""
     ruta = ruta or TIEMPOS
-    return json.loads(ruta.read_text(encoding="utf-8")) if ruta.exists() else {}
+    datos = json.loads(ruta.read_text(encoding="utf-8")) if ruta.exists() else {}
+    if not set(datos) & set(NIVELES):  # lo de antes de los dos niveles: un solo diccionario
+        return datos
+    if nivel is not None:
+        return dict(datos.get(nivel, {}))
+    suma = {}
+    for de_un_nivel in datos.values():
+        for fichero, segundos in de_un_nivel.items():
+            suma[fichero] = round(suma.get(fichero, 0.0) + segundos, 1)
+    return suma
 
 
 def pesos(ficheros, apuntados):
@@ -115,12 +129,15 @@ def pesos(ficheros, apuntados):
     return {f: apuntados.get(f, mediana) for f in ficheros}
 
 
-def repartir_tests_del_curso(partes=PARTES_DEL_CURSO, apuntados=None):
+def repartir_tests_del_curso(partes=PARTES_DEL_CURSO, apuntados=None, nivel=None, ficheros=None):
     """Los ficheros de tests/ (sin los del navegador ni los caminos) en `partes` listas de peso
-    parecido: cada fichero, del que más tarda al que menos, a la lista que menos lleva."""
-    ficheros = [str(p.relative_to(rutas.RAIZ)) for p in tests_del_curso()
-                if NAVEGADOR not in p.parents and CAMINOS not in p.parents]
-    peso = pesos(ficheros, tiempos_apuntados() if apuntados is None else apuntados)
+    parecido: cada fichero, del que más tarda al que menos, a la lista que menos lleva. El peso de
+    un fichero es lo que tardan sus tests del `nivel` (en cada nivel pesa otra cosa: la clase
+    calificada entera está en el profundo y su humo en el rápido), o los de los dos."""
+    if ficheros is None:
+        ficheros = [str(p.relative_to(rutas.RAIZ)) for p in tests_del_curso()
+                    if NAVEGADOR not in p.parents and CAMINOS not in p.parents]
+    peso = pesos(ficheros, tiempos_apuntados(nivel=nivel) if apuntados is None else apuntados)
     listas = [[] for _ in range(partes)]
     cargas = [0] * partes
     for f in sorted(ficheros, key=lambda f: (-peso[f], f)):
@@ -130,10 +147,11 @@ def repartir_tests_del_curso(partes=PARTES_DEL_CURSO, apuntados=None):
     return [sorted(lista) for lista in listas if lista]
 
 
-def partes():
-    """[(nombre, argumentos de pytest)], de la que más tarda a la que menos (se reparten mejor)."""
+def partes(nivel=None):
+    """[(nombre, argumentos de pytest)], de la que más tarda a la que menos (se reparten mejor).
+    Los tests del curso, repartidos por lo que tardan en el `nivel` (o en los dos)."""
     navegador = sorted(str(p.relative_to(rutas.RAIZ)) for p in NAVEGADOR.glob("test_*.py"))
-    repartidos = repartir_tests_del_curso()
+    repartidos = repartir_tests_del_curso(nivel=nivel)
     del_curso = [(f"tests del curso ({i} de {len(repartidos)})", [*lista, *SIN_NBVAL])
                  for i, lista in enumerate(repartidos, start=1)]
     cuadernos = [("tests del navegador (JupyterLab + Chromium)", [*navegador, "-rs", *SIN_NBVAL]),
@@ -162,7 +180,7 @@ def nivel_rapido(lista=None):
     """Las partes de `python -m curso probar` (la orden del README): las de `lista` (todas,
     `partes()`, si no se da) con lo que no es profundo: los cuadernos enteros, los caminos de humo
     y, de las demás, `-m "not profundo"`."""
-    lista = partes() if lista is None else lista
+    lista = partes("rapido") if lista is None else lista
     de_humo = {nombre for nombre, _ in caminos(humo=True)}
     return [(nombre, [*argumentos, "-m", niveles.RAPIDO]) if nombre.startswith(DE_TESTS) else (nombre, argumentos)
             for nombre, argumentos in lista
@@ -173,7 +191,7 @@ def nivel_profundo(lista=None):
     """El resto de `probar --todo`, lo que `probar` no corre (`.ci/run` lo llama después de la orden
     del README): los caminos profundos enteros y, de las partes de tests, `-m profundo`. Ni los
     cuadernos ni los caminos de humo: ya corrieron."""
-    lista = partes() if lista is None else lista
+    lista = partes("profundo") if lista is None else lista
     profundos = {nombre for nombre, _ in caminos(humo=False)}
     return [(nombre, [*argumentos, "-m", niveles.PROFUNDO]) if nombre.startswith(DE_TESTS) else (nombre, argumentos)
             for nombre, argumentos in lista if nombre.startswith(DE_TESTS) or nombre in profundos]
@@ -476,20 +494,25 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_sessionfinish(session):
-    """Al acabar la sesión, apunta lo medido en TIEMPOS."""
+    """Al acabar la sesión, apunta lo medido en TIEMPOS, en el nivel de su `-m` (el rápido si no
+    se dice)."""
     if _segundos:
-        apuntar_tiempos(_segundos)
+        profundo = getattr(getattr(session, "config", None), "option", None)
+        profundo = getattr(profundo, "markexpr", "") == niveles.PROFUNDO
+        apuntar_tiempos(_segundos, nivel="profundo" if profundo else "rapido")
 
 
-def apuntar_tiempos(segundos, ruta=None):
-    """Guarda en `ruta` los segundos de los ficheros de tests del curso que han corrido; los demás
-    apuntados se quedan como estaban, salvo los de ficheros que ya no existen."""
+def apuntar_tiempos(segundos, ruta=None, nivel="rapido"):
+    """Guarda en `ruta`, en el `nivel`, los segundos de los ficheros de tests del curso que han
+    corrido; los demás apuntados se quedan como estaban, salvo los de ficheros que ya no existen."""
     ruta = ruta or TIEMPOS
-    tiempos = tiempos_apuntados(ruta)
-    tiempos.update({f: round(s, 1) for f, s in segundos.items()
-                    if f.startswith("tests/") and not f.startswith("tests/navegador/")})
-    tiempos = {f: s for f, s in sorted(tiempos.items()) if (rutas.RAIZ / f).exists()}
-    ruta.write_text(json.dumps(tiempos, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    antes = json.loads(ruta.read_text(encoding="utf-8")) if ruta.exists() else {}
+    # Lo de antes de los dos niveles (un solo diccionario) cuenta como del nivel rápido.
+    datos = {n: dict(antes.get(n, {})) for n in NIVELES} if set(antes) & set(NIVELES) else {"rapido": antes, "profundo": {}}
+    datos[nivel].update({f: round(s, 1) for f, s in segundos.items()
+                         if f.startswith("tests/") and not f.startswith("tests/navegador/")})
+    datos = {n: {f: s for f, s in sorted(d.items()) if (rutas.RAIZ / f).exists()} for n, d in datos.items()}
+    ruta.write_text(json.dumps(datos, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 # --- python -m curso probar -------------------------------------------------------------------

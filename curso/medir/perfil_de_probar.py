@@ -242,12 +242,13 @@ def main():
         inicio = time.monotonic()
         hechas = probar.en_paralelo(una, lista)
         pared = time.monotonic() - inicio
-        todas, fuera = {}, Counter()
+        todas, fuera, de_cada_nivel = {}, Counter(), {RAPIDO: set(), PROFUNDO: set()}
         for (nombre, _), ((salida, codigo, segundos, _, cpu), suya) in zip(lista, hechas, strict=True):
             if codigo != 0:  # lo que falló, entero: el perfil solo no diría por qué
                 print("\n" + salida, end="")
             pruebas, arranques, _ = leer(suya)
             todas.update(pruebas)
+            de_cada_nivel[RAPIDO if nombre.startswith(RAPIDO) else PROFUNDO].update(pruebas)
             fuera.update(arranques)
             resultados.append((nombre + ("" if codigo == 0 else " (✘)"), segundos, cpu,
                                sum(p["cpu"] for p in pruebas.values())))
@@ -268,7 +269,9 @@ def main():
         cuantos = niveles.apuntar_profundos(todas)
         print(f"Apuntados {cuantos} tests profundos por lo que gastan en {niveles.PROFUNDOS.relative_to(rutas.RAIZ)} "
               "(probar los deja para probar --todo).", file=sys.stderr)
-        probar.apuntar_tiempos({f: d["segundos"] for f, d in por_fichero(todas).items()})
+        for nivel, prefijo in (("rapido", RAPIDO), ("profundo", PROFUNDO)):
+            del_nivel = {n: p for n, p in todas.items() if n in de_cada_nivel[prefijo]}
+            probar.apuntar_tiempos({f: d["segundos"] for f, d in por_fichero(del_nivel).items()}, nivel=nivel)
         print(f"Y lo que tardó cada fichero en {probar.TIEMPOS.relative_to(rutas.RAIZ)} "
               "(para repartir los tests del curso en sus partes).", file=sys.stderr)
     return {"segundos": pared, "cpu": cpu}

@@ -233,20 +233,51 @@ def test_un_test_apuntado_como_profundo_no_lo_ve_probar_pero_si_el_resto(tmp_pat
 
 def test_todo_es_el_nivel_rapido_mas_el_resto_sin_repetir_nada():
     """Cada parte de `--todo` está en el nivel rápido entera (los cuadernos, el camino de humo), en
-    el resto entera (los caminos profundos) o en los dos con filtros que se complementan."""
-    rapido, resto = dict(probar.nivel_rapido()), dict(probar.nivel_profundo())
-    for nombre, argumentos in probar.partes():
-        en = [n for n, nivel in (("rápido", rapido), ("resto", resto)) if nombre in nivel]
+    el resto entera (los caminos profundos) o en los dos con filtros que se complementan. Los tests
+    del curso se reparten en cada nivel por lo que tardan en él, pero son los mismos ficheros."""
+    rapido, resto, todo = probar.nivel_rapido(), probar.nivel_profundo(), probar.partes()
+    assert niveles.RAPIDO == f"not {niveles.PROFUNDO}"
+
+    def ficheros_del_curso(lista, filtro):
+        partes = [a for n, a in lista if n.startswith("tests del curso")]
+        assert all(a[-2:] == filtro for a in partes) or filtro == []
+        return sorted(f for a in partes for f in a if f.startswith("tests/"))
+    assert (ficheros_del_curso(rapido, ["-m", niveles.RAPIDO]) == ficheros_del_curso(resto, ["-m", niveles.PROFUNDO])
+            == ficheros_del_curso(todo, []))
+    rapido, resto = dict(rapido), dict(resto)
+    for nombre, argumentos in todo:
+        if nombre.startswith("tests del curso"):
+            continue
         if nombre.startswith(probar.DE_TESTS):
             assert rapido[nombre] == [*argumentos, "-m", niveles.RAPIDO], nombre
             assert resto[nombre] == [*argumentos, "-m", niveles.PROFUNDO], nombre
-            assert niveles.RAPIDO == f"not {niveles.PROFUNDO}"
         else:
-            assert len(en) == 1 and (rapido.get(nombre) or resto.get(nombre)) == argumentos, (nombre, en)
-    assert set(rapido) | set(resto) == {nombre for nombre, _ in probar.partes()}
+            en = [nivel for nivel in (rapido, resto) if nombre in nivel]
+            assert len(en) == 1 and en[0][nombre] == argumentos, nombre
+    assert {n for n, _ in todo} == set(rapido) | set(resto)
     assert any(n.startswith("cuadernos") for n in rapido) and not any(n.startswith("cuadernos") for n in resto)
-    caminos = {n for n, _ in probar.partes() if n.startswith("camino: ")}
+    caminos = {n for n, _ in todo if n.startswith("camino: ")}
     assert caminos & set(rapido) and caminos & set(resto)
+
+
+def test_cada_nivel_reparte_los_tests_del_curso_por_lo_que_tardan_en_el(tmp_path):
+    """En el nivel rápido pesa lo rápido de cada fichero. La ingenua (repartir por lo que tarda el
+    fichero entero, los dos niveles) pone aparte el fichero de la clase calificada, que en el nivel
+    rápido apenas tarda, y junta los otros dos: una parte acaba mucho después que la otra."""
+    ruta = tmp_path / "tiempos.json"
+    clase, a, b = "tests/equipo/test_culpa.py", "tests/equipo/test_cli.py", "tests/equipo/test_puntos.py"
+    probar.apuntar_tiempos({clase: 1.0, a: 50.0, b: 50.0}, ruta, "rapido")
+    probar.apuntar_tiempos({clase: 100.0}, ruta, "profundo")
+    assert probar.tiempos_apuntados(ruta, "rapido") == {clase: 1.0, a: 50.0, b: 50.0}
+    assert probar.tiempos_apuntados(ruta) == {clase: 101.0, a: 50.0, b: 50.0}
+    rapido = probar.tiempos_apuntados(ruta, "rapido")
+
+    def cargas(reparto):
+        return sorted(sum(rapido[f] for f in lista if f in rapido) for lista in reparto)
+    por_nivel = probar.repartir_tests_del_curso(2, rapido, ficheros=[clase, a, b])
+    ingenuo = probar.repartir_tests_del_curso(2, probar.tiempos_apuntados(ruta), ficheros=[clase, a, b])
+    assert cargas(por_nivel) == [50.0, 51.0]
+    assert cargas(ingenuo) == [1.0, 100.0]
 
 
 class Variante:
