@@ -130,12 +130,22 @@ class Progreso:
 
 
 def partir(tests, partes):
-    """`tests` en `partes` grupos para correrlos a la vez: uno de cada `partes`, en su orden, así
-    los tests seguidos de un fichero (los lentos suelen ir juntos: los simulacros de caídas) caen
-    en grupos distintos. Importar todos los ficheros de tests en cada grupo cuesta poco (medio
-    segundo de CPU en el punto 06, frente a los dos que cuesta arrancar pytest)."""
-    n = max(1, min(partes, len(tests)))
-    return [tests[i::n] for i in range(n)]
+    """`tests` en `partes` grupos para correrlos a la vez, cada fichero entero en uno: de los que
+    tienen más tests a los que menos, cada fichero al grupo que menos lleva (en su orden dentro de
+    cada grupo). Repartir un fichero entre grupos (uno de cada `partes`) hacía que cada grupo
+    preparara otra vez las fixtures de módulo de ese fichero (en el punto 06, la ejecución sin
+    caídas del simulacro, una vez por grupo) e importara todos los ficheros: `comprobar 6` gastaba
+    41 s de CPU así y 31 s por ficheros (cifras en curso/README.md)."""
+    por_fichero = {}
+    for test in tests:
+        por_fichero.setdefault(tests_del_curso.fichero_de(test), []).append(test)
+    n = max(1, min(partes, len(por_fichero)))
+    grupos, cargas = [[] for _ in range(n)], [0] * n
+    for _, suyos in sorted(por_fichero.items(), key=lambda par: (-len(par[1]), par[0])):
+        i = cargas.index(min(cargas))
+        grupos[i] += suyos
+        cargas[i] += len(suyos)
+    return [grupo for grupo in grupos if grupo]
 
 
 def correr_en_partes(ficheros, carpeta_punto, tests, partes, **opciones):

@@ -61,6 +61,22 @@ def test_cada_fichero_de_tests_es_de_su_modulo(fichero, modulo):
     assert modulo_de_test(fichero, modulos) == modulo
 
 
+def test_cada_fichero_de_tests_corre_entero_en_un_proceso_y_los_procesos_llevan_parecido():
+    """Un fichero repartido entre procesos (la ingenua: uno de cada cuatro tests) prepara sus
+    fixtures de módulo en cada uno; entero, una vez. Y ningún proceso lleva mucho más que otro."""
+    punto = rutas.puntos_de_control()[6]
+    tests = tests_del_curso.tests_del_punto(punto)
+    grupos = comprobar_aparte.partir(tests, 4)
+    assert sorted(t for g in grupos for t in g) == sorted(tests)
+    ficheros = [{tests_del_curso.fichero_de(t) for t in g} for g in grupos]
+    assert sum(map(len, ficheros)) == len(set().union(*ficheros))  # ningún fichero en dos procesos
+    mayor = max(sum(1 for t in tests if tests_del_curso.fichero_de(t) == f) for f in set().union(*ficheros))
+    assert max(map(len, grupos)) - min(map(len, grupos)) <= mayor
+    ingenua = [tests[i::4] for i in range(4)]
+    assert any(len({tests_del_curso.fichero_de(t) for t in g} & {tests_del_curso.fichero_de(t) for t in h}) > 0
+               for g in ingenua for h in ingenua if g is not h)
+
+
 def test_manda_el_prefijo_mas_largo_que_es_un_modulo():
     """Con `a.py` y `a_b.py`, test_a_b_c.py es de a_b; quedarse con el primer prefijo que casa
     (la variante ingenua) lo daría a `a`."""
