@@ -321,10 +321,12 @@ def correr(e, declaracion, alumno):
     con_estado = isinstance(declaracion, type)
     carrera = Carrera(declaracion.pistas, declaracion.para_encoger)
     from hypothesis import configuration
-    # Sin base de datos de ejemplos no escribe nada; y si algo quisiera, iría a la carpeta temporal
-    # de la comprobación, que se borra al acabar, nunca a un .hypothesis/ en el espacio del alumno.
+    # Sin base de datos de ejemplos, lo único que escribe hypothesis es su caché de caracteres
+    # (la primera vez que un proceso genera texto): a una carpeta temporal propia que se borra al
+    # acabar, nunca a un .hypothesis/ en el espacio del alumno ni en la carpeta temporal.
     anterior = getattr(configuration, "__hypothesis_home_directory", None)
-    configuration.set_hypothesis_home_dir(Path(tempfile.gettempdir()) / ".hypothesis")
+    casa = Path(tempfile.mkdtemp(prefix="curso-hypothesis-"))
+    configuration.set_hypothesis_home_dir(casa)
     # Sin fsync mientras corre (los de las ediciones de herramientas.py, p. ej.): el diferencial no
     # prueba qué sobrevive a un corte de luz, y en un disco ocupado cada fsync cuesta milisegundos.
     fsync, fdatasync = os.fsync, os.fdatasync
@@ -341,6 +343,7 @@ def correr(e, declaracion, alumno):
     finally:
         os.fsync, os.fdatasync = fsync, fdatasync
         configuration.set_hypothesis_home_dir(anterior)
+        shutil.rmtree(casa, ignore_errors=True)
         for clave in [c for c in _COMPARTIDAS if c[0] == tempfile.gettempdir()]:
             _COMPARTIDAS.pop(clave).close()
         for clave in [c for c in _UNA_VEZ if c[0] == tempfile.gettempdir()]:

@@ -289,6 +289,17 @@ class GuionDelDiferencial:
         return self.respuestas.pop(0) if self.respuestas else [{"type": "text", "text": "Fin."}]
 
 
+def _errores_sin_texto(valor):
+    """`valor` con el texto de cada observación de error cambiado por «(un error)»."""
+    if isinstance(valor, dict):
+        if valor.get("type") == "tool_result" and valor.get("is_error"):
+            return dict(valor, content="(un error)")
+        return {k: _errores_sin_texto(v) for k, v in valor.items()}
+    if isinstance(valor, (list, tuple)):
+        return type(valor)(_errores_sin_texto(v) for v in valor)
+    return valor
+
+
 def contar_bucle(entrada):
     respuestas, tope, usuario = entrada
     guion = "; ".join("[" + ", ".join(b.get("text", "") if b["type"] == "text" else f"{b['name']}({b['input']})"
@@ -310,6 +321,10 @@ def _(bucle, entrada):
     modelo = GuionDelDiferencial(respuestas)
     quien = {"ninguno": None, "sí a todo": lambda n, e: True, "no a todo": lambda n, e: False}[usuario]
     devuelve = bucle(modelo, list(INICIO), copia, tope, usuario=quien)
-    return {"lo que devuelve": devuelve, "las M que ve el modelo": modelo.vistas,
-            "las herramientas de cada petición": modelo.herramientas,
+    # Lo que dicen los errores y qué herramientas hay no lo escribe el 1.3: es de entorno.py y
+    # permisos.py, que crecen en lecciones posteriores (la 05 añade buscar). De un error, solo que
+    # lo es; de las herramientas, que cada petición lleva las de HERRAMIENTAS de su entorno.
+    del_entorno = [h.get("name") for h in bucle.__globals__.get("HERRAMIENTAS", ())]
+    return {"lo que devuelve": _errores_sin_texto(devuelve), "las M que ve el modelo": _errores_sin_texto(modelo.vistas),
+            "las herramientas de cada petición": [vistas == del_entorno for vistas in modelo.herramientas],
             "a.txt al acabar": (copia / "a.txt").read_text(encoding="utf-8")}

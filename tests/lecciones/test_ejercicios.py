@@ -395,6 +395,7 @@ def test_un_bucle_que_solo_cuelga_con_algunas_entradas_lo_corta_el_limite_en_el_
     """Un 0.1 que solo se cuelga si la salida tiene una «Z» (ningún caso escrito la tiene): el
     diferencial la genera, el corte por CPU lo para, y la línea dice TimeoutError, no un desacuerdo."""
     monkeypatch.setattr(ejercicios, "LIMITE_SEGUNDOS", 0.5)
+    monkeypatch.setattr(ejercicios, "VECES_EL_RELOJ", SIN_RELOJ)  # en una máquina cargada, el reloj llegaría antes
 
     def a_veces(salida):
         while "Z" in salida:
@@ -407,11 +408,28 @@ def test_un_bucle_que_solo_cuelga_con_algunas_entradas_lo_corta_el_limite_en_el_
     assert dif.estado == "error" and "TimeoutError" in dif.detalle and "CPU" in dif.detalle
 
 
+# Para los tests del límite de CPU: un reloj tan holgado que ni una máquina muy cargada lo alcanza
+# (con un hub a carga 9 en 2 núcleos, un bucle que quema 0,3 s de CPU tardaba más de 1,8 s de reloj).
+SIN_RELOJ = 1000
+
+
+def test_lo_que_espera_sin_gastar_cpu_lo_corta_el_reloj():
+    """Un caso que espera algo que no llega (un cerrojo que nadie suelta) no quema CPU: lo corta el
+    reloj, a VECES_EL_RELOJ veces el límite, y el mensaje dice que esperaba. La ingenua, solo el
+    límite de CPU, lo dejaría esperando para siempre (aquí, los 5 s del sleep)."""
+    import time
+    inicio = time.monotonic()
+    with pytest.raises(TimeoutError, match="esperando"), ejercicios.con_limite(0.05):
+        time.sleep(5)
+    assert time.monotonic() - inicio < 5
+
+
 def test_el_limite_cuenta_la_cpu_no_el_reloj(monkeypatch):
     """Un caso que espera sin gastar CPU (una máquina cargada se ve así) no se corta por el límite de
     CPU; uno que la quema, sí. La ingenua, el reloj (ITIMER_REAL a LIMITE_SEGUNDOS), cortaría los dos."""
     import time
     monkeypatch.setattr(ejercicios, "LIMITE_SEGUNDOS", 0.3)
+    monkeypatch.setattr(ejercicios, "VECES_EL_RELOJ", SIN_RELOJ)
 
     def espera(salida):
         time.sleep(0.6)
@@ -484,3 +502,30 @@ def test_el_error_corriente_del_6_1_se_explica_una_vez(tmp_path):
     primera = texto.index("UNIQUE constraint failed")
     assert primera < texto.index("Eso quiere decir:") < texto.index("UNIQUE constraint failed", primera + 1)
     assert "lee la fila" in texto
+
+
+def _posteriores():
+    """(ejercicio, punto de control posterior a su lección que tiene su módulo), de cada ejercicio de un módulo."""
+    puntos = list(rutas.puntos_de_control().items())
+    orden = [leccion for leccion, _ in puntos]
+    return [(id, carpeta.name) for id in sorted(REGISTRO) if REGISTRO[id].modulo
+            for leccion, carpeta in puntos[orden.index(REGISTRO[id].leccion) + 1:]
+            if (carpeta / f"{REGISTRO[id].modulo}.py").exists()]
+
+
+@pytest.mark.parametrize("ejercicio,punto", _posteriores(), ids=lambda x: str(x))
+def test_el_modulo_de_un_punto_de_control_posterior_sigue_cumpliendo_el_ejercicio(ejercicio, punto, request,
+                                                                                  monkeypatch):
+    """Un alumno que vuelve a una lección con el espacio de una posterior (hallazgo 3 de la issue 40)
+    se comprueba con sus módulos de ahora: lo que esos módulos ganaron después (buscar en la 05, otros
+    mensajes de error de entorno.py...) no puede hacer que un ejercicio hecho salga pendiente. El
+    diferencial del 1.3 comparaba el texto de los errores y la lista de herramientas, que escriben
+    entorno.py y permisos.py: con el bucle.py de la 05 en adelante, el 1.3 salía 6/7."""
+    if REGISTRO[ejercicio].leccion == 7:
+        monkeypatch.setenv(VARIABLE_DE_CONEXION, request.getfixturevalue("postgres"))
+    espacio = rutas.RAIZ / "checkpoints" / punto
+    try:
+        resultado = ejercicios.evaluar(ejercicio, espacio=espacio)
+    finally:
+        ejercicios.olvidar_modulos(espacio)
+    assert resultado.aprobado, ejercicios.informe(resultado)
