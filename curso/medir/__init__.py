@@ -50,6 +50,10 @@ MEDICIONES = {
                            "calificar con dos comprobar 6, con espacios correctos (--stress: también bajo "
                            "stress-ng); 0 colgados y todo en verde, y lo que más gasta cada test frente "
                            "a los límites de colgado", con_argumentos=True),
+    "metamorfosis": Medicion("metamorfosis", "cada solución de referencia reescrita sin cambiar lo que hace "
+                                             "(mensajes, SQL con nombres, nombres, bucles, else, ayudas), por el "
+                                             "cuaderno, comprobar N y calificar: verde o el primer test que objeta "
+                                             "(lento; `medir metamorfosis 4.2 --solo-cuaderno`)", con_argumentos=True),
     "probar": Medicion("perfil_de_probar", "la suite entera de `probar` con su perfil: la CPU de cada parte, los 15 "
                                  "ficheros y los 15 tests que más gastan y lo que arrancan (núcleos, "
                                  "intérpretes, servidores, clusters, navegadores)"),
