@@ -1,6 +1,6 @@
 """Para quien escribe el curso (`python -m curso medir metamorfosis [N.M ...]`): la prueba de que las comprobaciones no piden más que el texto.
 
-Cada solución de referencia se reescribe de maneras que no cambian lo que hace (`reescrituras.py`:
+Cada solución de referencia se reescribe de maneras que no cambian lo que hace (`autor/reescrituras.py`:
 mensajes con otras palabras, SQL con parámetros por nombre, otros nombres, bucles ↔ comprensiones,
 return temprano ↔ else, la comprobación propia en vez de `exigir_texto`), y cada reescritura pasa,
 por este orden, por:
@@ -46,7 +46,7 @@ from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from curso.medir import reescrituras
+from curso.autor import reescrituras
 
 VERDE, OBJETA, NO_APLICA, SIN_PROBAR = "verde", "objeta", "no aplica", "sin probar"
 CUADERNO, COMPROBAR, CALIFICAR = "cuaderno", "comprobar", "calificar"

@@ -682,8 +682,8 @@ def _sangrado(texto, sangria):
 def piezas_cambiadas(antes, despues, nombre):
     """Las piezas de primer nivel de `despues` que no son iguales en `antes`, enteras, como las
     escribiría una celda `%%modulo NOMBRE --cambia`."""
-    viejas = {p.clave: p.texto for p in componer.piezas(antes, nombre)[0]}
-    nuevas = [p for p in componer.piezas(despues, nombre)[0] if viejas.get(p.clave) != p.texto]
+    viejas = {(p.clave, tuple(p.texto)) for p in componer.piezas(antes, nombre)[0]}
+    nuevas = [p for p in componer.piezas(despues, nombre)[0] if (p.clave, tuple(p.texto)) not in viejas]
     return "\n\n\n".join("\n".join(p.texto) for p in nuevas) + "\n"
 
 
