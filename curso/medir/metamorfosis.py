@@ -341,14 +341,14 @@ def _celdas_que_objetan(fila):
 
 
 def _donde_objeta(celda):
-    """(la celda, el primer test que objeta y su motivo) de una celda de calificar."""
+    """(la etapa con su celda, el primer test que objeta, el motivo) de una celda de calificar."""
     from curso.clase import calificar
     nombre = "todo junto" if celda.leccion is calificar.TODO_JUNTO else f"lección {_nn(celda.leccion)}"
     c = celda.comprobacion
     mala = next((l for l in (c.lineas if c else []) if l.estado not in ("bien", "sin tests")), None)
     if mala is None:
-        return nombre, celda.texto
-    return f"{CALIFICAR} ({nombre})", f"{mala.primero or mala.nombre}: {mala.detalle or celda.texto}"
+        return f"{CALIFICAR} ({nombre})", celda.texto, celda.texto
+    return f"{CALIFICAR} ({nombre})", mala.primero or mala.nombre, f"{celda.texto} — {mala.detalle}"
 
 
 def por_calificar(reescrituras_, veredictos, carpeta, limite=LIMITE_TEST_S, decir=print):
@@ -393,9 +393,9 @@ def por_calificar(reescrituras_, veredictos, carpeta, limite=LIMITE_TEST_S, deci
 
 
 def _objetar_en_calificar(veredicto, malas):
-    celda, _ = malas[0]
-    etapa, motivo = _donde_objeta(celda)
-    veredicto.objetar(etapa if etapa.startswith(CALIFICAR) else f"{CALIFICAR} ({etapa})", celda.texto, motivo)
+    veredicto.cubre.append(CALIFICAR)
+    for celda, _ in malas:
+        veredicto.objetar(*_donde_objeta(celda))
 
 
 # ---------------------------------------------------------------- la medida entera

@@ -323,7 +323,8 @@ def test_calificar_ve_una_funcion_del_cuaderno_con_un_error_y_no_la_buena(tmp_pa
         v = veredictos["2.2", r.clase]
         assert (v.estado == metamorfosis.OBJETA) is objeta, v
         if objeta:
-            assert v.etapa.startswith("calificar") and "2.2" in v.test + v.motivo
+            assert (v.etapa, v.test) == ("calificar (lección 02)", "test_ejercicios_del_curso.py::test_ejercicio_2_2")
+            assert "justo en el límite" in v.motivo
         else:
             assert v.cubre == ["calificar"]
 
@@ -368,6 +369,17 @@ def test_cada_reescritura_de_cada_ejercicio_pasa_la_comprobacion_del_cuaderno():
     assert not objetan
     con_alguna = {id for (id, _), v in veredictos.items() if v.estado == metamorfosis.VERDE}
     assert set(mutantes.todos_los_ejercicios()) - con_alguna == SIN_REESCRITURAS
+
+
+@pytest.mark.lento
+def test_una_reescritura_pasa_por_el_punto_de_su_leccion_y_por_todos_los_siguientes():
+    """El 0.1 con otros nombres, por el cuaderno y los puntos 00 a 07: calentamiento.py no cambia en
+    ninguno, así que su test corre una sola vez (en el 07) y vale por los nueve."""
+    veredictos, _ = metamorfosis.medir(["0.1"], ["nombres"], etapas=(metamorfosis.CUADERNO, metamorfosis.COMPROBAR),
+                                       decir=lambda *a, **k: None)
+    v = veredictos["0.1", "nombres"]
+    assert v.estado == metamorfosis.VERDE, v
+    assert v.cubre == ["cuaderno"] + [f"{n:02d}" for n in sorted(rutas.puntos_de_control())]
 
 
 # Los ejercicios en los que no aplica ninguna clase: una expresión de una línea sin nombres, mensajes
