@@ -6,7 +6,8 @@ su propia comprobación donde el curso le daba `exigir_texto`, parámetros `:nom
 `?`. Cada clase de `CLASES` hace una de esas cosas, con `ast`, sobre la región del ejercicio (lo que
 hay entre `# BEGIN SOLUCIÓN` y `# END SOLUCIÓN` de sus funciones, `mutantes.region`) y nada más: el
 código que da el curso queda igual, y en un módulo con varios ejercicios se reescribe uno solo.
-Solo se toca el texto de una cadena con expresiones regulares en el SQL (sus `?`).
+Las expresiones regulares solo miran dentro de una cadena (si es prosa o SQL) y solo cambian los
+`?` de un SQL; el código se lee y se reescribe con su árbol.
 
 Cada reescritura conserva el significado: lo que devuelve, lo que escribe en la base y qué
 excepción lanza no cambian; los mensajes cambian de palabras y conservan los valores que citan.

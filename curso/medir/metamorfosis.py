@@ -329,7 +329,8 @@ def calificar_alumnos(carpeta, limite):
     from curso.clase import calificar
     from curso.clase.espacios_de_la_clase import alumnos_de
     todas = calificar.lecciones_que_se_califican()
-    opciones = calificar.Opciones(todas, limite, LIMITE_TOTAL_S, None, threading.Event(), todas)
+    opciones = calificar.Opciones(todas, limite=limite, limite_total=LIMITE_TOTAL_S, cache=None,
+                                  parar=threading.Event(), todas=todas)
     return {a.nombre: calificar.calificar_alumno(a, opciones) for a in alumnos_de(carpeta)}
 
 
