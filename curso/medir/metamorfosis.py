@@ -95,13 +95,19 @@ def _nn(n):
 # ---------------------------------------------------------------- 1. el cuaderno
 
 
+def espacio_del_cuaderno(reg, carpeta):
+    """La copia del punto de control de la lección de `reg` donde se comprueban la referencia y sus
+    reescrituras (cada una escribe el módulo antes de comprobarse), una por ejercicio."""
+    from curso.medir import mutantes
+    suya = Path(carpeta) / f"cuaderno-{reg.id}"
+    return suya / "espacio" if suya.exists() else mutantes.espacio_para(reg, suya)
+
+
 def por_el_cuaderno(reg, reescritura, veredicto, carpeta):
     """La comprobación del cuaderno con la reescritura en lugar de la referencia (en un hijo)."""
     from curso.medir import mutantes
-    espacio = Path(carpeta) / f"cuaderno-{reg.id}"
-    if not espacio.exists():
-        shutil.copytree(mutantes.espacio_para(reg, Path(carpeta) / f"c-{reg.id}"), espacio)
-    estado, detalle, _ = mutantes.evaluar_en_un_hijo(reg, reescritura.texto, espacio, LIMITE_CUADERNO_S)
+    estado, detalle, _ = mutantes.evaluar_en_un_hijo(reg, reescritura.texto, espacio_del_cuaderno(reg, carpeta),
+                                                     LIMITE_CUADERNO_S)
     veredicto.cubre.append(CUADERNO)
     if estado != "vivo":
         veredicto.objetar(CUADERNO, f'comprobar("{reg.id}")', detalle or estado)
@@ -110,8 +116,8 @@ def por_el_cuaderno(reg, reescritura, veredicto, carpeta):
 def la_referencia_pasa(reg, carpeta):
     """¿Pasa la referencia su comprobación aquí? Si no, nada de lo demás dice nada."""
     from curso.medir import mutantes
-    espacio = mutantes.espacio_para(reg, Path(carpeta) / f"r-{reg.id}")
-    estado, detalle, _ = mutantes.evaluar_en_un_hijo(reg, reg.texto, espacio, LIMITE_CUADERNO_S)
+    estado, detalle, _ = mutantes.evaluar_en_un_hijo(reg, reg.texto, espacio_del_cuaderno(reg, carpeta),
+                                                     LIMITE_CUADERNO_S)
     return estado == "vivo", detalle
 
 
@@ -413,7 +419,7 @@ def medir(ids, clases=None, etapas=(CUADERNO, COMPROBAR, CALIFICAR), limite=LIMI
         carpeta = pila.enter_context(tempfile.TemporaryDirectory(prefix="curso-metamorfosis-"))
         regiones = {id: mutantes.region(id) for id in ids}
         inicio, cpu_antes = time.monotonic(), cpu()
-        postgres = ExitStack()
+        postgres = pila.enter_context(ExitStack())
         if CUADERNO in etapas and any(str(reg.leccion) == "7" for reg in regiones.values()):
             _con_postgres(postgres)
         for id, reg in regiones.items():
@@ -528,7 +534,7 @@ def informe(veredictos, segundos, clases=None):
              "Las clases: " + "; ".join(f"**{c}**: {reescrituras.CLASES[c][1]}" for c in clases) + ".", "",
              tabla(veredictos, clases), "",
              f"{cuenta[VERDE]} en verde, {cuenta[OBJETA]} objetan, {cuenta[NO_APLICA]} no aplican. Tiempo (de "
-             "reloj, y de CPU con los procesos de tests): "
+             "reloj, y de CPU: este proceso y los que esperó, los tests y lo que arrancan): "
              + ", ".join(f"{e} {s:.0f} s ({c:.0f} s de CPU)" for e, (s, c) in segundos.items())
              + f"; en total {sum(s for s, _ in segundos.values()):.0f} s ({sum(c for _, c in segundos.values()):.0f} s de CPU), "
              f"con una carga media de {os.getloadavg()[1]:.1f} en los últimos 5 minutos en {os.cpu_count()} núcleos.",
