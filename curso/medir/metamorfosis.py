@@ -7,9 +7,10 @@ por este orden, por:
 
 1. **el cuaderno**: `comprobar("N.M")`, es decir `ejercicios.evaluar`, sobre una copia del punto de
    control de su lección con el módulo reescrito dentro (en un proceso hijo, como `medir mutantes`);
-2. **comprobar**: los tests del punto de control de su lección y de cada lección posterior (07
-   incluida), cada uno contra su punto de control con el módulo reescrito dentro, con el mismo
-   corredor que `python -m curso comprobar N` (`espacio.correr_en_partes`);
+2. **comprobar**: lo que califica `python -m curso comprobar N` (`espacio.lo_que_califica`: los
+   tests de contrato y la comprobación de cada ejercicio; los de regresión no califican) en el punto
+   de control de su lección y en el de cada lección posterior (07 incluida), cada uno con el módulo
+   reescrito dentro, con el mismo corredor (`espacio.correr_en_partes`);
 3. **calificar**: una clase con un alumno cuyo `mi_agente/` es el punto de control más alto que aún
    tiene la función reescrita, con ella dentro (`calificar.calificar_alumno`, lo que hace
    `python -m curso calificar` con cada alumno); los del cuaderno de la 02, en su cuaderno.
@@ -22,11 +23,11 @@ Lo que se ahorra, sin cambiar ningún veredicto:
 
 - una reescritura que objeta en una etapa no pasa a la siguiente (se informa la primera objeción);
 - en `comprobar`, las reescrituras de una misma clase que pasaron el cuaderno van juntas: un
-  espacio por punto de control con todas dentro. De cada punto solo corren los ficheros de tests
-  que dependen (importan o nombran, `repetidos.dependencias`) de un módulo reescrito: los demás dan
-  lo mismo que con el punto de control, que está en verde. Y un fichero idéntico que prueba módulos
-  idénticos en varios puntos corre una vez, en el más alto (`repetidos.tests_que_corren`, lo de
-  `probar`). Un test que objeta se vuelve a correr con el punto de control tal cual (si también
+  espacio por punto de control con todas dentro. De cada punto solo corre lo que depende (importa
+  o nombra, `repetidos.dependencias`) de un módulo reescrito: lo demás da lo mismo que con el punto
+  de control, que está en verde. Y lo repetido corre una vez, en el punto más alto: un fichero de
+  tests idéntico que prueba módulos idénticos (`repetidos.tests_que_corren`, lo de `probar`), y la
+  comprobación de un ejercicio cuyo módulo y lo que este importa son idénticos. Un test que objeta se vuelve a correr con el punto de control tal cual (si también
   falla ahí, no es una objeción: es un test roto o inestable, y se dice aparte) y, si depende de
   más de una reescritura, con cada una sola, para saber de cuál es;
 - en `calificar`, igual: un alumno por punto de control con todas las reescrituras que aún siguen
@@ -165,8 +166,76 @@ def _leccion(reescritura):
 
 def _depende(test, espacio, modulos):
     """¿Depende el fichero de tests `test` de alguno de `modulos` de `espacio`?"""
+    return bool(_de_que_depende(test, espacio) & set(modulos))
+
+
+def _de_que_depende(fichero, espacio):
+    """Los módulos de `espacio` de los que depende `fichero` (un test o un módulo: importa o nombra)."""
     from curso.autor import repetidos
-    return any(p.stem in modulos for p in repetidos.dependencias(test, espacio))
+    return {p.stem for p in repetidos.dependencias(Path(fichero), Path(espacio))}
+
+
+def _modulos_del_test(test, espacio):
+    """Los módulos de `espacio` de los que depende el resultado de `test`: los de su fichero; y los de
+    la comprobación de un ejercicio, su módulo y lo que este importa."""
+    from curso.comprobaciones import tests_del_curso
+    id = tests_del_curso.ejercicio_de_test(test)
+    if id is None:
+        return _de_que_depende(Path(espacio) / "tests" / tests_del_curso.fichero_de(test), espacio)
+    modulo = Path(espacio) / f"{tests_del_curso.modulo_del_ejercicio(id)}.py"
+    return {modulo.stem} | _de_que_depende(modulo, espacio)
+
+
+def _huella_del_ejercicio(test, espacio):
+    """Lo que decide el resultado de la comprobación de un ejercicio en `espacio`: su número y los
+    bytes de su módulo y de lo que este importa. Dos puntos con la misma huella dan lo mismo."""
+    import hashlib
+    h = hashlib.sha256(test.encode())
+    for nombre in sorted(_modulos_del_test(test, espacio)):
+        h.update(nombre.encode() + b"\0" + (Path(espacio) / f"{nombre}.py").read_bytes())
+    return h.hexdigest()
+
+
+def lo_que_se_corre(espacios):
+    """{n: [tests]} y {(n, test): [lecciones que representa]}: de lo que califica `comprobar N` en
+    cada espacio (`espacio.lo_que_califica`: los tests de contrato y la comprobación de cada
+    ejercicio), lo que depende de un módulo reescrito, y cada prueba repetida una sola vez, en el
+    punto más alto (los ficheros de tests, con `repetidos.tests_que_corren`; la comprobación de un
+    ejercicio, por `_huella_del_ejercicio`)."""
+    from curso.autor import repetidos
+    from curso.comprobaciones import espacio as comprobar
+    from curso.comprobaciones import tests_del_curso
+    corren, saltados = repetidos.tests_que_corren({n: e for n, (e, _) in espacios.items()})
+    representa = {}
+    for m, pares in saltados.items():
+        for fichero, elegido in pares:
+            representa.setdefault((elegido, fichero.name), []).append(m)
+    de_cada_punto, huellas = {}, {}
+    for n in sorted(espacios, reverse=True):
+        espacio, puestas = espacios[n]
+        modulos = {r.modulo for r in puestas}
+        ficheros = {t.name for t in corren.get(n, [])}
+        tests = []
+        for t in comprobar.lo_que_califica(espacio):
+            if not _modulos_del_test(t, espacio) & modulos:
+                continue  # no depende de nada reescrito: da lo mismo que con el punto de control
+            if tests_del_curso.ejercicio_de_test(t) is None:
+                if tests_del_curso.fichero_de(t) in ficheros:
+                    tests.append(t)
+            else:
+                huella = _huella_del_ejercicio(t, espacio)
+                if huella in huellas:
+                    representa.setdefault((huellas[huella], t), []).append(n)
+                else:
+                    huellas[huella] = n
+                    tests.append(t)
+        de_cada_punto[n] = tests
+    por_test = {}
+    for n, tests in de_cada_punto.items():
+        for t in tests:
+            clave = t if tests_del_curso.ejercicio_de_test(t) else tests_del_curso.fichero_de(t)
+            por_test[n, t] = sorted([n, *representa.get((n, clave), [])])
+    return dict(sorted(de_cada_punto.items())), por_test
 
 
 def _correr(espacio, punto, tests, limite):
@@ -195,8 +264,6 @@ def por_comprobar(reescrituras_, veredictos, carpeta, limite=LIMITE_TEST_S, deci
     """La etapa 2 para unas reescrituras (de una misma clase) juntas; apunta en `veredictos`
     ({(id, clase): Veredicto}) lo que cubre cada una y su primera objeción."""
     from curso import rutas
-    from curso.autor import repetidos
-    from curso.comprobaciones import tests_del_curso
     if not reescrituras_:
         return
     puntos = rutas.puntos_de_control()
@@ -204,22 +271,15 @@ def por_comprobar(reescrituras_, veredictos, carpeta, limite=LIMITE_TEST_S, deci
     for n, (_, puestas) in espacios.items():
         for r in puestas:
             veredictos[r.id, r.clase].cubre.append(_nn(n))
-    corren, saltados = repetidos.tests_que_corren({n: e for n, (e, _) in espacios.items()})
-    representa = {}  # (n, fichero) -> las lecciones cuyos tests representa
-    for m, pares in saltados.items():
-        for test, elegido in pares:
-            representa.setdefault((elegido, test.name), []).append(m)
-    objeciones = []  # (n, test, Resultado)
-    for n, (espacio, puestas) in espacios.items():
-        modulos = {r.modulo for r in puestas}
-        ficheros = {t.name for t in corren.get(n, []) if _depende(t, espacio, modulos)}
-        tests = [t for t in tests_del_curso.tests_del_punto(espacio) if tests_del_curso.fichero_de(t) in ficheros]
+    de_cada_punto, lecciones_de = lo_que_se_corre(espacios)
+    objeciones = []  # (n, test, Resultado, espacio, puestas)
+    for n, tests in de_cada_punto.items():
+        espacio, puestas = espacios[n]
         inicio = time.monotonic()
         corrida = _correr(espacio, puntos[n], tests, limite)
         rojos = sorted(t for t, r in corrida.resultados.items() if _objeta(r))
-        decir(f"  comprobar {_nn(n)}: {len(tests)} tests de {len(ficheros)} ficheros con "
-              f"{len(puestas)} reescrituras, {time.monotonic() - inicio:.0f} s"
-              + (f"; objetan {len(rojos)}" if rojos else ""), flush=True)
+        decir(f"  comprobar {_nn(n)}: {len(tests)} tests con {len(puestas)} reescrituras, "
+              f"{time.monotonic() - inicio:.0f} s" + (f"; objetan {len(rojos)}" if rojos else ""), flush=True)
         if not rojos:
             continue
         # ¿Fallan también con el punto de control tal cual? Entonces no es una objeción.
@@ -232,10 +292,9 @@ def por_comprobar(reescrituras_, veredictos, carpeta, limite=LIMITE_TEST_S, deci
                 continue
             objeciones.append((n, t, corrida.resultados[t], espacio, puestas))
     for n, t, resultado, espacio, puestas in objeciones:
-        fichero = Path(espacio) / "tests" / tests_del_curso.fichero_de(t)
-        candidatas = [r for r in puestas if _depende(fichero, espacio, {r.modulo})] or puestas
+        candidatas = [r for r in puestas if r.modulo in _modulos_del_test(t, espacio)] or puestas
         culpables = _de_quien(t, n, candidatas, carpeta, limite)
-        lecciones = sorted([n, *representa.get((n, tests_del_curso.fichero_de(t)), [])])
+        lecciones = lecciones_de[n, t]
         donde = f"{COMPROBAR} {_nn(lecciones[0])}" + (f" (y {', '.join(_nn(m) for m in lecciones[1:])})"
                                                       if len(lecciones) > 1 else "")
         for r in culpables:

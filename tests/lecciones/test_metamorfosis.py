@@ -267,27 +267,36 @@ def test_en_un_modulo_con_varios_ejercicios_se_reescribe_solo_el_pedido(id, suya
 
 # ---------------------------------------------------------------- la herramienta ve una objeción
 
-# Tres tests de contrato inventados para el limpiar.py de la 03b: uno pide nuestras palabras (el texto
+# Tests inventados para el limpiar.py de la 03b. Tres de contrato: uno pide nuestras palabras (el texto
 # del 3b.1 no las fija: debe salir como objeción), su variante honesta pide solo el valor (no), y uno
-# falla con o sin reescritura (no es una objeción: un test roto).
+# falla con o sin reescritura (no es una objeción: un test roto). Y uno de regresión que pide nuestras
+# palabras: no califica (`comprobar N` no lo corre), así que tampoco objeta.
 TESTS_INVENTADOS = '''
 import pytest
 
 import limpiar
 
 
+@pytest.mark.contrato("3b.1")
 def test_conservar_negativo_con_nuestras_palabras():
     with pytest.raises(ValueError, match="son cuántos resultados del final"):
         limpiar.limpiar([], 10**6, conservar=-1)
 
 
+@pytest.mark.contrato("3b.1")
 def test_conservar_negativo_nombra_el_valor():
     with pytest.raises(ValueError, match="-1"):
         limpiar.limpiar([], 10**6, conservar=-1)
 
 
+@pytest.mark.contrato("3b.1")
 def test_roto():
     assert limpiar.CONSERVAR == 99
+
+
+def test_de_regresion_con_nuestras_palabras():
+    with pytest.raises(ValueError, match="son cuántos resultados del final"):
+        limpiar.limpiar([], 10**6, conservar=-1)
 '''
 
 
@@ -327,6 +336,29 @@ def test_calificar_ve_una_funcion_del_cuaderno_con_un_error_y_no_la_buena(tmp_pa
             assert "justo en el límite" in v.motivo
         else:
             assert v.cubre == ["calificar"]
+
+
+def test_solo_corre_lo_que_califica_y_depende_de_lo_reescrito_y_cada_ejercicio_una_vez(tmp_path):
+    """Lo que corre la etapa de comprobar para el 4.2 reescrito: solo tests de contrato y comprobaciones
+    de ejercicios (lo que califica `comprobar N`, nunca uno de regresión), la comprobación de un
+    ejercicio una vez por cada versión de su módulo (y lo que importa), y la del 4.2 en el punto más
+    alto, valiendo por todos los que tienen su mismo resumenes.py."""
+    from curso.comprobaciones import contrato, tests_del_curso
+    _, r = reescrita("4.2", "ayudas")
+    espacios = metamorfosis.espacios_con([r], tmp_path)
+    de_cada_punto, lecciones = metamorfosis.lo_que_se_corre(espacios)
+    todos = [t for tests in de_cada_punto.values() for t in tests]
+    assert todos
+    for n, tests in de_cada_punto.items():
+        califican = set(contrato.contratos_del_punto(espacios[n][0])) | {
+            t for t in tests if tests_del_curso.ejercicio_de_test(t)}
+        assert set(tests) <= califican, (n, set(tests) - califican)
+    huellas = [(t, metamorfosis._huella_del_ejercicio(t, espacios[n][0])) for n, tests in de_cada_punto.items()
+               for t in tests if tests_del_curso.ejercicio_de_test(t)]
+    assert len(huellas) == len(set(huellas))  # repetida solo donde su módulo (o lo que importa) es otro
+    suyo = tests_del_curso.test_de_ejercicio("4.2")
+    (punto,) = [n for n, tests in de_cada_punto.items() if suyo in tests]
+    assert punto == max(espacios) and lecciones[punto, suyo] == sorted(espacios)
 
 
 def test_solo_corren_los_ficheros_de_tests_que_dependen_del_modulo_reescrito():
