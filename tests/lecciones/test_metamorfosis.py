@@ -315,7 +315,7 @@ def test_un_test_que_pide_nuestras_palabras_sale_como_objecion_y_uno_roto_como_n
     v = veredictos["3b.1", "mensajes"]
     assert (v.estado, v.etapa, v.test) == (
         metamorfosis.OBJETA, "comprobar 03b", "test_limpiar_inventado.py::test_conservar_negativo_con_nuestras_palabras")
-    assert "Regex pattern did not match" in v.motivo and not v.otras  # la que pide el valor no objeta
+    assert "son cuántos resultados del final" in v.motivo and not v.otras  # la que pide el valor no objeta
     assert len(v.notas) == 1 and "test_roto" in v.notas[0] and "también sin reescribir" in v.notas[0]
     assert v.cubre == ["03b"]
 
