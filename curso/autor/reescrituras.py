@@ -3,9 +3,10 @@
 Un alumno que contesta bien no escribe nuestro código: dice los errores con sus palabras, usa otros
 nombres, un bucle donde pusimos una comprensión, un `else` donde pusimos un `return` temprano,
 su propia comprobación donde el curso le daba `exigir_texto`, parámetros `:nombre` donde pusimos
-`?`. Cada clase de `CLASES` hace una de esas cosas, con `ast`, sobre la región del ejercicio (lo que
-hay entre `# BEGIN SOLUCIÓN` y `# END SOLUCIÓN` de sus funciones, `mutantes.region`) y nada más: el
-código que da el curso queda igual, y en un módulo con varios ejercicios se reescribe uno solo.
+`?`, `COMMIT;` donde pusimos `COMMIT`. Cada clase de `CLASES` hace una de esas cosas, con `ast`,
+sobre la región del ejercicio (lo que hay entre `# BEGIN SOLUCIÓN` y `# END SOLUCIÓN` de sus
+funciones, `mutantes.region`) y nada más: el código que da el curso queda igual, y en un módulo
+con varios ejercicios se reescribe uno solo.
 Las expresiones regulares solo miran dentro de una cadena (si es prosa o SQL) y solo cambian los
 `?` de un SQL; el código se lee y se reescribe con su árbol.
 
@@ -255,6 +256,25 @@ def _nombre_de_parametro(expr, usados):
         n += 1
         nombre = f"{base}_{n}"
     return nombre
+
+
+# ---------------------------------------------------------------- sentencias con punto y coma
+
+
+def sentencias(funcion, ctx):
+    """Cada sentencia SQL que la región manda (el texto de un `execute`), con un `;` al final, o sin
+    él si ya lo tenía: `COMMIT` pasa a `COMMIT;`. sqlite3 y psycopg aceptan las dos formas de una
+    sentencia sola (`test_sqlite_acepta_una_sentencia_acabada_en_punto_y_coma`)."""
+    cambios = 0
+    for n in ast.walk(funcion):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in EJECUTAN
+                and ctx.en_region(n) and n.args and isinstance(n.args[0], ast.Constant)
+                and isinstance(n.args[0].value, str) and ES_SQL.search(n.args[0].value)):
+            continue
+        texto = n.args[0].value.rstrip()
+        n.args[0] = ast.Constant(texto[:-1].rstrip() if texto.endswith(";") else texto + ";")
+        cambios += 1
+    return cambios
 
 
 # ---------------------------------------------------------------- nombres locales
@@ -631,6 +651,7 @@ def _partes_de(que):
 CLASES = {
     "mensajes": (mensajes, "cada mensaje con otras palabras, con los mismos valores"),
     "sql": (sql, "parámetros SQL por nombre (:nombre, %(nombre)s) y la llamada con un dict"),
+    "sentencias": (sentencias, "cada sentencia SQL con `;` al final (o sin él)"),
     "nombres": (nombres, "otros nombres para las variables locales"),
     "bucles": (bucles, "bucles ↔ comprensiones"),
     "retorno": (retorno, "return temprano ↔ else"),

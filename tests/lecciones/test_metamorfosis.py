@@ -165,6 +165,31 @@ def test_mensajes_cambia_las_palabras_de_base_obsoleta_y_conserva_sus_valores(tm
     assert all(valor in suyo for valor in ("el resumen 1", "el resumen 2"))  # la base de la que partía y el activo
 
 
+def casos_de_la_transaccion(historial):
+    """Lo que hace `transaccion` de `historial`: un bloque que acaba bien, uno que lanza, y si quedó
+    una transacción abierta; y la base que dejan."""
+    bd = sqlite3.connect(":memory:", isolation_level=None)
+    bd.execute("CREATE TABLE t(x)")
+    resultados = []
+    for falla in (False, True):
+        try:
+            with historial.transaccion(bd):
+                bd.execute("INSERT INTO t VALUES (?)", (int(falla),))
+                if falla:
+                    raise KeyError("a propósito")
+            resultados.append(("vale", bd.in_transaction))
+        except KeyError:
+            resultados.append(("KeyError", bd.in_transaction))
+    return resultados, list(bd.iterdump())
+
+
+def test_sentencias_acaba_el_sql_de_la_transaccion_en_punto_y_coma_y_hace_lo_mismo(tmp_path):
+    referencia, otra, r = los_dos("4.1", "sentencias", tmp_path)
+    assert "'COMMIT;'" in r.piezas and "'ROLLBACK;'" in r.piezas and "'BEGIN IMMEDIATE;'" in r.piezas
+    antes, despues = casos_de_la_transaccion(referencia), casos_de_la_transaccion(otra)
+    assert antes == despues and antes[0] == [("vale", False), ("KeyError", False)]
+
+
 CANDIDATOS = [[{"texto": "bien", "fuente": 1}], [{"texto": "  ", "fuente": 1}], [{"texto": 7, "fuente": 1}],
               [{"texto": "a\udc80b", "fuente": 1}], [{"texto": "x", "fuente": True}], [{"texto": "x", "fuente": 0}],
               [{"texto": "x", "fuente": 2**63}], [{"texto": "x", "fuente": 2**63 - 1}], [{"texto": "x", "fuente": "1"}],
@@ -242,7 +267,7 @@ def test_las_direcciones_que_hoy_no_usa_ninguna_referencia_dan_lo_mismo(clase, a
 
 
 def test_sin_nada_que_cambiar_no_aplica():
-    """La 2.1 es una suma en una línea: ningún mensaje, ningún nombre local, ningún bucle."""
+    """La 2.1 es una suma en una línea: ningún mensaje, ningún SQL, ningún nombre local, ningún bucle."""
     reg = mutantes.region("2.1")
     assert all(reescrituras.reescribir(reg, clase) is None for clase in reescrituras.CLASES)
 
@@ -414,9 +439,9 @@ def test_una_reescritura_pasa_por_el_punto_de_su_leccion_y_por_todos_los_siguien
     assert v.cubre == ["cuaderno"] + [f"{n:02d}" for n in sorted(rutas.puntos_de_control())]
 
 
-# Los ejercicios en los que no aplica ninguna clase: una expresión de una línea sin nombres, mensajes
-# ni bucles (2.1, 3.2), y la transacción de la 04 (4.1: sin parámetros en su SQL ni return temprano).
-SIN_REESCRITURAS = {"2.1", "3.2", "4.1"}
+# Los ejercicios en los que no aplica ninguna clase: una expresión de una línea sin nombres, mensajes,
+# SQL ni bucles.
+SIN_REESCRITURAS = {"2.1", "3.2"}
 
 
 def test_la_reescritura_sql_de_la_07_usa_el_estilo_de_psycopg():
@@ -433,6 +458,16 @@ def test_una_reescritura_puesta_en_su_punto_de_control_es_el_texto_reescrito():
         reg, r = reescrita(id, clase)
         compuesto = variantes.aplicar(metamorfosis.variante_de(r), reg.texto)
         assert ast.dump(ast.parse(compuesto)) == ast.dump(ast.parse(r.texto)), (id, clase)
+
+
+def test_sqlite_acepta_una_sentencia_acabada_en_punto_y_coma():
+    """Lo que hace la clase sentencias es válido en sqlite3: `COMMIT;` confirma como `COMMIT`."""
+    bd = sqlite3.connect(":memory:", isolation_level=None)
+    bd.execute("CREATE TABLE t(a);")
+    bd.execute("BEGIN IMMEDIATE;")
+    bd.execute("INSERT INTO t VALUES (?);", (1,))
+    bd.execute("COMMIT;")
+    assert not bd.in_transaction and bd.execute("SELECT a FROM t;").fetchall() == [(1,)]
 
 
 def test_sqlite_acepta_los_parametros_por_nombre_con_un_dict():
