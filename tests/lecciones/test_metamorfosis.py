@@ -24,7 +24,7 @@ import pytest
 
 from curso import rutas
 from curso.autor import reescrituras
-from curso.comprobaciones import ejercicios, l04, variantes
+from curso.comprobaciones import aparte, ejercicios, l04, variantes
 from curso.medir import metamorfosis, mutantes
 
 ejercicios.cargar_registro()
@@ -188,6 +188,20 @@ def test_sentencias_acaba_el_sql_de_la_transaccion_en_punto_y_coma_y_hace_lo_mis
     assert "'COMMIT;'" in r.piezas and "'ROLLBACK;'" in r.piezas and "'BEGIN IMMEDIATE;'" in r.piezas
     antes, despues = casos_de_la_transaccion(referencia), casos_de_la_transaccion(otra)
     assert antes == despues and antes[0] == [("vale", False), ("KeyError", False)]
+
+
+def test_el_4_1_con_commit_y_punto_y_coma_da_sus_pasos_durables_en_la_06(tmp_path):
+    """La 06 envuelve la conexión y apunta un paso en cada fin de transacción: con la transacción
+    del 4.1 escrita con «COMMIT;» (tan válida como «COMMIT»), cada una que cambia filas se sigue
+    apuntando. Con el pasos.py que solo reconocía «COMMIT» tal cual, no se apuntaba ninguna."""
+    _, r = reescrita("4.1", "sentencias")
+    espacios = metamorfosis.espacios_con([r], tmp_path)
+    espacio, puestas = espacios[6]
+    assert puestas == [r] and "'COMMIT;'" in (espacio / "historial.py").read_text(encoding="utf-8")
+    tests = ["test_pasos.py::test_cada_transaccion_que_cambia_filas_se_apunta_como_un_paso",
+             "test_pasos.py::test_con_la_base_llena_lo_que_cabe_en_sus_paginas_se_sigue_confirmando"]
+    corrida = metamorfosis._correr(espacio, rutas.puntos_de_control()[6], tests, 60)
+    assert {t: corrida.resultados[t].estado for t in tests} == dict.fromkeys(tests, aparte.PASA)
 
 
 CANDIDATOS = [[{"texto": "bien", "fuente": 1}], [{"texto": "  ", "fuente": 1}], [{"texto": 7, "fuente": 1}],
