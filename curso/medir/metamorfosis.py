@@ -107,7 +107,7 @@ def espacio_del_cuaderno(reg, carpeta):
 def por_el_cuaderno(reg, reescritura, veredicto, carpeta):
     """La comprobación del cuaderno con la reescritura en lugar de la referencia (en un hijo)."""
     from curso.medir import mutantes
-    estado, detalle, _ = mutantes.evaluar_en_un_hijo(reg, reescritura.texto, espacio_del_cuaderno(reg, carpeta),
+    estado, detalle, *_ = mutantes.evaluar_en_un_hijo(reg, reescritura.texto, espacio_del_cuaderno(reg, carpeta),
                                                      LIMITE_CUADERNO_S)
     veredicto.cubre.append(CUADERNO)
     if estado != "vivo":
@@ -117,7 +117,7 @@ def por_el_cuaderno(reg, reescritura, veredicto, carpeta):
 def la_referencia_pasa(reg, carpeta):
     """¿Pasa la referencia su comprobación aquí? Si no, nada de lo demás dice nada."""
     from curso.medir import mutantes
-    estado, detalle, _ = mutantes.evaluar_en_un_hijo(reg, reg.texto, espacio_del_cuaderno(reg, carpeta),
+    estado, detalle, *_ = mutantes.evaluar_en_un_hijo(reg, reg.texto, espacio_del_cuaderno(reg, carpeta),
                                                      LIMITE_CUADERNO_S)
     return estado == "vivo", detalle
 
