@@ -32,7 +32,9 @@ def main():
         inicio = time.monotonic()
         try:
             hecho = subprocess.run([sys.executable, "correr.py", str(rutas.RAIZ / "recetario"), PEDIDO,
-                                    "--modelo", llama_server.NOMBRE, "--tope", TOPE, "--si-a-lo-del-guion"],
+                                    "--modelo", llama_server.NOMBRE, "--tope", TOPE,
+                                    "--permitir-orden", "python3 -m unittest", "--permitir-editar", "recetario.py",
+                                    "--permitir-editar", "compra.py"],
                                    cwd=punto, env=entorno, capture_output=True, text=True, timeout=ESPERA_S,
                                    stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:

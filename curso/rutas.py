@@ -311,7 +311,7 @@ LECCIONES = {
     0: {"cuaderno": "00_antes_de_empezar", "ficheros": ["calentamiento.py"]},
     1: {"cuaderno": "01_el_bucle",
         "ficheros": ["entorno.py", "procesos.py", "herramientas.py", "permisos.py", "bucle.py", "agente.py",
-                     "api.py", "guionizado.py", "correr.py"]},
+                     "api.py", "correr.py"]},
     2: {"cuaderno": "02_la_ventana", "ficheros": []},
     3: {"cuaderno": "03_compactar", "ficheros": ["compactar.py", "bucle.py", "agente.py", "correr.py"]},
     TRES_B: {"cuaderno": "03b_limpiar_lo_viejo", "ficheros": ["limpiar.py", "bucle.py", "agente.py", "correr.py"]},

@@ -7,10 +7,12 @@ bloque de la respuesta (←). La respuesta sigue su camino sin cambios.
 
 Desde la carpeta de tu espacio de trabajo:
 
-    python correr.py ../recetario --si-a-lo-del-guion "Los tests fallan. Arregla lo que haga falta para que pasen."
+    python correr.py ../recetario "Los tests fallan. Arregla lo que haga falta para que pasen." \
+        --permitir-orden "python3 -m unittest" --permitir-editar recetario.py --permitir-editar compra.py
 
-Si no hay ANTHROPIC_BASE_URL, la orden arranca el servidor de ensayo del curso en su propio
-proceso. Al terminar dice dónde ha quedado la copia de trabajo, por si quieres mirarla.
+El modelo está detrás del servidor de `--url` (sin ella, el de ANTHROPIC_BASE_URL o, sin las dos, el
+de ensayo del curso en http://127.0.0.1:8765, que se arranca aparte con `python -m curso servidor`).
+Al terminar dice dónde ha quedado la copia de trabajo, por si quieres mirarla.
 
 Lección 03. La orden compacta M (salvo con `--sin-compactar`). En la traza, la petición que
 pide el resumen sale como `resumen` y no suma un turno: el modelo no ha dado ningún paso.
@@ -107,41 +109,48 @@ def preguntar(nombre, entrada):
     return input(f"¿Permites {nombre} {detalle}? [s/n] ").strip().lower().startswith("s")
 
 
+def permitir_solo(ordenes, editables):
+    """El usuario de una ejecución sin preguntas: sí a ejecutar las órdenes de `ordenes` y a editar
+    los ficheros de `editables`, escritos tal cual; no a lo demás."""
+    def usuario(nombre, entrada):
+        if nombre == "ejecutar":
+            return entrada.get("comando") in ordenes
+        return nombre == "editar" and entrada.get("ruta") in editables
+    return usuario
+
+
 def main(argv=None):
     from agente import agente
     from api import ModeloAPI
-    from curso.ensayo.recetario import usuario_guionizado
 
     p = Analizador(prog="python correr.py", description="Corre el agente sobre una copia de un proyecto.")
     p.add_argument("proyecto", help="la carpeta del proyecto, p. ej. ../recetario")
     p.add_argument("pedido", help="lo que le pides al agente")
+    p.add_argument("--url", help="la URL base del servidor del modelo (por defecto, ANTHROPIC_BASE_URL o, "
+                                 "sin ella, el de ensayo: http://127.0.0.1:8765)")
     p.add_argument("--modelo", default="guion:arregla",
                    help="el campo model: un guion del servidor de ensayo (guion:arregla, guion:atasco, "
                         "guion:compacta) o el nombre de un modelo de un servidor de verdad")
     p.add_argument("--tope", type=int, default=10, help="turnos como mucho (10)")
-    p.add_argument("--si-a-lo-del-guion", action="store_true",
-                   help="no preguntar: sí a los tests y a editar recetario.py y compra.py, no a lo demás")
+    p.add_argument("--permitir-orden", action="append", default=[], metavar="ORDEN",
+                   help="no preguntar: sí a ejecutar esta orden, tal cual (se puede repetir)")
+    p.add_argument("--permitir-editar", action="append", default=[], metavar="RUTA",
+                   help="no preguntar: sí a editar este fichero (se puede repetir); con estas dos, lo "
+                        "demás es no")
     p.add_argument("--sin-compactar", action="store_true",
                    help="no compactar M: deja que crezca hasta el tope o hasta la ventana (lección 02)")
     a = p.parse_args(argv)
     if not os.path.isdir(a.proyecto):
         p.error(f"no encuentro la carpeta del proyecto {a.proyecto}")
-    servidor = None
-    if not os.environ.get("ANTHROPIC_BASE_URL"):
-        from curso.ensayo.servidor import arrancar_en_segundo_plano
-        servidor = arrancar_en_segundo_plano()
-        print(f"(servidor de ensayo en {servidor.url}: la ejecución está guionizada)")
-    usuario = usuario_guionizado if a.si_a_lo_del_guion else preguntar
-    modelo = Traza(ModeloAPI(a.modelo, url=servidor.url if servidor else None))
+    sin_preguntar = a.permitir_orden or a.permitir_editar
+    usuario = permitir_solo(a.permitir_orden, a.permitir_editar) if sin_preguntar else preguntar
+    modelo = Traza(ModeloAPI(a.modelo, url=a.url))
     try:
         motivo, texto, M, copia = agente(modelo, a.pedido, a.proyecto, a.tope, usuario,
                                          compactar=None if a.sin_compactar else compactar, conservar=True)
     except ErrorDelModelo as e:  # sin servidor, o uno que no acepta la petición: el aviso, sin traza
         print(f"correr.py: {e}", file=sys.stderr)
         return 1
-    finally:
-        if servidor:
-            servidor.parar()
     print(f"{motivo} · {len(M)} mensajes en M · la copia está en {copia}")
     if texto:
         print(texto)

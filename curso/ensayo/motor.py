@@ -4,7 +4,7 @@ Un solo fichero porque validar, trocear, contar y contestar una petición son lo
 función del servidor, y partirlos obligaría a leer tres ficheros para seguir una petición.
 
 Es el servidor sin HTTP. `servidor.py` lo pone detrás de un puerto de 127.0.0.1 y el
-`ModeloGuionizado` del harness (lección 01) lo usa tal cual, en el mismo proceso, para los
+`ModeloGuionizado` (guionizado.py) lo usa tal cual, en el mismo proceso, para los
 tests. Las dos vías dan la misma respuesta a la misma petición.
 
 Lo que hace, de arriba abajo:

@@ -32,7 +32,9 @@ MODULOS_QUE_SE_ARREGLAN = ("recetario.py", "compra.py")  # donde están los tres
 def usuario_guionizado(nombre, entrada):
     """El usuario de los cuadernos con el recetario: sí a ejecutar sus tests y a editar sus dos
     módulos; no a lo demás. Es del guion, no del harness: el harness solo sabe que hay un usuario
-    (`permisos.atender(llamada, entorno, usuario)`); `correr.py --si-a-lo-del-guion` usa este."""
+    (`permisos.atender(llamada, entorno, usuario)`). En la terminal, `correr.py` contesta lo mismo
+    sin importarlo, con `--permitir-orden "python3 -m unittest" --permitir-editar recetario.py
+    --permitir-editar compra.py`."""
     if nombre == "ejecutar":
         return entrada.get("comando") == TESTS
     if nombre == "editar":

@@ -17,9 +17,9 @@ suma nada a ninguno de los dos: aquí es código del harness, sin peticiones al 
 integrara preguntando al modelo sumaría esa petición detrás de la rama más lenta. Todas las
 cifras son deterministas.
 
-El harness (`subagentes`, `encargos`, `guionizado`) no es parte de `curso`: es el del alumno o el
-del punto de control 05. Quien llama lo pasa, o lo pone el primero en sys.path y se importa por
-su nombre. Los encargos y la conclusión son los del incidente (`curso.material.incidente`).
+El harness (`subagentes`, `encargos` y el `api` con que habla `ModeloGuionizado`) no es parte de
+`curso`: es el del alumno o el del punto de control 05. Quien llama lo pasa, o lo pone el primero
+en sys.path y se importa por su nombre. Los encargos y la conclusión son los del incidente (`curso.material.incidente`).
 """
 import importlib
 import tempfile
@@ -56,7 +56,7 @@ def comparar_delegacion(subagentes=None, nuevo_modelo=None, carpeta=None, proyec
 
     `subagentes` y `encargos` son módulos del harness (por defecto, `import subagentes` e
     `import encargos`); `nuevo_modelo(guion)`
-    da un modelo nuevo para el guion `guion` (por defecto `guionizado.ModeloGuionizado`; con
+    da un modelo nuevo para el guion `guion` (por defecto `curso.ensayo.guionizado.ModeloGuionizado`; con
     HTTP, p. ej. `lambda g: ModeloAPI("guion:" + g, url=...)`). Cada ejecución estrena modelo,
     y con él su caché. El buzón del padre es un fichero SQLite en `carpeta` (por defecto, una
     temporal que se borra al acabar).
@@ -68,7 +68,8 @@ def comparar_delegacion(subagentes=None, nuevo_modelo=None, carpeta=None, proyec
     if subagentes is None:
         subagentes = importlib.import_module("subagentes")
     if nuevo_modelo is None:
-        nuevo_modelo = importlib.import_module("guionizado").ModeloGuionizado
+        from curso.ensayo.guionizado import ModeloGuionizado  # con el `api` del harness que se importe
+        nuevo_modelo = ModeloGuionizado
 
     solo = Apuntador(nuevo_modelo(GUION_EN_SOLITARIO))
     corrida = subagentes.correr_hijo(solo, encargo_en_solitario(encargos), proyecto)

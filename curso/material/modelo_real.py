@@ -285,7 +285,7 @@ def resumir(url, turnos_guionizados=5):
     import compactar as c
     from api import ModeloAPI
     from entorno import HERRAMIENTAS
-    from guionizado import ModeloGuionizado
+    from curso.ensayo.guionizado import ModeloGuionizado
 
     from curso.ensayo.recetario import usuario_guionizado
     from curso.rutas import RECETARIO

@@ -37,7 +37,7 @@ sys.path.insert(0, punto)
 from agente import agente
 from api import MAX_TOKENS, peticion
 from entorno import HERRAMIENTAS
-from guionizado import ModeloGuionizado
+from curso.ensayo.guionizado import ModeloGuionizado
 from curso.ensayo.motor import Ensayo, ErrorPeticion, trocear_peticion
 from curso.ensayo.recetario import usuario_guionizado
 

@@ -21,6 +21,7 @@ from itertools import pairwise
 import pytest
 from ayudas import modulos_del_punto, sin_tiempos
 
+from curso.ensayo.guionizado import ModeloGuionizado
 from curso.material.apuntes import Apuntador
 from curso.ensayo.recetario import usuario_guionizado
 from curso.rutas import RECETARIO
@@ -45,7 +46,7 @@ def correr(punto, carpeta, compactador):
         salidas.append(copy.deepcopy(salida))
         return salida
 
-    modelo = Apuntador(punto["guionizado"].ModeloGuionizado("compacta"), punto["compactar"].INSTRUCCION)
+    modelo = Apuntador(ModeloGuionizado("compacta", api=punto["api"]), punto["compactar"].INSTRUCCION)
     antes, tempfile.tempdir = tempfile.tempdir, str(carpeta)  # las copias del agente, en carpeta
     try:
         motivo, _, M, _ = punto["agente"].agente(modelo, PEDIDO, RECETARIO, 10,

@@ -21,6 +21,7 @@ from itertools import pairwise
 import pytest
 from ayudas import modulos_del_punto, sin_tiempos
 
+from curso.ensayo.guionizado import ModeloGuionizado
 from curso.material.apuntes import Apuntador
 from curso.ensayo import recetario as guiones_del_recetario
 from curso.ensayo.recetario import usuario_guionizado
@@ -56,7 +57,7 @@ def correr(punto, modelo, carpeta, tope=10):
 @pytest.fixture(scope="module")
 def ejecuciones(punto, tmp_path_factory):
     """La ejecución con el modelo guionizado y la misma por HTTP de verdad."""
-    local = correr(punto, punto["guionizado"].ModeloGuionizado("compacta"), tmp_path_factory.mktemp("local"))
+    local = correr(punto, ModeloGuionizado("compacta", api=punto["api"]), tmp_path_factory.mktemp("local"))
     with ServidorEnsayo(0) as servidor:
         http = correr(punto, punto["api"].ModeloAPI("guion:compacta", url=servidor.url),
                       tmp_path_factory.mktemp("http"))
@@ -119,7 +120,7 @@ def test_ninguna_peticion_pasa_de_la_punta_grabada_y_sin_compactar_si(punto, eje
     mayor = max(entrada(p) for p in ejecucion["peticiones"])
     assert mayor <= punta * (1 + TOLERANCIA / 2)
     # El atasco, que es la misma ejecución sin compactar, llega mucho más arriba.
-    sin = Apuntador(punto["guionizado"].ModeloGuionizado("atasco"), None)
+    sin = Apuntador(ModeloGuionizado("atasco", api=punto["api"]), None)
     antes, tempfile.tempdir = tempfile.tempdir, str(tmp_path)
     try:
         punto["agente"].agente(sin, PEDIDO, RECETARIO, 10, usuario_guionizado)
@@ -140,7 +141,7 @@ def test_cada_resumen_solo_calcula_la_instruccion(punto, ejecucion):
 
 def test_la_peticion_de_despues_de_compactar_recalcula_lo_que_sigue_al_pedido(punto, ejecucion):
     peticiones = ejecucion["peticiones"]
-    ensayo = punto["guionizado"].ModeloGuionizado("compacta").ensayo
+    ensayo = ModeloGuionizado("compacta", api=punto["api"]).ensayo
     herramientas = punto["entorno"].HERRAMIENTAS
     despues = [b for a, b in pairwise(peticiones) if a["resumen"]]
     assert len(despues) == 2 and peticiones[-1]["resumen"]  # después del tercer resumen, el tope
@@ -242,7 +243,7 @@ def test_el_guion_contesta_lo_mismo_a_la_misma_peticion_suelta(punto, ejecucione
     peticiones = ejecuciones["local"]["peticiones"]
     herramientas = punto["entorno"].HERRAMIENTAS
     for p in reversed(peticiones):
-        modelo = punto["guionizado"].ModeloGuionizado("compacta")
+        modelo = ModeloGuionizado("compacta", api=punto["api"])
         assert modelo(p["M"], herramientas) == p["respuesta"]
 
 
@@ -257,6 +258,6 @@ def test_turno_de_sigue_contando_despues_de_compactar(ejecucion):
 
 def test_arregla_con_compactacion_sigue_terminando_con_los_tests_en_verde(punto, tmp_path):
     """Con 4096 de umbral, `arregla` también compacta (después del turno 7) y termina igual."""
-    hecho = correr(punto, punto["guionizado"].ModeloGuionizado("arregla"), tmp_path)
+    hecho = correr(punto, ModeloGuionizado("arregla", api=punto["api"]), tmp_path)
     assert hecho["motivo"] == "fin" and "OK" in hecho["texto"]
     assert [p["resumen"] for p in hecho["peticiones"]].count(True) == 1

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from curso.material import delegacion
+from curso.ensayo.guionizado import ModeloGuionizado
 from curso.ensayo.motor import segundos_modelados
 from curso.ensayo.servidor import ServidorEnsayo
 from curso.material.incidente import concluir, encargo_en_solitario, encargos_del_incidente
@@ -33,7 +34,7 @@ INCIDENTE = delegacion.INCIDENTE  # el de curso.material.incidente
 PROVISIONAL = Path("/tmp/autor/l05/sin_marcas")  # lo del autor, hasta que esté en el punto de control 05
 FUENTES = [PUNTOS / "05_el_buzon", PROVISIONAL, PUNTOS / "01_el_bucle"]  # la primera que lo tenga
 MODULOS = ["agente", "api", "bucle", "buzon", "compactar", "correr", "encargos", "entorno", "exigencias",
-           "guionizado", "herramientas", "hijos", "historial", "limpiar", "padres", "permisos", "procesos",
+           "herramientas", "hijos", "historial", "limpiar", "padres", "permisos", "procesos",
            "resumenes", "subagentes", "validacion"]
 OPCIONALES = {"compactar", "correr", "limpiar"}  # si el punto de control los trae, van también
 PADRE = "padre"
@@ -73,7 +74,7 @@ def bd(arnes, tmp_path):
 
 
 def guionizado(arnes, guion):
-    return arnes["guionizado"].ModeloGuionizado(guion)
+    return ModeloGuionizado(guion, api=arnes["api"])
 
 
 def modelos_de_los_hijos(arnes, nuevo=None):

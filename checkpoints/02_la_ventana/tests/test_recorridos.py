@@ -26,7 +26,7 @@ from curso.ensayo.recetario import usuario_guionizado
 from curso.ensayo.servidor import ServidorEnsayo
 from curso.rutas import RAIZ, RECETARIO
 from entorno import HERRAMIENTAS
-from guionizado import ModeloGuionizado
+from curso.ensayo.guionizado import ModeloGuionizado
 
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
 TOLERANCIA = 0.05  # el contador del ensayo no es el tokenizador del modelo real: un 5 % como mucho

@@ -39,10 +39,11 @@ from bucle import bucle
 from compactar import INSTRUCCION, NOTA, RECIENTES, UMBRAL, compactar, corte, inicio_de, tokens
 from correr import Traza
 from curso.ensayo.motor import Ensayo
+from curso.ensayo.servidor import ServidorEnsayo
 from curso.ensayo.tokens import contar
 from curso.rutas import RECETARIO
 from entorno import HERRAMIENTAS, llamada, resultado, texto, texto_de
-from guionizado import ModeloGuionizado
+from curso.ensayo.guionizado import ModeloGuionizado
 
 PUNTO = Path(__file__).resolve().parent.parent  # la carpeta del punto de control
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
@@ -571,8 +572,11 @@ def test_la_traza_rotula_los_resumenes_sin_contarlos_como_turnos(capsys, tmp_pat
 def correr_py(tmp_path, *argumentos):
     entorno = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_BASE_URL"}
     entorno.update(TMPDIR=str(tmp_path), PYTHONDONTWRITEBYTECODE="1")
-    hecho = subprocess.run([sys.executable, "correr.py", str(RECETARIO), PEDIDO, "--si-a-lo-del-guion",
-                            *argumentos], cwd=PUNTO, env=entorno, capture_output=True, text=True, timeout=120)
+    with ServidorEnsayo(0) as servidor:
+        hecho = subprocess.run([sys.executable, "correr.py", str(RECETARIO), PEDIDO, "--url", servidor.url,
+                                "--permitir-orden", "python3 -m unittest", "--permitir-editar", "recetario.py",
+                                "--permitir-editar", "compra.py", *argumentos],
+                               cwd=PUNTO, env=entorno, capture_output=True, text=True, timeout=120)
     assert hecho.returncode == 0, hecho.stderr
     return hecho.stdout
 

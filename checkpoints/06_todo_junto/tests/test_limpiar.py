@@ -32,7 +32,7 @@ from correr import Traza
 from curso.ensayo.recetario import usuario_guionizado
 from curso.rutas import RECETARIO
 from entorno import llamada, resultado, texto
-from guionizado import ModeloGuionizado
+from curso.ensayo.guionizado import ModeloGuionizado
 from limpiar import (AL_MENOS, CONSERVAR, DISPARO, EXCLUIR, Descontado, estimar, limpiar, llamadas_por_id,
                      marcador, resultados)
 from test_compactar import cada_llamada_con_su_observacion

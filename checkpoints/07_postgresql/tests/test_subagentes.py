@@ -18,7 +18,7 @@ import herramientas
 from curso.material.delegacion import GUIONES_DE_LOS_HIJOS
 from curso.material.incidente import INCIDENTE, encargos_del_incidente
 from encargos import encargo
-from guionizado import ModeloGuionizado
+from curso.ensayo.guionizado import ModeloGuionizado
 from hijos import correr_hijo, leer_entrega
 from padres import abrir_buzon
 from subagentes import integrar, repartir, transporte_directo, transporte_que_repite, verificar

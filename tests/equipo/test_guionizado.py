@@ -1,5 +1,6 @@
-"""Punto de control 01: `ModeloGuionizado` (sin HTTP) y `ModeloAPI` contra el servidor de ensayo
-(por HTTP) son el mismo modelo: para la misma sucesión de M, las mismas respuestas y el mismo `usage`.
+"""`ModeloGuionizado` (curso/ensayo/guionizado.py, sin HTTP) y el `ModeloAPI` del harness contra el
+servidor de ensayo (por HTTP) son el mismo modelo: para la misma sucesión de M, las mismas respuestas
+y el mismo `usage`. Con el harness del primer punto de control que tiene `api.py` y con el del último.
 
 Lo único de M que cambia de una ejecución a otra es el tiempo que unittest escribe al final
 («Ran 10 tests in 0.007s»): es la salida de verdad de una orden de verdad. Se compara sin él; el
@@ -11,14 +12,12 @@ import json
 import re
 
 import pytest
+from ayudas import modulos_del_punto
 
-from agente import agente, inicio
-from api import ErrorVentana, ModeloAPI
+from curso.ensayo.guionizado import ModeloGuionizado
 from curso.ensayo.recetario import usuario_guionizado
 from curso.ensayo.servidor import ServidorEnsayo
-from curso.rutas import RECETARIO
-from entorno import HERRAMIENTAS
-from guionizado import ModeloGuionizado
+from curso.rutas import RECETARIO, puntos_de_control
 
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
 
@@ -49,17 +48,24 @@ def sin_tiempos(valor):
     return json.loads(TIEMPO_DE_UNITTEST.sub(r"\1…s", texto))
 
 
-def correr(modelo, tope):
+@pytest.fixture(scope="module", params=[1, max(puntos_de_control())], ids=lambda n: f"punto_{n:02d}")
+def arnes(request):
+    """Los módulos del harness de un punto de control, con su carpeta delante en sys.path."""
+    with modulos_del_punto(request.param) as modulos:
+        yield modulos
+
+
+def correr(arnes, modelo, tope):
     grabando = Grabando(modelo)
-    motivo, _, M, _ = agente(grabando, PEDIDO, RECETARIO, tope, usuario_guionizado)
+    motivo, _, M, _ = arnes["agente"].agente(grabando, PEDIDO, RECETARIO, tope, usuario_guionizado)
     return motivo, grabando.turnos
 
 
 @pytest.mark.parametrize("guion", ["arregla", "atasco"])
-def test_el_guionizado_y_el_servidor_contestan_lo_mismo_turno_a_turno(guion):
-    motivo_local, local = correr(ModeloGuionizado(guion), tope=10)
+def test_el_guionizado_y_el_servidor_contestan_lo_mismo_turno_a_turno(arnes, guion):
+    motivo_local, local = correr(arnes, ModeloGuionizado(guion, api=arnes["api"]), tope=10)
     with ServidorEnsayo(0) as servidor:
-        motivo_http, http = correr(ModeloAPI(f"guion:{guion}", url=servidor.url), tope=10)
+        motivo_http, http = correr(arnes, arnes["api"].ModeloAPI(f"guion:{guion}", url=servidor.url), tope=10)
     assert motivo_local == motivo_http
     assert len(local) == len(http) > 1
     for turno, ((M_l, resp_l, usage_l), (M_h, resp_h, usage_h)) in enumerate(zip(local, http, strict=True), 1):
@@ -68,7 +74,7 @@ def test_el_guionizado_y_el_servidor_contestan_lo_mismo_turno_a_turno(guion):
         assert usage_l == usage_h, f"turno {turno}: usage distinto"
 
 
-def test_la_comparacion_ve_un_usage_distinto():
+def test_la_comparacion_ve_un_usage_distinto(arnes):
     """Un modelo al que le falla la caché (otro `usage` para la misma respuesta) no pasa la
     comparación de arriba: la comprobación del usage puede fallar."""
 
@@ -77,20 +83,22 @@ def test_la_comparacion_ve_un_usage_distinto():
             self.ensayo = type(self.ensayo)(self.ensayo.ventana)  # olvida la petición anterior
             return super().__call__(M, herramientas)
 
-    _, buenos = correr(ModeloGuionizado("arregla"), tope=3)
-    _, sin_cache = correr(SinCache("arregla"), tope=3)
+    _, buenos = correr(arnes, ModeloGuionizado("arregla", api=arnes["api"]), tope=3)
+    _, sin_cache = correr(arnes, SinCache("arregla", api=arnes["api"]), tope=3)
     assert [t[:2] for t in buenos] == [t[:2] for t in sin_cache]
     assert [t[2] for t in buenos] != [t[2] for t in sin_cache]
 
 
-def test_el_guionizado_y_el_servidor_rechazan_igual_lo_que_no_cabe():
-    """Sin HTTP, el mismo ErrorVentana, con las mismas cifras, que por HTTP."""
-    M = inicio(PEDIDO, RECETARIO) + [("usuario", "Más contexto. " * 200)]
+def test_el_guionizado_y_el_servidor_rechazan_igual_lo_que_no_cabe(arnes):
+    """Sin HTTP, el mismo ErrorVentana del harness, con las mismas cifras, que por HTTP."""
+    api = arnes["api"]
+    M = arnes["agente"].inicio(PEDIDO, RECETARIO) + [("usuario", "Más contexto. " * 200)]
     errores = []
     with ServidorEnsayo(0, ventana=1000) as servidor:
-        for modelo in (ModeloGuionizado("arregla", ventana=1000), ModeloAPI("guion:arregla", url=servidor.url)):
-            with pytest.raises(ErrorVentana) as info:
-                modelo(M, HERRAMIENTAS)
+        for modelo in (ModeloGuionizado("arregla", ventana=1000, api=api),
+                       api.ModeloAPI("guion:arregla", url=servidor.url)):
+            with pytest.raises(api.ErrorVentana) as info:
+                modelo(M, arnes["entorno"].HERRAMIENTAS)
             errores.append(info.value)
     local, http = errores
     assert (local.estado, local.entrada, local.ventana, local.max_tokens, local.M) == \
