@@ -4,17 +4,15 @@ Lección 01. Cada una recibe la carpeta de la copia (`entorno`) y lo que pidió 
 devuelve el texto de la observación. Si algo no se puede hacer, lanza `ErrorDeHerramienta` con un
 mensaje que el modelo pueda usar para corregirse: la observación llevará `is_error: true`.
 """
-import errno
 import os
 import re
-import stat
 from pathlib import Path
 
 from procesos import correr
 
 LIMITE_SALIDA = 6000  # caracteres de salida de una orden; lo que pase se corta con un aviso
 ESPERA_ORDEN = 60  # segundos que puede durar una orden antes de cortarla
-LIMITE_LECTURA = 6000  # caracteres que devuelve leer de una vez; el resto, en otra lectura (lección 03)
+LIMITE_LECTURA = 6000  # caracteres que devuelve leer de una vez; el resto, en otra lectura (por qué: lección 03)
 
 
 class ErrorDeHerramienta(Exception):
@@ -37,75 +35,6 @@ def dentro(entorno, ruta):
     return destino
 
 
-def abrir(entorno, ruta):
-    """El fichero `ruta` de la copia, abierto en binario para leerlo.
-
-    `dentro` comprueba la ruta por su nombre. Abrirla después por ese mismo nombre dejaría un
-    hueco: entre la comprobación y la apertura, alguien podría cambiar una carpeta del camino por
-    un enlace que lleve fuera de la copia. Por eso se abre paso a paso desde la carpeta de la
-    copia, una parte de la ruta ya comprobada cada vez, con O_NOFOLLOW, que se niega a pasar por
-    un enlace: lo que se abre es lo que se comprobó. (O_NONBLOCK: que una tubería con nombre no
-    deje esperando a la herramienta.)
-    """
-    carpeta, _, fd = abrir_con_su_carpeta(entorno, ruta)
-    os.close(carpeta)
-    return open(fd, "rb")
-
-
-def abrir_con_su_carpeta(entorno, ruta):
-    """(la carpeta, el nombre, el fichero) de `ruta`: dos descriptores abiertos paso a paso como
-    dice `abrir`, el de su carpeta y el del fichero, y el nombre del fichero en esa carpeta.
-    Quien llama cierra los dos."""
-    base = Path(entorno).resolve()
-    partes = dentro(entorno, ruta).relative_to(base).parts
-    carpeta = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
-    fd = None
-    try:
-        for parte in partes[:-1]:
-            siguiente = os.open(parte, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=carpeta)
-            os.close(carpeta)
-            carpeta = siguiente
-        if not partes:  # la copia misma
-            raise IsADirectoryError(errno.EISDIR, "no es un fichero")
-        fd = os.open(partes[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=carpeta)
-        estado = os.fstat(fd)
-        if not stat.S_ISREG(estado.st_mode):
-            raise IsADirectoryError(errno.EISDIR, "no es un fichero")
-        if estado.st_nlink > 1 and nombres_dentro(base, estado) < estado.st_nlink:
-            raise ErrorDeHerramienta(f"{ruta} tiene otros nombres fuera de la copia de trabajo (es un "
-                                     "enlace duro): abrirlo sería leer o cambiar un fichero de fuera. "
-                                     "No se ha abierto")
-    except (OSError, ErrorDeHerramienta) as e:
-        for abierto in (fd, carpeta):
-            if abierto is not None:
-                os.close(abierto)
-        if isinstance(e, ErrorDeHerramienta):
-            raise
-        if e.errno == errno.ELOOP:
-            raise ErrorDeHerramienta(f"la ruta {ruta} pasa por un enlace que no se puede seguir (un "
-                                     "bucle de enlaces, o un enlace que ha aparecido mientras se "
-                                     "abría). No se ha cambiado nada") from None
-        if e.errno in (errno.ENOENT, errno.ENOTDIR, errno.EISDIR):
-            hay = ", ".join(sorted(p.name for p in base.iterdir() if p.is_file()))
-            raise ErrorDeHerramienta(f"no existe el fichero {ruta} en la copia de trabajo. "
-                                     f"Hay: {hay}") from None
-        raise
-    return carpeta, partes[-1], fd
-
-
-def nombres_dentro(base, estado):
-    """Cuántos nombres de la copia llevan al fichero de `estado` (el mismo dispositivo e inodo).
-
-    Un enlace duro es otro nombre del mismo fichero, y no se distingue del original: si el
-    fichero tiene más nombres (`st_nlink`) de los que hay en la copia, alguno está fuera."""
-    vistos = 0
-    for carpeta, _, ficheros in os.walk(base):
-        for nombre in ficheros:
-            otro = os.lstat(os.path.join(carpeta, nombre))
-            vistos += (otro.st_dev, otro.st_ino) == (estado.st_dev, estado.st_ino)
-    return vistos
-
-
 def como_texto(datos, ruta):
     """Los bytes de un fichero como texto, tal cual: sus saltos de línea (\\n, \\r\\n o \\r) no se tocan."""
     try:
@@ -115,9 +44,15 @@ def como_texto(datos, ruta):
 
 
 def contenido(entorno, ruta):
-    """El texto exacto de un fichero de la copia, o ErrorDeHerramienta si no existe o no es texto."""
-    with abrir(entorno, ruta) as fichero:
-        return como_texto(fichero.read(), ruta)
+    """El texto exacto de un fichero de la copia, o ErrorDeHerramienta si no existe o no es texto.
+
+    Solo un fichero corriente: ni una carpeta ni una tubería con nombre, que dejaría esperando a
+    la herramienta."""
+    fichero = dentro(entorno, ruta)
+    if not fichero.is_file():
+        hay = ", ".join(sorted(p.name for p in Path(entorno).resolve().iterdir() if p.is_file()))
+        raise ErrorDeHerramienta(f"no existe el fichero {ruta} en la copia de trabajo. Hay: {hay}")
+    return como_texto(fichero.read_bytes(), ruta)
 
 
 # --- Las herramientas --------------------------------------------------------------------------
@@ -161,60 +96,25 @@ def leer(entorno, ruta, desde=1):
 def editar(entorno, ruta, antiguo, nuevo):
     """Cambia la única aparición de `antiguo` en `ruta` por `nuevo`; el resto queda byte a byte igual.
 
-    El fichero no se reescribe en su sitio: el texto nuevo va a un fichero provisional de la
-    misma carpeta, se lleva al disco (fsync) y `os.replace` lo pone en lugar del viejo de una
-    vez. Quien mire el fichero, y un proceso que muera en cualquier punto, ven el de antes o el
-    de después, nunca uno a medias; y si no se puede escribir (un disco lleno), el de antes queda
-    intacto.
+    El texto nuevo se codifica antes de escribir nada: si no se puede guardar, el fichero queda
+    como estaba. (Se escribe en su sitio: la lección 06, donde una caída a mitad importa, lo
+    cambia por un fichero nuevo que ocupa el lugar del viejo de una vez.)
     """
-    carpeta, nombre, fd = abrir_con_su_carpeta(entorno, ruta)
-    try:
-        with open(fd, "rb") as fichero:
-            texto = como_texto(fichero.read(), ruta)
-            modo = stat.S_IMODE(os.fstat(fichero.fileno()).st_mode)
-        veces = texto.count(antiguo) if antiguo else 0
-        if veces == 0:
-            raise ErrorDeHerramienta(f"antiguo no aparece en {ruta}: cópialo tal cual del fichero. "
-                                     "No se ha cambiado nada")
-        if veces > 1:
-            raise ErrorDeHerramienta(f"antiguo aparece {veces} veces en {ruta}: alárgalo hasta que "
-                                     "sea único. No se ha cambiado nada")
-        try:  # codificar antes de escribir: si no se puede, el fichero queda como estaba
-            datos = texto.replace(antiguo, nuevo).encode("utf-8")
-        except UnicodeEncodeError:
-            raise ErrorDeHerramienta("nuevo lleva caracteres que no se pueden guardar en UTF-8 "
-                                     "(medio par sustituto): quítalos. No se ha cambiado nada") from None
-        reemplazar(carpeta, nombre, datos, modo)
-    finally:
-        os.close(carpeta)
+    texto = contenido(entorno, ruta)
+    veces = texto.count(antiguo) if antiguo else 0
+    if veces == 0:
+        raise ErrorDeHerramienta(f"antiguo no aparece en {ruta}: cópialo tal cual del fichero. "
+                                 "No se ha cambiado nada")
+    if veces > 1:
+        raise ErrorDeHerramienta(f"antiguo aparece {veces} veces en {ruta}: alárgalo hasta que "
+                                 "sea único. No se ha cambiado nada")
+    try:  # codificar antes de escribir: si no se puede, el fichero queda como estaba
+        datos = texto.replace(antiguo, nuevo).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ErrorDeHerramienta("nuevo lleva caracteres que no se pueden guardar en UTF-8 "
+                                 "(medio par sustituto): quítalos. No se ha cambiado nada") from None
+    dentro(entorno, ruta).write_bytes(datos)
     return f"editado {ruta}: una sustitución"
-
-
-def reemplazar(carpeta, nombre, datos, modo):
-    """Pone `datos` como contenido del fichero `nombre` de la carpeta abierta `carpeta`, de una vez.
-
-    El provisional tiene un nombre fijo para cada fichero: si un proceso murió antes de ponerlo en
-    su sitio, la edición siguiente de ese fichero lo borra y lo vuelve a escribir."""
-    provisional = f".{nombre}.editando"
-    try:
-        os.unlink(provisional, dir_fd=carpeta)
-    except FileNotFoundError:
-        pass
-    fd = os.open(provisional, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=carpeta)
-    try:
-        with open(fd, "wb") as fichero:
-            fichero.write(datos)
-            fichero.flush()
-            os.fchmod(fichero.fileno(), modo)  # los permisos del fichero de antes
-            os.fsync(fichero.fileno())
-        os.replace(provisional, nombre, src_dir_fd=carpeta, dst_dir_fd=carpeta)
-    except BaseException:
-        try:
-            os.unlink(provisional, dir_fd=carpeta)
-        except FileNotFoundError:
-            pass
-        raise
-    os.fsync(carpeta)  # el cambio de nombre, también en el disco
 
 
 def ejecutar(entorno, comando):
