@@ -1,25 +1,27 @@
-"""Correr el agente mirando cada turno, desde el cuaderno o desde una terminal.
+"""La traza: correr el agente mirando cada turno.
 
 Lección 01. `Traza` se pone entre el bucle y el modelo. El bucle la llama como a cualquier
 modelo; ella imprime, antes de pasar la petición, las observaciones que acaban de entrar en M
 (→), y después el número de turno, los tokens de entrada que contó el servidor y un renglón por
 bloque de la respuesta (←). La respuesta sigue su camino sin cambios.
 
-Desde la carpeta de tu espacio de trabajo:
+Lección 03. En la traza, la petición que pide el resumen sale como `resumen` y no suma un turno:
+el modelo no ha dado ningún paso.
+
+Lección 03b. La traza guarda el contenido original de cada resultado la primera vez que lo ve
+(`originales`): lo que limpiar borra de M sigue ahí. Y cuando una petición lleva resultados
+borrados nuevos, lo dice.
+
+Lección 06. correr.py es también una orden para la terminal, como todo_junto.py, que usa su
+`Analizador` (argparse en castellano). Desde la carpeta de tu espacio de trabajo:
 
     python correr.py ../recetario "Los tests fallan. Arregla lo que haga falta para que pasen." \
         --permitir-orden "python3 -m unittest" --permitir-editar recetario.py --permitir-editar compra.py
 
 El modelo está detrás del servidor de `--url` (sin ella, el de ANTHROPIC_BASE_URL o, sin las dos, el
 de ensayo del curso en http://127.0.0.1:8765, que se arranca aparte con `python -m curso servidor`).
-Al terminar dice dónde ha quedado la copia de trabajo, por si quieres mirarla.
-
-Lección 03. La orden compacta M (salvo con `--sin-compactar`). En la traza, la petición que
-pide el resumen sale como `resumen` y no suma un turno: el modelo no ha dado ningún paso.
-
-Lección 03b. La orden también limpia (salvo con `--sin-limpiar`), antes de compactar. La traza
-guarda el contenido original de cada resultado la primera vez que lo ve (`originales`): lo que
-limpiar borra de M sigue ahí. Y cuando una petición lleva resultados borrados nuevos, lo dice.
+La orden limpia y compacta M, salvo con `--sin-limpiar` o `--sin-compactar`. Al terminar dice dónde
+ha quedado la copia de trabajo, por si quieres mirarla.
 """
 import argparse
 import json
@@ -31,34 +33,13 @@ from compactar import INSTRUCCION, compactar
 from limpiar import limpiar
 
 ANCHO = 110  # caracteres por línea de traza
+
 # Lo que argparse dice en inglés en sus errores, y cómo se dice aquí.
 ERRORES_DE_ARGPARSE = [("the following arguments are required: ", "faltan los argumentos: "),
                        ("unrecognized arguments: ", "no sé qué es esto: "),
                        ("invalid int value: ", "no es un número entero: "),
                        ("invalid choice: ", "no vale: "), ("(choose from ", "(elige entre "),
                        ("expected one argument", "le falta su valor"), ("argument ", "argumento ")]
-
-
-class Analizador(argparse.ArgumentParser):
-    """argparse, en castellano: la ayuda con -h o --ayuda, «uso:», sus apartados y sus errores."""
-
-    def __init__(self, **opciones):
-        super().__init__(add_help=False, **opciones)
-        self._positionals.title, self._optionals.title = "argumentos", "opciones"
-        self.add_argument("-h", "--ayuda", "--help", action="help", default=argparse.SUPPRESS,
-                          help="muestra esta ayuda y sale")
-
-    def format_usage(self):
-        return super().format_usage().replace("usage: ", "uso: ", 1)
-
-    def format_help(self):
-        return super().format_help().replace("usage: ", "uso: ", 1)
-
-    def error(self, mensaje):
-        for ingles, castellano in ERRORES_DE_ARGPARSE:
-            mensaje = mensaje.replace(ingles, castellano)
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {mensaje}\n")
 
 
 def una_linea(texto, ancho=ANCHO):
@@ -124,6 +105,28 @@ class Traza:
                     nuevos.append(id)
         if nuevos:
             print(f"  ✂ limpiados {len(nuevos)} resultados viejos ({', '.join(nuevos)}): el original sigue en la traza")
+
+
+class Analizador(argparse.ArgumentParser):
+    """argparse, en castellano: la ayuda con -h o --ayuda, «uso:», sus apartados y sus errores."""
+
+    def __init__(self, **opciones):
+        super().__init__(add_help=False, **opciones)
+        self._positionals.title, self._optionals.title = "argumentos", "opciones"
+        self.add_argument("-h", "--ayuda", "--help", action="help", default=argparse.SUPPRESS,
+                          help="muestra esta ayuda y sale")
+
+    def format_usage(self):
+        return super().format_usage().replace("usage: ", "uso: ", 1)
+
+    def format_help(self):
+        return super().format_help().replace("usage: ", "uso: ", 1)
+
+    def error(self, mensaje):
+        for ingles, castellano in ERRORES_DE_ARGPARSE:
+            mensaje = mensaje.replace(ingles, castellano)
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {mensaje}\n")
 
 
 def preguntar(nombre, entrada):

@@ -1,9 +1,11 @@
-"""Punto de control 01: `python correr.py` desde una terminal, en un proceso aparte.
+"""Punto de control 06: `python correr.py` desde una terminal, en un proceso aparte.
 
 correr.py no arranca ningún servidor: habla por HTTP con el de `--url` (aquí, uno de ensayo que
-arranca el test), y sin preguntas si se le dice qué permitir.
+arranca el test), y sin preguntas si se le dice qué permitir. Limpia y compacta como el bucle de
+las lecciones 03 y 03b, salvo con `--sin-limpiar` o `--sin-compactar`.
 """
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -11,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from agente import inicio
+from compactar import RECIENTES
 from correr import permitir_solo
 from curso.ensayo.servidor import ServidorEnsayo
 from curso.rutas import RECETARIO
@@ -42,6 +46,51 @@ def test_correr_py_con_el_guion_arregla_termina_con_fin(tmp_path):
     tests = subprocess.run([sys.executable, "-m", "unittest"], cwd=copia, capture_output=True, text=True,
                            env=entorno, timeout=120)
     assert tests.returncode == 0, tests.stderr  # lo arreglado, arreglado de verdad
+
+
+def correr_py(tmp_path, *argumentos, entrada=None):
+    """La salida de `python correr.py` sobre el recetario contra un servidor de ensayo; sin `entrada`,
+    con los permisos del guion."""
+    entorno = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_BASE_URL"}
+    entorno.update(TMPDIR=str(tmp_path), PYTHONDONTWRITEBYTECODE="1")
+    permisos = LO_DEL_GUION if entrada is None else []
+    with ServidorEnsayo(0) as servidor:
+        hecho = subprocess.run([sys.executable, "correr.py", str(RECETARIO), PEDIDO, "--url", servidor.url,
+                                *permisos, *argumentos], input=entrada or "",
+                               cwd=PUNTO, env=entorno, capture_output=True, text=True, timeout=120)
+    assert hecho.returncode == 0, hecho.stderr
+    return hecho.stdout
+
+
+def test_correr_py_compacta_y_con_sin_compactar_no(tmp_path):
+    con = correr_py(tmp_path, "--modelo", "guion:compacta", "--sin-limpiar")  # limpiando, compacta menos
+    assert len(re.findall(r"^resumen · ", con, re.M)) == 3
+    quedan = len(inicio(PEDIDO, RECETARIO)) + 1 + 2 * RECIENTES  # el inicio, el resumen y dos turnos
+    assert f"tope · {quedan} mensajes en M" in con
+    sin = correr_py(tmp_path, "--modelo", "guion:arregla", "--sin-compactar", "--sin-limpiar")
+    assert "resumen · " not in sin and "fin · " in sin
+
+
+def test_correr_py_limpia_y_con_sin_limpiar_no(tmp_path):
+    con = correr_py(tmp_path, "--modelo", "guion:arregla")
+    assert "✂ limpiados" in con and "resumen · " not in con and "fin · " in con
+    sin = correr_py(tmp_path, "--modelo", "guion:arregla", "--sin-limpiar")
+    assert "✂ limpiados" not in sin and "resumen · " in sin
+
+
+@pytest.mark.parametrize("respuesta", ["s", "n"])
+def test_sin_permisos_en_la_orden_pregunta_cada_uno(tmp_path, respuesta):
+    """Sin --permitir-…, cada escritura y cada orden se preguntan en la terminal: con «s», el guion
+    arregla el recetario; con «n», no se hace nada y el modelo lo sabe por la observación."""
+    salida = correr_py(tmp_path, "--modelo", "guion:arregla", entrada=f"{respuesta}\n" * 20)
+    preguntas = re.findall(r"¿Permites (\w+) ", salida)
+    assert preguntas and set(preguntas) <= {"ejecutar", "editar"}
+    (final,) = [linea for linea in salida.splitlines() if " mensajes en M · la copia está en " in linea]
+    copia = Path(final.split("la copia está en ")[1].split("¿")[0].strip())
+    tests = subprocess.run([sys.executable, "-m", "unittest"], cwd=copia, capture_output=True, text=True,
+                           timeout=120)
+    assert (tests.returncode == 0) is (respuesta == "s"), tests.stderr
+    assert ("el usuario no ha dado permiso" in salida) is (respuesta == "n")
 
 
 @pytest.mark.parametrize("como", ["--url", "ANTHROPIC_BASE_URL"])

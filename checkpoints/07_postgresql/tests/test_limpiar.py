@@ -441,11 +441,3 @@ def test_la_traza_guarda_el_original_de_cada_resultado_borrado(tmp_path, capsys)
     assert all(len(traza.originales[b["tool_use_id"]]) > len(b["content"]) for b in borrados)
     salida = capsys.readouterr().out
     assert re.search(r"^  ✂ limpiados \d+ resultados viejos", salida, re.M)
-
-
-def test_correr_py_limpia_y_con_sin_limpiar_no(tmp_path):
-    from test_compactar import correr_py
-    con = correr_py(tmp_path, "--modelo", "guion:arregla")
-    assert "✂ limpiados" in con and "resumen · " not in con and "fin · " in con
-    sin = correr_py(tmp_path, "--modelo", "guion:arregla", "--sin-limpiar")
-    assert "✂ limpiados" not in sin and "resumen · " in sin
