@@ -320,8 +320,8 @@ LECCIONES = {
         "ficheros": ["entorno.py", "procesos.py", "herramientas.py", "permisos.py", "exigencias.py", "encargos.py",
                      "padres.py", "buzon.py", "hijos.py", "subagentes.py"]},
     6: {"cuaderno": "06_todo_junto",
-        "ficheros": ["herramientas.py", "pasos.py", "registro.py", "efectos.py", "agentes.py", "reintentos.py",
-                     "reanudar.py", "correr.py", "todo_junto.py"]},
+        "ficheros": ["herramientas.py", "pasos.py", "registro.py", "efectos.py", "agentes.py", "api.py",
+                     "reintentos.py", "reanudar.py", "correr.py", "todo_junto.py"]},
     # La única cuyo punto de control no se llama como su cuaderno: lo que deja es PostgreSQL.
     7: {"cuaderno": "07_cuando_una_maquina_no_basta", "punto": "07_postgresql",
         "ficheros": ["historial_pg.py", "resumenes_pg.py", "padres_pg.py", "buzon_pg.py"]},
