@@ -5,14 +5,12 @@ devuelve el texto de la observación. Si algo no se puede hacer, lanza `ErrorDeH
 mensaje que el modelo pueda usar para corregirse: la observación llevará `is_error: true`.
 """
 import os
-import re
 from pathlib import Path
 
 from procesos import correr
 
 LIMITE_SALIDA = 6000  # caracteres de salida de una orden; lo que pase se corta con un aviso
 ESPERA_ORDEN = 60  # segundos que puede durar una orden antes de cortarla
-LIMITE_LECTURA = 6000  # caracteres que devuelve leer de una vez; el resto, en otra lectura (por qué: lección 03)
 
 
 class ErrorDeHerramienta(Exception):
@@ -57,40 +55,10 @@ def contenido(entorno, ruta):
 
 # --- Las herramientas --------------------------------------------------------------------------
 
-def leer(entorno, ruta, desde=1):
-    """El fichero `ruta` byte a byte (también sus \\r, si los tiene), desde su línea `desde` (la
-    primera es la 1) hasta el final... o hasta donde quepa.
-
-    Lo que se devuelve de una vez no pasa de LIMITE_LECTURA caracteres: si no cabe, van las
-    líneas enteras que caben (o, si la primera ya no cabe sola, su principio) y una nota al final
-    que dice qué líneas son y con qué `desde` pedir las siguientes. Un fichero que cabe entero se
-    devuelve entero, sin nota.
-    """
-    if desde < 1:
-        raise ErrorDeHerramienta(f"desde cuenta líneas y la primera es la 1, no {desde}: pide, por "
-                                 "ejemplo, desde=1")
-    texto = contenido(entorno, ruta)
-    lineas = [m.group(0) for m in re.finditer(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", texto)]
-    if desde > max(len(lineas), 1):
-        raise ErrorDeHerramienta(f"{ruta} tiene {len(lineas)} líneas: no hay línea {desde}")
-    trozo, dadas = "", 0
-    for linea in lineas[desde - 1:]:
-        if len(trozo) + len(linea) > LIMITE_LECTURA:
-            break
-        trozo, dadas = trozo + linea, dadas + 1
-    if desde == 1 and dadas == len(lineas):
-        return trozo  # el fichero entero, sin nota
-    if dadas == 0:  # la línea `desde`, sola, ya no cabe: va su principio
-        larga = lineas[desde - 1]
-        trozo, dadas = larga[:LIMITE_LECTURA], 1
-        nota = (f"[… la línea {desde} de {ruta} tiene {len(larga)} caracteres, más de los "
-                f"{LIMITE_LECTURA} que leer devuelve de una vez: arriba van los primeros")
-    else:
-        nota = f"[… leídas las líneas {desde} a {desde + dadas - 1} de las {len(lineas)} de {ruta}"
-    siguiente = desde + dadas
-    nota += (f". Para seguir, pide leer con desde={siguiente}]" if siguiente <= len(lineas)
-             else ": hasta el final]")
-    return trozo + ("" if trozo.endswith(("\n", "\r")) else "\n") + nota
+def leer(entorno, ruta):
+    """El fichero `ruta` entero, byte a byte (también sus \\r, si los tiene). Por grande que sea: la
+    lección 03 lo cambia por trozos que caben."""
+    return contenido(entorno, ruta)
 
 
 def editar(entorno, ruta, antiguo, nuevo):

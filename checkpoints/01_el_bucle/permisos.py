@@ -23,10 +23,8 @@ def permitido(nombre, entrada, usuario):
     return usuario(nombre, entrada) is True
 
 
-# Los tipos de argumento que usan los esquemas, y cómo se dicen. (True es un int para Python,
-# pero no un número entero en JSON: no vale como entero.)
-TIPOS = {"string": ("texto", lambda v: isinstance(v, str)),
-         "integer": ("números enteros", lambda v: isinstance(v, int) and not isinstance(v, bool))}
+# Los tipos de argumento que usan los esquemas, y cómo se dicen.
+TIPOS = {"string": ("texto", lambda v: isinstance(v, str))}
 
 
 def problema_de_argumentos(esquema, entrada):

@@ -26,8 +26,7 @@ haberlo comprobado.
 que has cambiado y de cómo ha quedado cada test.
 
 Las herramientas (las rutas son relativas a la copia de trabajo; no puedes salir de ella):
-- leer(ruta, desde) devuelve el fichero desde su línea desde (si no la das, la 1), como mucho \
-6000 caracteres: si no cabe, una nota dice con qué desde seguir. No pide permiso.
+- leer(ruta) devuelve el fichero entero. No pide permiso.
 - editar(ruta, antiguo, nuevo) cambia el texto antiguo, que tiene que aparecer exactamente una \
 vez, por el nuevo; si no, no cambia nada y lo dice. Cita solo las líneas que cambian y alguna \
 de alrededor si hace falta para que sea único. Pide permiso.

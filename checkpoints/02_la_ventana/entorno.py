@@ -7,13 +7,11 @@ Lección 01. Un mensaje del modelo es una lista de bloques: texto, o llamadas a 
 HERRAMIENTAS = [
     {
         "name": "leer",
-        "description": "Devuelve un fichero de texto de la copia de trabajo. Si es largo, un trozo y "
-                       "cómo seguir.",
+        "description": "Devuelve un fichero de texto de la copia de trabajo, entero.",
         "input_schema": {
             "type": "object",
             "properties": {
                 "ruta": {"type": "string", "description": "Ruta relativa, p. ej. compra.py"},
-                "desde": {"type": "integer"},
             },
             "required": ["ruta"],
         },

@@ -9,6 +9,8 @@ así (la compactación mira M antes de las observaciones del turno, y las de un 
 de su reserva: cada `leer` trae hasta LIMITE_LECTURA caracteres, cada `ejecutar` hasta
 LIMITE_SALIDA, y un turno puede pedir varias), el agente para con el motivo "ventana", el aviso
 del error como texto y M tal como iba, en vez de reventar.
+
+Lección 03. El prompt dice lo que hace ahora `leer`.
 """
 import shutil
 import tempfile

@@ -2,6 +2,8 @@
 
 Lección 01. Un mensaje del modelo es una lista de bloques: texto, o llamadas a herramientas
 (`tool_use`). El harness contesta a cada llamada con un bloque `tool_result`, su observación.
+
+Lección 03. `leer` tiene un argumento más, `desde`: la línea desde la que leer.
 """
 
 HERRAMIENTAS = [

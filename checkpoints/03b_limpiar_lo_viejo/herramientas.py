@@ -3,6 +3,9 @@
 Lección 01. Cada una recibe la carpeta de la copia (`entorno`) y lo que pidió el modelo, y
 devuelve el texto de la observación. Si algo no se puede hacer, lanza `ErrorDeHerramienta` con un
 mensaje que el modelo pueda usar para corregirse: la observación llevará `is_error: true`.
+
+Lección 03. `leer` devuelve como mucho LIMITE_LECTURA caracteres de una vez: una observación
+más grande que la reserva del turno no la arregla ninguna compactación.
 """
 import os
 import re
@@ -12,7 +15,8 @@ from procesos import correr
 
 LIMITE_SALIDA = 6000  # caracteres de salida de una orden; lo que pase se corta con un aviso
 ESPERA_ORDEN = 60  # segundos que puede durar una orden antes de cortarla
-LIMITE_LECTURA = 6000  # caracteres que devuelve leer de una vez; el resto, en otra lectura (por qué: lección 03)
+
+LIMITE_LECTURA = 6000  # caracteres que devuelve leer de una vez; el resto, en otras lecturas (`desde`)
 
 
 class ErrorDeHerramienta(Exception):

@@ -4,6 +4,8 @@ Lección 01. `atender` convierte una llamada del modelo en su observación. Nada
 modelo tumba el bucle: una herramienta que no existe, unos argumentos que faltan o sobran, un
 permiso denegado, una herramienta que falla o una llamada que llegó cortada (la respuesta se acabó
 por `max_tokens` a media llamada) vuelven como observación con `is_error: true`.
+
+Lección 03. `desde` es un número entero: los argumentos pueden ser también de ese tipo.
 """
 import herramientas
 from entorno import CORTADA, HERRAMIENTAS, resultado

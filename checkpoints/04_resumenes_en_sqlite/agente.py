@@ -10,6 +10,8 @@ de su reserva: cada `leer` trae hasta LIMITE_LECTURA caracteres, cada `ejecutar`
 LIMITE_SALIDA, y un turno puede pedir varias), el agente para con el motivo "ventana", el aviso
 del error como texto y M tal como iba, en vez de reventar.
 
+Lección 03. El prompt dice lo que hace ahora `leer`.
+
 Lección 03b. `agente` le pasa también `limpiar` al bucle, que limpia antes de compactar.
 """
 import shutil

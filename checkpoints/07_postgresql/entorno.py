@@ -3,6 +3,8 @@
 Lección 01. Un mensaje del modelo es una lista de bloques: texto, o llamadas a herramientas
 (`tool_use`). El harness contesta a cada llamada con un bloque `tool_result`, su observación.
 
+Lección 03. `leer` tiene un argumento más, `desde`: la línea desde la que leer.
+
 Lección 05. Una cuarta herramienta, `buscar`, que solo mira: la usan los hijos que investigan
 (ver hijos.py). Entra en el CATALOGO, lo que el harness sabe atender, pero no en HERRAMIENTAS, lo
 que el bucle ofrece por defecto: cada esquema ofrecido ocupa tokens en cada petición, y el agente

@@ -4,6 +4,9 @@ Lección 01. Cada una recibe la carpeta de la copia (`entorno`) y lo que pidió 
 devuelve el texto de la observación. Si algo no se puede hacer, lanza `ErrorDeHerramienta` con un
 mensaje que el modelo pueda usar para corregirse: la observación llevará `is_error: true`.
 
+Lección 03. `leer` devuelve como mucho LIMITE_LECTURA caracteres de una vez: una observación
+más grande que la reserva del turno no la arregla ninguna compactación.
+
 Lección 05. Una cuarta, `buscar`: las líneas que coinciden con una expresión regular, con su
 fichero y su número de línea, que es lo que un hijo cita como evidencia (`logs/api.log:7`).
 
@@ -28,7 +31,8 @@ from procesos import casan, correr
 
 LIMITE_SALIDA = 6000  # caracteres de salida de una orden; lo que pase se corta con un aviso
 ESPERA_ORDEN = 60  # segundos que puede durar una orden antes de cortarla
-LIMITE_LECTURA = 6000  # caracteres que devuelve leer de una vez; el resto, en otra lectura (por qué: lección 03)
+
+LIMITE_LECTURA = 6000  # caracteres que devuelve leer de una vez; el resto, en otras lecturas (`desde`)
 
 LIMITE_COINCIDENCIAS = 40  # líneas que devuelve buscar; de las demás solo se dice cuántas son
 LARGO_DE_COINCIDENCIA = 200  # caracteres de cada línea encontrada: un registro puede tener líneas enormes

@@ -5,6 +5,8 @@ modelo tumba el bucle: una herramienta que no existe, unos argumentos que faltan
 permiso denegado, una herramienta que falla o una llamada que llegó cortada (la respuesta se acabó
 por `max_tokens` a media llamada) vuelven como observación con `is_error: true`.
 
+Lección 03. `desde` es un número entero: los argumentos pueden ser también de ese tipo.
+
 Lección 05. `atender` conoce todo el CATALOGO, también `buscar`, que no pide permiso: solo
 mira, como `leer`.
 """

@@ -2,12 +2,11 @@
 
 Cada test comprueba un invariante de `herramientas.py`. Los que rechazan algo comprueban
 también que no ha pasado nada: el fichero sigue byte a byte igual, o lo de fuera no se ha leído.
-(Lo que la lección 06 le añade, una edición de una vez y abrir sin que cuelen un enlace, lo prueba
-la copia de este fichero en su punto de control.)
+(Lo que les añaden la lección 03, leer por trozos, y la 06, una edición de una vez y abrir sin
+que cuelen un enlace, lo prueban las copias de este fichero en sus puntos de control.)
 """
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -52,54 +51,13 @@ def error_de(funcion, *argumentos):
 
 # --- leer ------------------------------------------------------------------------------------
 
-def test_leer_devuelve_entero_un_fichero_que_cabe(copia):
-    justo = "".join(f"línea {i}: «ñandú»\n" for i in range(300))[:herramientas.LIMITE_LECTURA]
-    (copia / "justo.txt").write_text(justo, encoding="utf-8")
-    assert leer(copia, "justo.txt") == justo  # ni un carácter de más: sin nota
-
-
 LARGO = "".join(f"2024-05-14 línea {i}: «ñandú» connect to db:5433 failed\r\n" for i in range(800))  # ~40 KB
 
 
-def trozos(copia, ruta):
-    """Lo que devuelven las lecturas sucesivas de `ruta`, siguiendo el `desde` que dice cada nota."""
-    leidos, desde = [], 1
-    while True:
-        leidos.append(leer(copia, ruta, desde=desde))
-        siguiente = re.search(r"pide leer con desde=(\d+)\]$", leidos[-1])
-        if not siguiente:
-            return leidos
-        desde = int(siguiente.group(1))
-
-
-def test_un_fichero_largo_se_lee_por_trozos_que_caben_y_que_juntos_son_el_fichero(copia):
+def test_leer_devuelve_el_fichero_entero_por_grande_que_sea(copia):
+    """Byte a byte, con sus \\r\\n, y sin nada más: la lección 03 lo parte en trozos."""
     (copia / "largo.log").write_bytes(LARGO.encode("utf-8"))
-    leidos = trozos(copia, "largo.log")
-    assert len(leidos) > 1
-    texto = [t[:t.rindex("[… leídas las líneas")] for t in leidos]  # sin la nota del final
-    assert all(len(t) <= herramientas.LIMITE_LECTURA for t in texto)
-    assert "".join(texto) == LARGO  # byte a byte, con sus \r\n; ninguna línea partida ni repetida
-    assert leidos[-1].endswith("hasta el final]")
-
-
-def test_leer_sin_limite_devolveria_un_fichero_de_40_kb_de_una_vez(copia):
-    """La variante ingenua (devolver el contenido entero) da una observación que no cabe en la
-    ventana: el test de arriba la detectaría (cada trozo cabe en LIMITE_LECTURA)."""
-    (copia / "largo.log").write_bytes(LARGO.encode("utf-8"))
-    assert len(herramientas.contenido(copia, "largo.log")) > 6 * herramientas.LIMITE_LECTURA
-
-
-def test_una_linea_mas_larga_que_el_limite_se_lee_por_su_principio_y_se_sigue_detras(copia):
-    (copia / "una.txt").write_text("corta\n" + "x" * (herramientas.LIMITE_LECTURA + 10) + "\nfin\n",
-                                   encoding="utf-8")
-    leido = leer(copia, "una.txt", desde=2)
-    assert leido.startswith("x" * herramientas.LIMITE_LECTURA + "\n[… la línea 2 de una.txt tiene")
-    assert "desde=3]" in leido and leer(copia, "una.txt", desde=3).startswith("fin\n")
-
-
-@pytest.mark.parametrize("desde, dice", [(0, "la primera es la 1"), (9, "no hay línea 9")])
-def test_un_desde_fuera_del_fichero_da_error(copia, desde, dice):
-    assert dice in error_de(leer, copia, "notas.txt", desde)
+    assert leer(copia, "largo.log") == LARGO
 
 
 def test_un_fichero_que_no_existe_da_error_con_lo_que_hay(copia):

@@ -1,4 +1,4 @@
-"""Punto de control 01: las tres herramientas, siempre dentro de la copia de trabajo.
+"""Punto de control 03: las tres herramientas, siempre dentro de la copia de trabajo, y leer por trozos.
 
 Cada test comprueba un invariante de `herramientas.py`. Los que rechazan algo comprueban
 también que no ha pasado nada: el fichero sigue byte a byte igual, o lo de fuera no se ha leído.
