@@ -42,10 +42,8 @@ def como_texto(datos, ruta):
 
 
 def contenido(entorno, ruta):
-    """El texto exacto de un fichero de la copia, o ErrorDeHerramienta si no existe o no es texto.
-
-    Solo un fichero corriente: ni una carpeta ni una tubería con nombre, que dejaría esperando a
-    la herramienta."""
+    """El texto exacto de un fichero corriente de la copia (ni una carpeta ni una tubería, que dejaría
+    esperando), o ErrorDeHerramienta si no existe o no es texto."""
     fichero = dentro(entorno, ruta)
     if not fichero.is_file():
         hay = ", ".join(sorted(p.name for p in Path(entorno).resolve().iterdir() if p.is_file()))
@@ -64,9 +62,7 @@ def leer(entorno, ruta):
 def editar(entorno, ruta, antiguo, nuevo):
     """Cambia la única aparición de `antiguo` en `ruta` por `nuevo`; el resto queda byte a byte igual.
 
-    El texto nuevo se codifica antes de escribir nada: si no se puede guardar, el fichero queda
-    como estaba. (Se escribe en su sitio: la lección 06, donde una caída a mitad importa, lo
-    cambia por un fichero nuevo que ocupa el lugar del viejo de una vez.)
+    Se escribe en su sitio (la lección 06, donde una caída a mitad importa, lo cambia de una vez).
     """
     texto = contenido(entorno, ruta)
     veces = texto.count(antiguo) if antiguo else 0

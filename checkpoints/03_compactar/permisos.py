@@ -5,12 +5,16 @@ modelo tumba el bucle: una herramienta que no existe, unos argumentos que faltan
 permiso denegado, una herramienta que falla o una llamada que llegó cortada (la respuesta se acabó
 por `max_tokens` a media llamada) vuelven como observación con `is_error: true`.
 
-Lección 03. `desde` es un número entero: los argumentos pueden ser también de ese tipo.
+Lección 03. `desde` es un número entero: los argumentos pueden ser de más de un tipo.
 """
 import herramientas
 from entorno import CORTADA, HERRAMIENTAS, resultado
 
 SIN_PERMISO = {"leer"}  # las que solo miran: no cambian nada fuera del modelo
+# Los tipos de argumento que usan los esquemas, y cómo se dicen. (True es un int para Python,
+# pero no un número entero en JSON: no vale como entero.)
+TIPOS = {"string": ("texto", lambda v: isinstance(v, str)),
+         "integer": ("números enteros", lambda v: isinstance(v, int) and not isinstance(v, bool))}
 
 
 def permitido(nombre, entrada, usuario):
@@ -23,12 +27,6 @@ def permitido(nombre, entrada, usuario):
     if usuario is None:
         return False
     return usuario(nombre, entrada) is True
-
-
-# Los tipos de argumento que usan los esquemas, y cómo se dicen. (True es un int para Python,
-# pero no un número entero en JSON: no vale como entero.)
-TIPOS = {"string": ("texto", lambda v: isinstance(v, str)),
-         "integer": ("números enteros", lambda v: isinstance(v, int) and not isinstance(v, bool))}
 
 
 def problema_de_argumentos(esquema, entrada):

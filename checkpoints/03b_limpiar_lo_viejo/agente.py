@@ -1,8 +1,7 @@
 """El agente: el inicio de M (prompt de sistema, fichero de proyecto y pedido) y una ejecución.
 
 Lección 01. `agente` trabaja siempre sobre una copia temporal del proyecto, así que el proyecto
-original (p. ej. recetario/, con sus tres errores) queda igual para la ejecución siguiente. La
-copia se borra al terminar, salvo que se pida conservarla para mirarla después.
+original (p. ej. recetario/, con sus tres errores) queda igual para la ejecución siguiente.
 
 Lección 03. `agente` le pasa `compactar` al bucle. Y si una petición no cabe en la ventana ni
 así (la compactación mira M antes de las observaciones del turno, y las de un turno pueden pasar

@@ -1,9 +1,8 @@
 """La traza: correr el agente mirando cada turno.
 
-Lección 01. `Traza` se pone entre el bucle y el modelo. El bucle la llama como a cualquier
-modelo; ella imprime, antes de pasar la petición, las observaciones que acaban de entrar en M
-(→), y después el número de turno, los tokens de entrada que contó el servidor y un renglón por
-bloque de la respuesta (←). La respuesta sigue su camino sin cambios.
+Lección 01. `Traza` se pone entre el bucle y el modelo, como un modelo más: imprime las
+observaciones que acaban de entrar en M (→), el turno con los tokens de entrada que contó el
+servidor y un renglón por bloque de la respuesta (←), que sigue su camino sin cambios.
 
 Lección 03. En la traza, la petición que pide el resumen sale como `resumen` y no suma un turno:
 el modelo no ha dado ningún paso.

@@ -88,10 +88,8 @@ def resultado(id, contenido, error=False):
     return bloque
 
 
-# La marca que pone el adaptador (api.py) en una llamada que llegó cortada: la respuesta acabó por
-# `max_tokens` mientras el modelo escribía esa llamada, así que su entrada está a medias. No es del
-# protocolo: api.peticion la quita antes de mandar M, y `atender` (permisos.py) contesta esa
-# llamada sin ejecutar nada.
+# La marca de api.py en una llamada cortada por `max_tokens`, con su entrada a medias: `atender`
+# (permisos.py) la contesta sin ejecutar nada. No es del protocolo: api.peticion la quita.
 CORTADA = "cortada"
 
 
