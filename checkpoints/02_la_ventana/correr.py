@@ -36,7 +36,7 @@ class Traza:
         self.turno = 0  # turnos que ha pedido el bucle hasta ahora
 
     @property
-    def usage(self):
+    def usage(self):  # el del modelo envuelto: quien tiene la traza la usa como al modelo
         return self.modelo.usage
 
     def __call__(self, M, herramientas=()):

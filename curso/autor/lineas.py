@@ -18,13 +18,18 @@ from pathlib import Path
 from curso import rutas
 
 
+def numeros_nuevos(antes, despues):
+    """Los números (desde 1) de las líneas de `despues` (una lista) que no estaban en `antes`:
+    todas si `antes` es None."""
+    if antes is None:
+        return list(range(1, len(despues) + 1))
+    emparejadas = difflib.SequenceMatcher(a=antes, b=despues, autojunk=False).get_opcodes()
+    return [n + 1 for que, _, _, j1, j2 in emparejadas if que in ("insert", "replace") for n in range(j1, j2)]
+
+
 def nuevas(antes, despues):
     """Las líneas de `despues` (una lista) que no estaban en `antes`: todas si `antes` es None."""
-    if antes is None:
-        return list(despues)
-    emparejadas = difflib.SequenceMatcher(a=antes, b=despues, autojunk=False).get_opcodes()
-    return [linea for que, _, _, j1, j2 in emparejadas if que in ("insert", "replace")
-            for linea in despues[j1:j2]]
+    return [despues[n - 1] for n in numeros_nuevos(antes, despues)]
 
 
 def por_fichero(numero, puntos=None):

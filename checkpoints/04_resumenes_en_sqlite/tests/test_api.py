@@ -238,6 +238,23 @@ def test_un_servidor_callado_se_deja_de_esperar_y_lo_dice():
     assert f"{servidor.url} no ha dicho nada en 0.1 s" in str(info.value)
 
 
+def test_un_error_sin_la_forma_de_la_api_lleva_su_cuerpo_tal_cual(apuntador):
+    """Una pasarela que contesta 502 con su página, no con un JSON de error: el mensaje es lo que
+    mandó, sin una traza de json."""
+    stub = apuntador(estado=502, cuerpo="<html>Bad Gateway</html>")
+    with pytest.raises(ErrorDelModelo) as info:
+        ModeloAPI("prueba", url=stub.url)(M)
+    assert (info.value.estado, info.value.mensaje) == (502, '"<html>Bad Gateway</html>"')
+
+
+def test_una_url_que_urllib_no_entiende_da_un_error_en_castellano():
+    """Sin http://, urllib ni lo intenta (ValueError): el aviso dice adónde no se llega, sin traza.
+    (La lección 06 le pone nombre a esa causa: «esquema».)"""
+    with pytest.raises(ErrorDelModelo) as info:
+        ModeloAPI("prueba", url="localhost:8765")(M)
+    assert info.value.estado is None and str(info.value).startswith("no llego a localhost:8765")
+
+
 # --- Una llamada cortada por max_tokens -------------------------------------------------------
 
 # Lo que contesta llama-server (tools/server/server-task.cpp, `to_json_anthropic`, del llama.cpp que
