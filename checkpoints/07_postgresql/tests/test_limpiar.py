@@ -441,3 +441,31 @@ def test_la_traza_guarda_el_original_de_cada_resultado_borrado(tmp_path, capsys)
     assert all(len(traza.originales[b["tool_use_id"]]) > len(b["content"]) for b in borrados)
     salida = capsys.readouterr().out
     assert re.search(r"^  ✂ limpiados \d+ resultados viejos", salida, re.M)
+
+
+@pytest.mark.parametrize("variante", ["correcta", "sin_mirar_el_tipo"])
+def test_la_traza_solo_guarda_los_resultados_de_un_mensaje_del_usuario(variante):
+    """La API admite texto junto a los `tool_result` de un mensaje del usuario: la traza guarda el
+    original de cada resultado y no toma por resultado lo demás. La variante ingenua (sin mirar el
+    tipo del bloque) busca el `tool_use_id` de un bloque de texto y revienta."""
+    class Contesta:
+        usage = {"input_tokens": 1}
+
+        def __call__(self, M, herramientas=()):
+            return [texto("hecho")]
+
+    class SinMirarElTipo(Traza):
+        def _mirar_resultados(self, M):
+            for rol, contenido in M:
+                for bloque in contenido if rol == "usuario" and isinstance(contenido, list) else []:
+                    self.originales.setdefault(bloque["tool_use_id"], bloque["content"])
+
+    traza = (Traza if variante == "correcta" else SinMirarElTipo)(Contesta())
+    M = [("sistema", "s"), ("usuario", "p"), ("asistente", [llamada("t1", "leer", ruta="a")]),
+         ("usuario", [resultado("t1", "contenido"), texto("y una nota")])]
+    try:
+        traza(M)
+    except KeyError:
+        assert variante == "sin_mirar_el_tipo"
+    else:
+        assert variante == "correcta" and traza.originales == {"t1": "contenido"}
