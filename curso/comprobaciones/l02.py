@@ -24,7 +24,7 @@ caso = ejercicio(
 
 # El usage de la petición 10 de `atasco` en el servidor de ensayo: casi toda venía de la caché.
 PETICION_10 = {"input_tokens": 277, "cache_creation_input_tokens": 0,
-               "cache_read_input_tokens": 7186, "output_tokens": 15}
+               "cache_read_input_tokens": 7112, "output_tokens": 15}
 
 
 def tamano_igual(tamano, usage, esperado):
@@ -42,12 +42,12 @@ def tamano_igual(tamano, usage, esperado):
 
 @caso("sin caché, el tamaño es input_tokens (el usage no trae cache_read_input_tokens)")
 def _(tamano):
-    tamano_igual(tamano, {"input_tokens": 1091, "output_tokens": 14}, 1091)
+    tamano_igual(tamano, {"input_tokens": 1017, "output_tokens": 14}, 1017)
 
 
 @caso("con caché, suma lo calculado y lo leído de la caché: la petición 10 de atasco")
 def _(tamano):
-    tamano_igual(tamano, PETICION_10, 277 + 7186)
+    tamano_igual(tamano, PETICION_10, 277 + 7112)
 
 
 @caso("no cuenta la salida: output_tokens es la respuesta, no la petición")
@@ -88,7 +88,7 @@ caso = ejercicio(
 # Lo que el turno 10 de `atasco` añade a la petición 11 aparte de los output_tokens de su
 # respuesta: la lectura de recetario.py (789) y la marca de rol del mensaje de la respuesta (6).
 ANADIDO_EN_EL_TURNO_10 = 795
-PETICION_11 = 277 + 7186 + 15 + ANADIDO_EN_EL_TURNO_10  # 8273: lo que contó el servidor al rechazarla
+PETICION_11 = 277 + 7112 + 15 + ANADIDO_EN_EL_TURNO_10  # 8199: lo que contó el servidor al rechazarla
 
 
 @caso(f"la petición 11 de atasco no cabe: {PETICION_11} de entrada + 512 de max_tokens > 8192")
@@ -98,11 +98,11 @@ def _(cabe):
           "¿has sumado cache_read_input_tokens?")
 
 
-@caso("en una ventana de 8704, la petición 11 cabe sola, pero no con sus 512 de max_tokens")
+@caso("en una ventana de 8448, la petición 11 cabe sola, pero no con sus 512 de max_tokens")
 def _(cabe):
-    sin_cache = {"input_tokens": 277 + 7186, "cache_read_input_tokens": 0, "output_tokens": 15}
-    igual(cabe(sin_cache, ANADIDO_EN_EL_TURNO_10, ventana=8704, max_tokens=512), False,
-          f"¿cabe? {PETICION_11} + 512 de max_tokens = {PETICION_11 + 512} > 8704: "
+    sin_cache = {"input_tokens": 277 + 7112, "cache_read_input_tokens": 0, "output_tokens": 15}
+    igual(cabe(sin_cache, ANADIDO_EN_EL_TURNO_10, ventana=8448, max_tokens=512), False,
+          f"¿cabe? {PETICION_11} + 512 de max_tokens = {PETICION_11 + 512} > 8448: "
           "¿has sumado max_tokens?")
 
 
@@ -116,7 +116,7 @@ def _(cabe):
 
 @caso("justo en el límite, cabe")
 def _(cabe):
-    justo = 8192 - 512 - (277 + 7186) - 15  # lo que deja la suma en 8192 exactos
+    justo = 8192 - 512 - (277 + 7112) - 15  # lo que deja la suma en 8192 exactos
     igual(cabe(PETICION_10, justo, ventana=8192, max_tokens=512), True,
           f"¿cabe con {justo} de observaciones? La suma da 8192, igual a la ventana: ¿usas < en vez de <=?")
 

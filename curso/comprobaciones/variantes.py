@@ -231,7 +231,7 @@ def cabe(usage, observaciones, ventana=8192, max_tokens=512):
 def cabe(usage, observaciones, ventana=8192, max_tokens=512):
     ahora = usage["input_tokens"] + usage.get("cache_read_input_tokens", 0)
     return ahora + usage["output_tokens"] + observaciones <= ventana
-''', "en una ventana de 8704"),
+''', "en una ventana de 8448"),
     _error("2.2", "olvidar la respuesta que acaba de llegar", None, '''
 def cabe(usage, observaciones, ventana=8192, max_tokens=512):
     ahora = usage["input_tokens"] + usage.get("cache_read_input_tokens", 0)

@@ -105,7 +105,7 @@ def test_2_2_la_solucion_pasa():
 
 @pytest.mark.parametrize("error, empieza, dice", [
     ("cache", "la petición 11 de atasco no cabe", "cache_read_input_tokens"),
-    ("max_tokens", "en una ventana de 8704", "has sumado max_tokens"),
+    ("max_tokens", "en una ventana de 8448", "has sumado max_tokens"),
     ("salida", "la respuesta que acaba de llegar", "has sumado output_tokens"),
     ("estricto", "justo en el límite", "< en vez de <="),
     ("corchetes", "sin cache_read_input_tokens", "KeyError"),
