@@ -14,7 +14,8 @@ borrados nuevos, lo dice.
 Lección 06. correr.py es también una orden para la terminal, como todo_junto.py, que usa su
 `Analizador` (argparse en castellano). Desde la carpeta de tu espacio de trabajo:
 
-    python correr.py ../recetario "Los tests fallan. Arregla lo que haga falta para que pasen." \
+    python correr.py ../recetario --url http://127.0.0.1:8765 \
+        "Los tests fallan. Arregla lo que haga falta para que pasen." \
         --permitir-orden "python3 -m unittest" --permitir-editar recetario.py --permitir-editar compra.py
 
 El modelo está detrás del servidor de `--url` (sin ella, el de ANTHROPIC_BASE_URL o, sin las dos, el
