@@ -26,15 +26,8 @@ from curso.autor import lineas
 
 def lineas_entregadas(numero, puntos=None):
     """{fichero: números de línea (desde 1)} de lo que entrega la lección `numero` en su punto de control."""
-    puntos = rutas.puntos_de_control() if puntos is None else puntos
-    anterior = rutas.anterior(numero)
-    entregadas = {}
-    for fichero in rutas.LECCIONES[numero]["ficheros"]:
-        despues = (Path(puntos[numero]) / fichero).read_text(encoding="utf-8").splitlines()
-        previo = Path(puntos[anterior]) / fichero if anterior is not None else None
-        antes = previo.read_text(encoding="utf-8").splitlines() if previo and previo.exists() else None
-        entregadas[fichero] = set(lineas.numeros_nuevos(antes, despues))
-    return entregadas
+    return {fichero: set(lineas.numeros_nuevos(antes, despues))
+            for fichero, antes, despues in lineas.versiones(numero, puntos)}
 
 
 def sin_ejecutar(carpeta, ficheros, tests=None, espera=1800):

@@ -36,16 +36,25 @@ def por_fichero(numero, puntos=None):
     """{fichero: (líneas para leer, líneas en bruto)} de lo que entrega la lección `numero`.
 
     `puntos` es {número: carpeta} de los puntos de control (por defecto, los del curso)."""
+    cuentas = {}
+    for fichero, antes, despues in versiones(numero, puntos):
+        entregadas = nuevas(antes, despues)
+        cuentas[fichero] = (sum(1 for linea in entregadas if linea.strip()), len(entregadas))
+    return cuentas
+
+
+def versiones(numero, puntos=None):
+    """[(fichero, líneas antes, líneas después)] de cada fichero que declara la lección `numero`:
+    antes, en el punto de control anterior (None si allí no estaba); después, en el suyo."""
     puntos = rutas.puntos_de_control() if puntos is None else puntos
     anterior = rutas.anterior(numero)
-    cuentas = {}
+    resultado = []
     for fichero in rutas.LECCIONES[numero]["ficheros"]:
         despues = (Path(puntos[numero]) / fichero).read_text(encoding="utf-8").splitlines()
         previo = Path(puntos[anterior]) / fichero if anterior is not None else None
         antes = previo.read_text(encoding="utf-8").splitlines() if previo and previo.exists() else None
-        entregadas = nuevas(antes, despues)
-        cuentas[fichero] = (sum(1 for linea in entregadas if linea.strip()), len(entregadas))
-    return cuentas
+        resultado.append((fichero, antes, despues))
+    return resultado
 
 
 def entregadas(numero, puntos=None):
