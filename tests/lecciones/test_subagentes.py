@@ -153,11 +153,12 @@ def test_buscar_no_pide_permiso_y_editar_si(arnes, monkeypatch):
 
 def test_el_agente_del_recetario_sigue_viendo_las_mismas_herramientas(arnes):
     """buscar entra en el catálogo, no en lo que el bucle ofrece: las peticiones del recetario
-    ocupan lo mismo que en la lección 01, y sus cifras calibradas siguen valiendo."""
-    spec = importlib.util.spec_from_file_location("entorno_01", PUNTOS / "01_el_bucle" / "entorno.py")
-    entorno_01 = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(entorno_01)
-    assert arnes["entorno"].HERRAMIENTAS == entorno_01.HERRAMIENTAS
+    ocupan lo mismo que antes de la lección 05 (con el leer por trozos de la 03), y sus cifras
+    calibradas siguen valiendo."""
+    spec = importlib.util.spec_from_file_location("entorno_04", PUNTOS / "04_resumenes_en_sqlite" / "entorno.py")
+    entorno_04 = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(entorno_04)
+    assert arnes["entorno"].HERRAMIENTAS == entorno_04.HERRAMIENTAS
     assert [h["name"] for h in arnes["entorno"].CATALOGO] == ["leer", "editar", "ejecutar", "buscar"]
 
 
