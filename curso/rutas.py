@@ -28,6 +28,7 @@ import re
 import sys
 from contextlib import contextmanager
 from pathlib import Path
+from tempfile import gettempdir
 
 VARIABLE_RAIZ = "CURSO_RAIZ"
 # Lo que tiene la carpeta del curso. La copia que arma `comprobar` en una carpeta temporal tiene
@@ -119,6 +120,11 @@ def __getattr__(nombre):
     raise AttributeError(f"module {__name__!r} has no attribute {nombre!r}")
 
 
+def _derivada(nombre):
+    """RAIZ, PUNTOS... (las de _DERIVADAS) desde dentro de este módulo, como `rutas.RAIZ` desde fuera."""
+    return __getattr__(nombre)
+
+
 def espacio():
     """La carpeta donde las celdas de ejercicio escriben los módulos del alumno."""
     variable = os.environ.get(VARIABLE_ESPACIO)
@@ -141,16 +147,15 @@ def puntos_de_control():
 
 
 def ficheros(carpeta):
-    """Las rutas relativas (con /) de los ficheros de `carpeta` que son código del alumno."""
+    """{ruta relativa (con /): fichero} de lo que es código del alumno en `carpeta` (sin tests/,
+    cachés ni copias), por orden de ruta: se recorre como la lista de las rutas relativas."""
     carpeta = Path(carpeta)
     if not carpeta.is_dir():
-        return []
-    return sorted(
-        p.relative_to(carpeta).as_posix()
-        for p in carpeta.rglob("*")
-        if p.is_file() and not IGNORADOS.intersection(p.relative_to(carpeta).parts)
-        and not p.name.endswith(".pyc")
-    )
+        return {}
+    return {p.relative_to(carpeta).as_posix(): p
+            for p in sorted(carpeta.rglob("*"), key=lambda p: p.relative_to(carpeta).as_posix())
+            if p.is_file() and not IGNORADOS.intersection(p.relative_to(carpeta).parts)
+            and not p.name.endswith(".pyc")}
 
 
 class Intercalada(float):
@@ -245,6 +250,97 @@ def _en_el_orden(numero):
 
 
 # --- Cargar un módulo del arnés desde su fichero ------------------------------------------------
+
+# ---------------------------------------------------------------- qué punto de control es
+# (lo usan las órdenes del alumno: comparar, restaurar, preparar y comprobar N)
+
+ARGUMENTO_INVALIDO = 2  # el código de salida de una orden con un número que no es de ningún punto (el de diff)
+
+
+class PuntoDeControlDesconocido(ValueError):
+    """El número pedido no corresponde a ningún punto de control; el mensaje lista los que hay."""
+
+
+# Ningún punto de control tiene un número tan largo. Mirarlo antes de convertir evita el límite
+# de Python para pasar textos larguísimos a int (4300 cifras), que lanzaría un ValueError en inglés.
+CIFRAS_COMO_MUCHO = 6
+
+
+def como_numero(n):
+    """El número que representa `n` (3, "3", "03"; "3b", "03b" o TRES_B para la 03b), o None
+    si no es el número de ningún punto de control posible (negativo, no entero, o de más de
+    CIFRAS_COMO_MUCHO cifras)."""
+    if isinstance(n, bool):
+        return None
+    if isinstance(n, Intercalada):
+        return n
+    if isinstance(n, int):
+        return n if 0 <= n < 10 ** CIFRAS_COMO_MUCHO else None
+    texto = str(n).strip()
+    intercalada = INTERCALADAS.get(texto.lower().lstrip("0"))
+    if intercalada is not None:
+        return intercalada
+    if not (texto.isascii() and texto.isdigit()):
+        return None
+    texto = texto.lstrip("0") or "0"
+    return int(texto) if len(texto) <= CIFRAS_COMO_MUCHO else None
+
+
+def como_se_escribio(n, ancho=20):
+    """`n` para repetirlo en un mensaje, recortado si es muy largo (un int enorme no se puede ni
+    pasar a texto)."""
+    if isinstance(n, int) and not isinstance(n, bool) and abs(n) >= 10 ** ancho:
+        return f"un número de más de {ancho} cifras"
+    texto = str(n)
+    return texto if len(texto) <= ancho else f"{texto[:ancho]}… ({len(texto)} caracteres)"
+
+
+def lista_de_puntos():
+    """Las líneas «  01  el_bucle» de los puntos de control que hay, para mostrarlas."""
+    puntos = puntos_de_control()
+    if not puntos:
+        return [f"No hay puntos de control en {mostrar(_derivada('PUNTOS'))}/."]
+    lineas = ["Los puntos de control que hay son:"]
+    for numero, carpeta in puntos.items():
+        lineas.append(f"  {numero:02d}  {carpeta.name.split('_', 1)[1]}")
+    return lineas
+
+
+def punto_de_control(n, orden="comparar"):
+    """(número, carpeta) del punto de control `n`; si no existe, PuntoDeControlDesconocido
+    (con un ejemplo de cómo usar `orden` con un número que sí existe)."""
+    numero = como_numero(n)
+    puntos = puntos_de_control()
+    if numero is None or numero not in puntos:
+        mensaje = [f"No hay ningún punto de control «{como_se_escribio(n)}»."] + lista_de_puntos()
+        if puntos:
+            mensaje.append(f"Usa su número, por ejemplo: python -m curso {orden} "
+                           f"{min(puntos):02d}")
+        raise PuntoDeControlDesconocido("\n".join(mensaje))
+    return numero, puntos[numero]
+
+
+def mostrar(ruta):
+    """Una ruta para enseñarla: relativa al repositorio si está dentro, entera si no."""
+    ruta = Path(ruta)
+    try:
+        return ruta.relative_to(_derivada("RAIZ")).as_posix()
+    except ValueError:
+        return str(ruta)
+
+
+def describir_espacio(carpeta=None):
+    """Tu espacio (o `carpeta`) para enseñarlo sin rutas que cambien de una máquina a otra:
+    relativo al repositorio (`mi_agente/`) o, si lo fijó CURSO_ESPACIO fuera de él, dicho así."""
+    carpeta = Path(carpeta or espacio())
+    try:
+        return carpeta.relative_to(_derivada("RAIZ")).as_posix() + "/"
+    except ValueError:
+        pass
+    if carpeta.is_relative_to(Path(gettempdir()).resolve()):
+        return f"una carpeta temporal, de {VARIABLE_ESPACIO}"
+    return f"{carpeta}/, de {VARIABLE_ESPACIO}"
+
 
 @contextmanager
 def carpeta_aparte(carpeta, salvo=()):

@@ -1,7 +1,7 @@
 """Para cada cuaderno del alumno: la magia `%%modulo`, `comprobar`, `pista`, `solucion`, `preparar` y `comparar`.
 
-Un solo fichero porque es lo que carga cada núcleo con `%load_ext`: la magia y las funciones del
-cuaderno comparten el estado del núcleo (qué módulos sirve, qué referencias avisó, qué pistas dio).
+Es lo que carga cada núcleo con `%load_ext`: la magia y las funciones del cuaderno, que comparten
+el estado del núcleo (qué módulos sirve, qué referencias avisó, qué pistas dio).
 
 Lo que usa cada cuaderno: la magia `%%modulo`, `comprobar`, `pista`, `solucion` y `preparar`
 (y `comparar` y `comprobar_espacio`, que miran tu espacio entero contra un punto de control).
@@ -29,7 +29,7 @@ lo dice, con dónde queda tu fichero de antes (.copias/).
 
 Si un ejercicio queda pendiente o en rojo, `comprobar` lo dice y la lección sigue con la versión
 de referencia de ese módulo (la del punto de control de la lección), sin tocar el fichero del
-alumno: un buscador de módulos (`_Referencias`) sirve esa versión a cualquier `import` del módulo.
+alumno: un buscador de módulos (`REFERENCIAS`, de `curso/referencias.py`) sirve esa versión a cualquier `import` del módulo.
 
 La regla de los módulos: cada vez que cambia lo que manda (una celda `%%modulo` escribe un fichero,
 o un módulo pasa a su referencia o vuelve a tu fichero), se olvidan todos los módulos del harness
@@ -63,6 +63,7 @@ import types
 from pathlib import Path
 
 from curso import rutas
+from curso.referencias import REFERENCIAS
 from curso.alumno import componer, puntos
 from curso.comprobaciones import esbozos
 from curso.comprobaciones import ejercicios
@@ -78,21 +79,6 @@ _delante = {}
 _de_repaso = set()  # los módulos servidos por eso: que un ejercicio pase no los devuelve a tu fichero
 
 
-class _Referencias(importlib.abc.MetaPathFinder):
-    """Sirve la versión de referencia de los módulos cuyo ejercicio está pendiente."""
-
-    def __init__(self):
-        self.rutas = {}  # nombre del módulo -> fichero de referencia
-        self.servidas = set()  # los ficheros que ha servido alguna vez: sus módulos son del harness
-
-    def find_spec(self, nombre, path=None, target=None):
-        if nombre in self.rutas:
-            self.servidas.add(str(Path(self.rutas[nombre]).resolve()))
-            return importlib.util.spec_from_file_location(nombre, self.rutas[nombre])
-        return None
-
-
-REFERENCIAS = _Referencias()
 _pistas_vistas = {}
 _choques_avisados = set()  # (módulo, nombre) de los AYUDANTES que un módulo define: se dice una vez
 

@@ -1,7 +1,7 @@
 """Para el alumno: comparar su espacio con un punto de control, restaurarlo y preparar una lección.
 
-Un solo fichero porque `comparar`, `restaurar` y `preparar` comparten la misma idea de qué es un
-fichero del alumno, qué es uno de referencia y qué lección va por delante.
+Las tres órdenes con que el alumno mueve su espacio respecto a un punto de control, con una misma
+idea de qué es un fichero del alumno, qué es uno de referencia y qué lección va por delante.
 
 Lo presenta la lección 00. Un punto de control `checkpoints/NN_nombre/` es el código del
 alumno tal como queda al terminar la lección NN; la lección NN empieza desde el NN-1.
@@ -35,12 +35,14 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from curso import rutas
+# Qué punto de control es un número, y cómo se enseña tu espacio: viven en rutas.py (también los usa
+# `comprobar N`, que no es de este paquete).
+from curso.rutas import PuntoDeControlDesconocido, describir_espacio, punto_de_control
 from curso.comprobaciones import ejercicios
 from curso.comprobaciones.esbozos import ejercicio_del_aviso
 
@@ -50,7 +52,7 @@ AVISO_EN_EL_CODIGO = re.compile(r'raise NotImplementedError\(["\'](Ejercicio [0-
 # Códigos de salida, los de `diff`: 0 iguales, 1 distintos, 2 problema con los argumentos.
 COINCIDEN = 0
 DIFIEREN = 1
-ARGUMENTO_INVALIDO = 2
+ARGUMENTO_INVALIDO = rutas.ARGUMENTO_INVALIDO  # el mismo de comprobar N
 NO_SE_PUDO = 1  # `restaurar` no pudo poner a salvo tu trabajo, y por eso no copió nada
 
 # Cómo se llama la copia de seguridad de tu espacio antes de restaurar encima.
@@ -58,95 +60,7 @@ SUFIJO_COPIA = ".copia-"
 FORMATO_FECHA_COPIA = "%Y%m%d-%H%M%S"
 
 
-class PuntoDeControlDesconocido(ValueError):
-    """El número pedido no corresponde a ningún punto de control; el mensaje lista los que hay."""
-
-
-# ---------------------------------------------------------------- qué punto de control es
-
-
-# Ningún punto de control tiene un número tan largo. Mirarlo antes de convertir evita el límite
-# de Python para pasar textos larguísimos a int (4300 cifras), que lanzaría un ValueError en inglés.
-CIFRAS_COMO_MUCHO = 6
-
-
-def _como_numero(n):
-    """El número que representa `n` (3, "3", "03"; "3b", "03b" o rutas.TRES_B para la 03b), o None
-    si no es el número de ningún punto de control posible (negativo, no entero, o de más de
-    CIFRAS_COMO_MUCHO cifras)."""
-    if isinstance(n, bool):
-        return None
-    if isinstance(n, rutas.Intercalada):
-        return n
-    if isinstance(n, int):
-        return n if 0 <= n < 10 ** CIFRAS_COMO_MUCHO else None
-    texto = str(n).strip()
-    intercalada = rutas.INTERCALADAS.get(texto.lower().lstrip("0"))
-    if intercalada is not None:
-        return intercalada
-    if not (texto.isascii() and texto.isdigit()):
-        return None
-    texto = texto.lstrip("0") or "0"
-    return int(texto) if len(texto) <= CIFRAS_COMO_MUCHO else None
-
-
-def _como_se_escribio(n, ancho=20):
-    """`n` para repetirlo en un mensaje, recortado si es muy largo (un int enorme no se puede ni
-    pasar a texto)."""
-    if isinstance(n, int) and not isinstance(n, bool) and abs(n) >= 10 ** ancho:
-        return f"un número de más de {ancho} cifras"
-    texto = str(n)
-    return texto if len(texto) <= ancho else f"{texto[:ancho]}… ({len(texto)} caracteres)"
-
-
-def lista_de_puntos():
-    """Las líneas «  01  el_bucle» de los puntos de control que hay, para mostrarlas."""
-    puntos = rutas.puntos_de_control()
-    if not puntos:
-        return [f"No hay puntos de control en {_mostrar(rutas.PUNTOS)}/."]
-    lineas = ["Los puntos de control que hay son:"]
-    for numero, carpeta in puntos.items():
-        lineas.append(f"  {numero:02d}  {carpeta.name.split('_', 1)[1]}")
-    return lineas
-
-
-def punto_de_control(n, orden="comparar"):
-    """(número, carpeta) del punto de control `n`; si no existe, PuntoDeControlDesconocido
-    (con un ejemplo de cómo usar `orden` con un número que sí existe)."""
-    numero = _como_numero(n)
-    puntos = rutas.puntos_de_control()
-    if numero is None or numero not in puntos:
-        mensaje = [f"No hay ningún punto de control «{_como_se_escribio(n)}»."] + lista_de_puntos()
-        if puntos:
-            mensaje.append(f"Usa su número, por ejemplo: python -m curso {orden} "
-                           f"{min(puntos):02d}")
-        raise PuntoDeControlDesconocido("\n".join(mensaje))
-    return numero, puntos[numero]
-
-
 # ---------------------------------------------------------------- leer y mostrar
-
-
-def _mostrar(ruta):
-    """Una ruta para enseñarla: relativa al repositorio si está dentro, entera si no."""
-    ruta = Path(ruta)
-    try:
-        return ruta.relative_to(rutas.RAIZ).as_posix()
-    except ValueError:
-        return str(ruta)
-
-
-def describir_espacio(espacio=None):
-    """Tu espacio para enseñarlo sin rutas que cambien de una máquina a otra: relativo al
-    repositorio (`mi_agente/`) o, si lo fijó CURSO_ESPACIO fuera de él, dicho así."""
-    espacio = Path(espacio or rutas.espacio())
-    try:
-        return espacio.relative_to(rutas.RAIZ).as_posix() + "/"
-    except ValueError:
-        pass
-    if espacio.is_relative_to(Path(tempfile.gettempdir()).resolve()):
-        return f"una carpeta temporal, de {rutas.VARIABLE_ESPACIO}"
-    return f"{espacio}/, de {rutas.VARIABLE_ESPACIO}"
 
 
 def _leer(carpeta):
@@ -304,7 +218,7 @@ def comparar(n, con_soluciones=False):
     cuantos = "1 fichero difiere" if len(distintos) == 1 else f"{len(distintos)} ficheros difieren"
     print(f"{cuantos} del punto de control {numero:02d}.")
     if any(fila.estado == FALTA for fila in distintos):
-        print(f"Los que faltan están en {_mostrar(carpeta)}/; para empezar de nuevo desde él: "
+        print(f"Los que faltan están en {rutas.mostrar(carpeta)}/; para empezar de nuevo desde él: "
               f"python -m curso restaurar {numero:02d}")
     return DIFIEREN
 
@@ -362,7 +276,7 @@ def cerrojo_del_espacio(espacio, orden):
             fcntl.flock(fichero, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             if not avisado:
-                print(f"Otra orden está cambiando tu espacio ({_mostrar(espacio)}); {orden} espera "
+                print(f"Otra orden está cambiando tu espacio ({rutas.mostrar(espacio)}); {orden} espera "
                       "a que termine.", file=sys.stderr, flush=True)
                 avisado = True
             fcntl.flock(fichero, fcntl.LOCK_EX)
@@ -402,7 +316,7 @@ def restaurar(n, fichero=None):
                 return _restaurar_fichero(carpeta, espacio, fichero)
             return _restaurar(carpeta, espacio)
     except OSError as error:  # el cerrojo no se pudo crear: nada se ha movido ni copiado
-        print(f"No he podido tomar el cerrojo de tu espacio ({_mostrar(ruta_del_cerrojo(espacio))}): "
+        print(f"No he podido tomar el cerrojo de tu espacio ({rutas.mostrar(ruta_del_cerrojo(espacio))}): "
               f"{error.strerror or error}. No he tocado nada.", file=sys.stderr)
         return NO_SE_PUDO
 
@@ -416,9 +330,9 @@ def _restaurar(carpeta, espacio):
             espacio.rename(copia)
         except OSError as error:
             sigue = ("tu trabajo sigue donde estaba" if _tiene_trabajo(espacio) else
-                     f"tu espacio ya no está en {_mostrar(espacio)}: algo lo ha movido o borrado "
+                     f"tu espacio ya no está en {rutas.mostrar(espacio)}: algo lo ha movido o borrado "
                      "mientras tanto (busca sus copias al lado)")
-            print(f"No he podido mover tu espacio ({_mostrar(espacio)}) a {_mostrar(copia)}: "
+            print(f"No he podido mover tu espacio ({rutas.mostrar(espacio)}) a {rutas.mostrar(copia)}: "
                   f"{error.strerror or error}.\nNo he copiado nada: {sigue}. Cierra lo que lo "
                   f"esté usando o muévelo tú a otro sitio y repite.", file=sys.stderr)
             return NO_SE_PUDO
@@ -449,7 +363,7 @@ def _restaurar_fichero(carpeta, espacio, fichero):
             copia = espacio / ".copias" / f"{fichero}.antes-de-restaurar-{datetime.now().strftime(FORMATO_FECHA_COPIA)}"
             copia.parent.mkdir(parents=True, exist_ok=True)
             destino.rename(copia)
-            print(f"Tu {fichero} anterior está a salvo en {_mostrar(copia)}.")
+            print(f"Tu {fichero} anterior está a salvo en {rutas.mostrar(copia)}.")
         espacio.mkdir(parents=True, exist_ok=True)
         _copiar(carpeta, espacio, [fichero])
     except OSError as error:
@@ -468,9 +382,9 @@ def preparar(n):
     anterior (te saltaste la lección que los cambió; esa versión queda en .copias/). Un fichero
     distinto de todas las versiones de los puntos de control es tuyo y no se toca. Devuelve la
     lista de los copiados y puestos al día."""
-    numero = _como_numero(n)
+    numero = rutas.como_numero(n)
     if numero is None:
-        raise PuntoDeControlDesconocido(f"«{_como_se_escribio(n)}» no es un número de lección.")
+        raise PuntoDeControlDesconocido(f"«{rutas.como_se_escribio(n)}» no es un número de lección.")
     espacio = rutas.espacio()
     with cerrojo_del_espacio(espacio, "preparar"):
         return _preparar(numero, espacio)
@@ -479,7 +393,7 @@ def preparar(n):
 def _preparar(numero, espacio):
     """Preparar, ya con el cerrojo."""
     if espacio.exists() and not espacio.is_dir():
-        raise NotADirectoryError(f"Tu espacio ({_mostrar(espacio)}) es un fichero, no una "
+        raise NotADirectoryError(f"Tu espacio ({rutas.mostrar(espacio)}) es un fichero, no una "
                                  "carpeta. Muévelo o bórralo tú y vuelve a ejecutar esta celda.")
     espacio.mkdir(parents=True, exist_ok=True)
     if numero == 0:
@@ -491,7 +405,7 @@ def _preparar(numero, espacio):
     except PuntoDeControlDesconocido as error:
         raise PuntoDeControlDesconocido(
             f"La lección {numero:02d} empieza desde el punto de control {rutas.anterior(numero):02d}, "
-            f"que no está.\n" + "\n".join(lista_de_puntos())) from error
+            f"que no está.\n" + "\n".join(rutas.lista_de_puntos())) from error
     faltan = [relativa for relativa in rutas.ficheros(carpeta)
               if not (espacio / relativa).exists()]
     _copiar(carpeta, espacio, faltan)

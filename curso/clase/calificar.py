@@ -1,7 +1,7 @@
 """Para quien da el curso (`python -m curso calificar CARPETA`): el trabajo de una clase, lección a lección, en una tabla.
 
-Un solo fichero porque es el orden de una calificación, de arriba abajo (encontrar los espacios,
-repartir, correr, escribir); sus piezas separables ya están al lado, en `clase/`.
+El orden de una calificación, de arriba abajo: encontrar los espacios, repartir, correr, escribir;
+sus piezas separables están al lado, en `clase/`.
 
 Para quien da el curso. Cada subcarpeta de CARPETA es un alumno (su nombre es su identificador);
 su espacio es la carpeta `mi_agente/` que tenga dentro, a cualquier profundidad (un «Download ZIP»
@@ -62,7 +62,7 @@ from curso.clase import cuadernos_de_la_clase as cuadernos
 from curso.clase import libros_de_notas, notas
 from curso.comprobaciones import aparte, culpa, tests_del_curso, veredicto
 from curso.clase.cache_de_corridas import Cache, huella_del_curso
-from curso.comprobaciones.espacio import INTERRUMPIDO, agrupar_por_modulo, ficheros_del_espacio, modulos_de
+from curso.comprobaciones.espacio import INTERRUMPIDO, agrupar_por_modulo, modulos_de
 from curso.clase.espacios_de_la_clase import Alumno, alumnos_de
 from curso.rutas import LECCIONES
 
@@ -361,7 +361,7 @@ def _calificar_empezadas(fila, alumno, opciones, b, empezadas, presentes):
     ejercicio_de = que_califica(punto, lecciones)
     tests = list(ejercicio_de)
     ejercicios = [id for n in empezadas for id in lecciones[n].ejercicios]
-    entero = corredor.correr(ficheros_del_espacio(alumno.espacio), punto, tests, ejercicios)
+    entero = corredor.correr(rutas.ficheros(alumno.espacio), punto, tests, ejercicios)
     ejercicio_de.update({tests_del_curso.test_de_ejercicio(id): id for id in ejercicios})
     todos_los_tests = list(ejercicio_de)
 

@@ -1,7 +1,7 @@
 """Para `comprobar N` y `calificar`: los tests de un punto de control contra el código de un alumno, en otro proceso y vigilados.
 
-Un solo fichero porque sus tres piezas (la copia, el presupuesto por test y la lectura de lo que
-pasó) comparten la carpeta temporal y el proceso vigilado, y no se usan por separado.
+Tres piezas que comparten la carpeta temporal y el proceso vigilado: la copia, el presupuesto por
+test y la lectura de lo que pasó.
 
 Lo usan `comprobar` (tu espacio) y `calificar` (el de cada alumno). Tres piezas:
 

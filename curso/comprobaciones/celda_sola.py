@@ -23,6 +23,14 @@ import linecache
 ORIGEN = "la celda del ejercicio {id}"  # el nombre de fichero con que se ejecuta la celda sola
 
 
+def describir(exc):
+    """Una excepción en una línea: tipo, mensaje y, si es de sintaxis, la línea (la usan también
+    `ejercicios.py` y el cuaderno, que la importa de allí)."""
+    if isinstance(exc, SyntaxError):
+        return f"SyntaxError en la línea {exc.lineno}: {exc.msg}"
+    return f"{type(exc).__name__}: {exc}"
+
+
 def texto_de_su_celda(funcion):
     """El texto de la celda del cuaderno que definió `funcion`, o None si no viene de una."""
     codigo = getattr(funcion, "__code__", None)
@@ -34,7 +42,6 @@ def texto_de_su_celda(funcion):
 
 def de_la_celda(texto, id, nombre):
     """(función, "") de ejecutar sola la celda `texto` del ejercicio `id`, o (None, el problema)."""
-    from curso.comprobaciones.ejercicios import describir
     nombres = {"__name__": "cuaderno"}
     try:
         with contextlib.redirect_stdout(io.StringIO()):  # lo que imprima, ya lo vio al ejecutarla

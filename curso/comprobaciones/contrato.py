@@ -28,10 +28,16 @@ alumno, y esos solo se importan aparte (`curso/comprobaciones/aparte.py`).
 """
 import ast
 import re
+import threading
 from functools import lru_cache
 from pathlib import Path
 
 from curso import rutas
+
+# `calificar` reparte la culpa de varios alumnos a la vez, en hilos; en Python 3.11, dos ast.parse a
+# la vez en hilos distintos pueden lanzar «SystemError: AST constructor recursion depth mismatch»
+# (CPython gh-106905): uno cada vez (aquí y en culpa.py).
+UN_ARBOL_CADA_VEZ = threading.Lock()
 
 MARCA = "contrato"  # @pytest.mark.contrato("4.2")
 EXPLICACION_DE_LA_MARCA = (f"{MARCA}(ejercicio): el test corre código que escribe el alumno en ese ejercicio "
@@ -97,8 +103,7 @@ def funciones_de_test(arbol):
 
 
 def _arbol(texto):
-    """ast.parse, uno cada vez (calificar trabaja en hilos: ver culpa.UN_ARBOL_CADA_VEZ)."""
-    from curso.comprobaciones.culpa import UN_ARBOL_CADA_VEZ
+    """ast.parse, uno cada vez (calificar trabaja en hilos: ver UN_ARBOL_CADA_VEZ)."""
     with UN_ARBOL_CADA_VEZ:
         return ast.parse(texto)
 

@@ -34,7 +34,6 @@ Quien llama pone la función que corre (`correr(ficheros, tests, ejercicios) -> 
 `comprobar` corre aparte; `calificar`, pasando por su caché.
 """
 import ast
-import threading
 import re
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -43,6 +42,7 @@ from pathlib import Path
 
 from curso import rutas
 from curso.comprobaciones import aparte
+from curso.comprobaciones.contrato import UN_ARBOL_CADA_VEZ
 from curso.comprobaciones.tests_del_curso import EJERCICIOS, ejercicio_de_test, fichero_de
 
 # Por qué es culpable un módulo, en el orden en que se mira.
@@ -160,12 +160,6 @@ def error_de_sintaxis(fichero, a_la_vista):
     return ""
 
 
-# `calificar` reparte la culpa de varios alumnos a la vez, en hilos; en Python 3.11, dos ast.parse a
-# la vez en hilos distintos pueden lanzar «SystemError: AST constructor recursion depth mismatch»
-# (CPython gh-106905): uno cada vez.
-UN_ARBOL_CADA_VEZ = threading.Lock()
-
-
 def importados(fichero, modulos):
     """Los módulos de `modulos` que importa `fichero` (import x / from x import y), en orden."""
     try:
@@ -240,9 +234,8 @@ def ficheros_con(punto, espacio, suyos, del_curso, injertos=None):
     """Los ficheros de una copia: los módulos del punto de control `punto`, con los `suyos` del
     alumno encima, y todo lo del alumno que no es un módulo del curso (lo que él añadió);
     injertos: {módulo: fichero} que van en lugar del suyo (ver `injertar`)."""
-    from curso.comprobaciones.espacio import ficheros_del_espacio
     ficheros = {p.name: p for p in Path(punto).glob("*.py")}
-    for relativa, origen in ficheros_del_espacio(espacio).items():
+    for relativa, origen in rutas.ficheros(espacio).items():
         modulo = relativa.removesuffix(".py")
         if "/" in relativa or not relativa.endswith(".py") or modulo in suyos or modulo not in del_curso:
             ficheros[relativa] = origen

@@ -1,7 +1,7 @@
 """Para `comprobar("N.M")` de los cuadernos: qué comprueba cada ejercicio, sus pistas, y cómo se evalúa el código del alumno.
 
-Un solo fichero porque registrar un ejercicio, evaluarlo y decir qué falta de otros comparten el
-mismo `Resultado` y el mismo registro; los casos de cada lección están en `lNN.py`.
+El registro de los ejercicios y su evaluación, que comparten el mismo `Resultado`: registrar un
+ejercicio, evaluarlo y decir qué falta de otros. Los casos de cada lección están en `lNN.py`.
 
 Cada lección registra sus ejercicios en `curso/comprobaciones/lNN.py`. Un ejercicio comprueba
 una función: o la de un módulo del espacio del alumno (`modulo="bucle"`), o una que el cuaderno
@@ -63,6 +63,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from curso import rutas
+from curso.comprobaciones.celda_sola import describir, sola
 from curso.comprobaciones.esbozos import ejercicio_del_aviso
 
 LECCION = re.compile(r"l\d\d[a-z]?")  # los módulos que registran los ejercicios de una lección
@@ -389,13 +390,6 @@ def carpeta_temporal(prefijo="ejercicio-"):
     return Path(tempfile.mkdtemp(prefix=prefijo))
 
 
-def describir(exc):
-    """Una excepción en una línea: tipo, mensaje y, si es de sintaxis, la línea."""
-    if isinstance(exc, SyntaxError):
-        return f"SyntaxError en la línea {exc.lineno}: {exc.msg}"
-    return f"{type(exc).__name__}: {exc}"
-
-
 def evaluar(id, objetivo=None, espacio=None, diferencial=True):
     """Corre los casos del ejercicio `id` contra `objetivo` (o el módulo del espacio), sin dejar
     nada en la carpeta temporal del sistema. Una función de una celda del cuaderno se comprueba como
@@ -404,7 +398,6 @@ def evaluar(id, objetivo=None, espacio=None, diferencial=True):
     mutantes`; el alumno ve siempre los dos)."""
     e = buscar(id)
     if objetivo is not None and e.modulo is None:
-        from curso.comprobaciones.celda_sola import sola
         objetivo, problema = sola(objetivo, e)
         if problema:
             return Resultado(id, problema=problema)

@@ -53,16 +53,10 @@ def lecciones_de_los_modulos():
     return leccion_de
 
 
-def ficheros_del_espacio(espacio):
-    """{ruta relativa: fichero} del código del espacio (sin tests/, cachés ni copias)."""
-    return {relativa: Path(espacio) / relativa for relativa in rutas.ficheros(espacio)
-            if (Path(espacio) / relativa).is_file()}
-
-
 def _huella(espacio):
     """{ruta relativa: (tamaño, hora de modificación en ns)} del código del espacio."""
     huella = {}
-    for relativa, fichero in ficheros_del_espacio(espacio).items():
+    for relativa, fichero in rutas.ficheros(espacio).items():
         try:
             datos = fichero.stat()
         except OSError:  # se borró mientras se miraba
@@ -223,7 +217,7 @@ def _comprobar_la_foto(espacio, carpeta_punto, limite, parar, a_la_vista, avisar
     ejercicio_de = lo_que_califica(carpeta_punto, ficheros_de_tests, ejercicios)
     tests = list(ejercicio_de)
     grupo_de = agrupar_por_modulo(modulos, ejercicio_de)
-    corrida = correr_en_partes(ficheros_del_espacio(espacio), carpeta_punto, tests, partes_para(tests),
+    corrida = correr_en_partes(rutas.ficheros(espacio), carpeta_punto, tests, partes_para(tests),
                                limite_test=limite, parar=parar, grupo_de=grupo_de, avisar=avisar,
                                a_la_vista=a_la_vista)
 
@@ -255,14 +249,13 @@ def comprobar(n, espacio=None, limite=None):
     """`python -m curso comprobar N`: los tests del punto de control N contra tu espacio (o contra
     `espacio`), con `limite` segundos como mucho por test (aparte.LIMITE_TEST si no se dice).
     Escribe una línea por módulo y devuelve 0 si todo pasa, 1 si no, 2 si N no existe."""
-    from curso.alumno import puntos
     limite = limite or aparte.LIMITE_TEST
     try:
-        _, carpeta = puntos.punto_de_control(n, orden="comprobar")
-    except puntos.PuntoDeControlDesconocido as error:
+        _, carpeta = rutas.punto_de_control(n, orden="comprobar")
+    except rutas.PuntoDeControlDesconocido as error:
         print(error, file=sys.stderr)
-        return puntos.ARGUMENTO_INVALIDO
-    de_donde = f"{Path(espacio)}/" if espacio else puntos.describir_espacio()
+        return rutas.ARGUMENTO_INVALIDO
+    de_donde = f"{Path(espacio)}/" if espacio else rutas.describir_espacio()
     espacio = Path(espacio).resolve() if espacio else rutas.espacio()
     if not espacio.is_dir():
         print(f"✘ No hay ningún espacio en {espacio}: escribe primero algún módulo "

@@ -1,7 +1,7 @@
 """Para los ejercicios de la lección 05: recibir, admitir, la condición que activa al padre, e integrar por evidencia.
 
-Un solo fichero porque son los casos de los ejercicios de una lección, y cada caso es la frase de lo
-que esa lección pidió; partirlo separaría un ejercicio de su pista.
+Los casos de los ejercicios de la lección 05, cada uno con la frase de lo que la lección pidió y
+junto a las pistas de su ejercicio.
 
 Cada caso prepara su estado por el camino de verdad, con `recibir` y `admitir`: los del punto de
 control 05 para todo lo que no es el ejercicio que se comprueba, y la función del alumno para lo

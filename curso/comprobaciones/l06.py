@@ -1,7 +1,7 @@
 """Para los ejercicios de la lección 06: una edición como mucho una vez, dónde está cada agente al reanudar, y los reintentos.
 
-Un solo fichero porque son los casos de los ejercicios de una lección, y cada caso es la frase de lo
-que esa lección pidió; partirlo separaría un ejercicio de su pista.
+Los casos de los ejercicios de la lección 06, cada uno con la frase de lo que la lección pidió y
+junto a las pistas de su ejercicio.
 
 Lección 06: una edición como mucho una vez (6.1), dónde está cada agente al reanudar (6.2) y
 los reintentos (6.3).

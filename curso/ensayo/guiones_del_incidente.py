@@ -199,3 +199,32 @@ def solo(peticion):
         "No veo el valor de DATABASE_URL del despliegue: se fija fuera de este repositorio.",
         "La conexión perdida con cola:6379 (logs/cola.log) es del servicio de cola y se recuperó "
         "en un segundo: no la relaciono con la base."])
+
+
+# --- La conclusión, sacada de lo comprobado (la de la lección 05 y la del padre guionizado de la 06) ---
+
+CITA = re.compile(r"«([^«»]+)»")  # lo que un hallazgo cita del fichero, entre « » (como en subagentes.py)
+# El puerto dentro de una cita: «db:5433», «puerto = 5432»; no «09:11» (por eso 4 o 5 cifras, y no
+# 1 a 5 como `PUERTO`, que lee un fragmento del registro que ya se sabe que lleva un puerto).
+PUERTO_CITADO = re.compile(r"(?:puerto\s*=\s*|:)(\d{4,5})(?!\d)")
+
+
+def concluir(verificados):
+    """La conclusión, sacada solo de lo comprobado: qué puerto citan las fuentes, y si coinciden.
+
+    `verificados` son las filas que da `subagentes.integrar` (o `verificar`): {"hallazgo",
+    "referencia", ...}. Un hallazgo descartado no entra: por eso se concluye después de integrar.
+    """
+    puertos = {}  # puerto -> referencias que lo citan, en orden de aparición
+    for fila in verificados:
+        for cita in CITA.findall(fila["hallazgo"]):
+            for puerto in PUERTO_CITADO.findall(cita):
+                puertos.setdefault(puerto, []).append(fila["referencia"])
+    if not puertos:
+        return "Ningún hallazgo comprobado cita un puerto: falta evidencia para concluir."
+    if len(puertos) == 1:
+        (puerto, donde), = puertos.items()
+        return (f"Todo lo comprobado cita el mismo puerto, {puerto} ({', '.join(donde)}): el fallo no "
+                "está en el puerto.")
+    partes = [f"{puerto} ({', '.join(donde)})" for puerto, donde in puertos.items()]
+    return "Los puertos no coinciden: " + " frente a ".join(partes) + "."

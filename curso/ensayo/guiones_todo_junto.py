@@ -23,7 +23,7 @@ cual). Los otros dos son estos:
   lección 06 ven limpiar antes de compactar: sus resultados viejos son lecturas que ya sirvieron.
 - `padre-informe`: el padre, ya con las entregas de sus hijos comprobadas por el harness, escribe
   el informe del incidente con lo comprobado (las líneas que empiezan por ✔), la conclusión que
-  saca de eso (`curso.material.incidente.concluir`) y lo que queda por comprobar. Cada hijo solo veía sus
+  saca de eso (`concluir`, de guiones_del_incidente.py) y lo que queda por comprobar. Cada hijo solo veía sus
   recursos, y dice lo que no pudo ver («no sé en qué puerto escucha»); si lo comprobado del otro
   hijo lo contesta, el padre no lo da por pendiente: dice qué lo contesta (`RESUELVE`). Es lo que
   se espera de quien integra, y lo que haría un modelo que lee su mensaje entero.
@@ -34,10 +34,9 @@ contando bien después de una compactación.
 import re
 
 from curso.ensayo.guiones import bloques, guion, id_llamada, llamada, texto, texto_de
-from curso.ensayo.guiones_del_incidente import (CONFIG_DE_LA_BASE, entregar, mira_los_puertos,
-                                    hallazgo_del_puerto, observaciones, ultima)
+from curso.ensayo.guiones_del_incidente import (CITA, CONFIG_DE_LA_BASE, PUERTO_CITADO, concluir, entregar,
+                                                mira_los_puertos, hallazgo_del_puerto, observaciones, ultima)
 from curso.ensayo.recetario import es_resumen, turno_de
-from curso.material.incidente import CITA, PUERTO, concluir
 
 README = "README.md"
 ULTIMA_FRASE = "Nadie ha tocado la base."  # la última línea de la incidencia abierta del README
@@ -193,6 +192,6 @@ def contesta(duda, filas):
     for dice, carpeta in RESUELVE:
         if dice in duda:
             refs = [f["referencia"] for f in filas if f["referencia"].startswith(carpeta)
-                    and any(PUERTO.search(cita) for cita in CITA.findall(f["hallazgo"]))]
+                    and any(PUERTO_CITADO.search(cita) for cita in CITA.findall(f["hallazgo"]))]
             return ", ".join(refs) or None
     return None

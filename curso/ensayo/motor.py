@@ -1,7 +1,7 @@
 """Para el servidor de ensayo y los tests: valida, cuenta y contesta una petición de la API de Messages.
 
-Un solo fichero porque validar, trocear, contar y contestar una petición son los pasos de una sola
-función del servidor, y partirlos obligaría a leer tres ficheros para seguir una petición.
+Los pasos de una petición, en el orden en que se siguen: validarla, trocearla, contarla y
+contestarla.
 
 Es el servidor sin HTTP. `servidor.py` lo pone detrás de un puerto de 127.0.0.1 y el
 `ModeloGuionizado` (guionizado.py) lo usa tal cual, en el mismo proceso, para los
@@ -34,9 +34,8 @@ from curso.ensayo import guiones
 from curso.ensayo import guiones_del_incidente as _guiones_del_incidente  # noqa: F401 (los registra)
 from curso.ensayo import recetario as _guiones_del_recetario  # noqa: F401 (los registra)
 from curso.ensayo import guiones_todo_junto as _guiones_de_la_leccion_06  # noqa: F401 (los registra)
-from curso.ensayo.tokens import PATRON, contar, trocear, trocear_hasta
+from curso.ensayo.tokens import PATRON, VENTANA, contar, trocear, trocear_hasta
 
-VENTANA_POR_DEFECTO = 8192  # la ventana del curso: la de `llama-server -c 8192`
 PREFIJO_GUION = "guion:"  # el campo `model` elige el guion: "guion:eco", "guion:herramienta"...
 
 # El modelo de tiempo. Cifras medidas en una ejecución real (un modelo pequeño en una máquina
@@ -605,7 +604,7 @@ class Ensayo:
     (`cache_read_input_tokens`). Es seguro usarlo desde varios hilos.
     """
 
-    def __init__(self, ventana=VENTANA_POR_DEFECTO):
+    def __init__(self, ventana=VENTANA):
         if not _entero(ventana) or ventana < 1:
             raise ValueError("la ventana debe ser un entero mayor o igual que 1, no %r" % (ventana,))
         self.ventana = ventana

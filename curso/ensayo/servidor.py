@@ -1,7 +1,6 @@
 """Para los cuadernos y `python -m curso servidor`: el motor del ensayo detrás de un puerto de 127.0.0.1, por HTTP.
 
-Un solo fichero porque es la capa HTTP entera del servidor de ensayo: el manejador, sus errores y
-cómo arrancarlo.
+La capa HTTP entera del servidor de ensayo: el manejador, sus errores y cómo arrancarlo.
 
 Habla la parte de la API de Messages de Anthropic que usa el curso, sin streaming:
 
@@ -38,7 +37,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from curso.ensayo.fallos import TROZOS_DEL_GOTEO, Corte, Cruda, con_fallos, leer_plan
-from curso.ensayo.motor import VENTANA_POR_DEFECTO, Ensayo, ErrorPeticion
+from curso.ensayo.motor import Ensayo, ErrorPeticion
+from curso.ensayo.tokens import VENTANA
 
 ANFITRION = "127.0.0.1"  # solo la propia máquina: el curso no sale a la red
 PUERTO_POR_DEFECTO = 8765  # el 8080 es el de llama-server: así pueden convivir los dos
@@ -327,7 +327,7 @@ class ServidorEnsayo:
     `fallos`: fallos a propósito, como «529,429,corte» (ver curso/ensayo/fallos.py).
     """
 
-    def __init__(self, puerto=0, ventana=VENTANA_POR_DEFECTO, espera=ESPERA_DE_UNA_CONEXION, fallos=None):
+    def __init__(self, puerto=0, ventana=VENTANA, espera=ESPERA_DE_UNA_CONEXION, fallos=None):
         self.ensayo = con_fallos(Ensayo(ventana), fallos)
         self._http = _ServidorHTTP((ANFITRION, puerto), self.ensayo, espera)
         self.puerto = self._http.server_address[1]
@@ -368,7 +368,7 @@ class ServidorEnsayo:
         return "ServidorEnsayo(url=%r, ventana=%d)" % (self.url, self.ventana)
 
 
-def arrancar_en_segundo_plano(ventana=VENTANA_POR_DEFECTO):
+def arrancar_en_segundo_plano(ventana=VENTANA):
     """Un servidor de ensayo ya arrancado en un puerto libre, para usarlo desde un cuaderno."""
     return ServidorEnsayo(0, ventana).arrancar()
 
@@ -383,8 +383,8 @@ def argumentos_servidor(analizador):
                             help="el puerto de 127.0.0.1 (por defecto %d; 0 elige uno libre)"
                                  % PUERTO_POR_DEFECTO)
     analizador.add_argument("--ventana", metavar="W", type=analizador.entero_entre(1, 10 ** 9, "la ventana"),
-                            default=VENTANA_POR_DEFECTO,
-                            help="la ventana en tokens (por defecto %d)" % VENTANA_POR_DEFECTO)
+                            default=VENTANA,
+                            help="la ventana en tokens (por defecto %d)" % VENTANA)
     analizador.add_argument("--fallos", metavar="PLAN", type=_plan_de_fallos, default=None,
                             help="fallos a propósito para cada petición distinta, en orden, p. ej. "
                                  "529,429:40,corte o gasto (ver curso/ensayo/fallos.py)")

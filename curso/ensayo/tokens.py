@@ -17,6 +17,10 @@ es lo que necesita un ensayo reproducible. No es la cuenta de ningún modelo rea
 import itertools
 import re
 
+# La ventana del curso, en tokens: la del servidor de ensayo y la de `llama-server -c 8192`. La única
+# vez que se escribe en curso/ (lo mira tests/equipo/test_casa.py): los demás la importan de aquí.
+VENTANA = 8192
+
 PATRON = re.compile(r"[^\W\d_]{1,4}|\d{1,3}|\n|([^\w\s]|_)\1{0,7}")
 
 

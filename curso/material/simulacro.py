@@ -1,7 +1,7 @@
 """Para la lección 06 y sus tests: el simulacro de caídas, con procesos de verdad matados con SIGKILL y reanudados.
 
-Un solo fichero porque lanzar, matar y reanudar un proceso y comparar cómo acaba son los pasos de un
-mismo simulacro, y los usan juntos los tests, el cuaderno y `medir`.
+Los pasos de un simulacro: lanzar, matar y reanudar un proceso, y comparar cómo acaba; los usan
+juntos los tests, el cuaderno y `medir`.
 
 Equipo del curso (lo usan los tests del punto de control 06, los del curso, el cuaderno y
 `medir`). Cada proceso es `python todo_junto.py reanudar` de una carpeta de módulos (`punto`: el
@@ -262,12 +262,12 @@ def carpeta_en_memoria():
 def modulos_del_cuaderno():
     """La carpeta de módulos con que el cuaderno lanza procesos: tu espacio tal cual o, si algún
     ejercicio sigue pendiente, una copia con la versión de referencia de su módulo (la que el
-    cuaderno ya importa en su lugar, ver curso/alumno/cuaderno.py). Un proceso aparte no ve ese cambio
+    cuaderno ya importa en su lugar, ver curso/referencias.py). Un proceso aparte no ve ese cambio
     del cuaderno: sin esto, lanzaría el esbozo."""
     from curso import rutas
-    from curso.alumno import cuaderno
+    from curso.referencias import REFERENCIAS
 
-    espacio, referencias = rutas.espacio(), dict(cuaderno.REFERENCIAS.rutas)
+    espacio, referencias = rutas.espacio(), dict(REFERENCIAS.rutas)
     if not referencias:
         yield espacio
         return

@@ -65,7 +65,7 @@ def medir_servidor_peticiones(n=200, tokens=8000):
     de texto (lineal: unas 4 veces; cuadrático: unas 16).
     """
     texto = _texto_de(tokens)
-    ventana = max(motor.VENTANA_POR_DEFECTO, 2 * tokens + RESERVA_DE_SALIDA)
+    ventana = max(motor.VENTANA, 2 * tokens + RESERVA_DE_SALIDA)
     with ServidorEnsayo(0, ventana) as servidor:
         entrada = servidor.ensayo.contar(_peticion(0, texto))
         inicio = time.perf_counter()

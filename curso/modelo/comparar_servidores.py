@@ -1,8 +1,8 @@
 """Para quien mantiene el curso y para CI: las mismas peticiones al servidor de ensayo y a llama-server, y la tabla de sus diferencias.
 
-Un solo fichero porque las peticiones, lo que se mira de cada respuesta, la tabla de diferencias
-escritas y la comparación son una sola prueba: la de que el servidor de ensayo no enseña, sin
-saberlo, algo que un servidor de verdad no hace.
+Una prueba, con sus partes: las peticiones, lo que se mira de cada respuesta, la tabla de
+diferencias escritas y la comparación, para que el servidor de ensayo no enseñe, sin saberlo, algo
+que un servidor de verdad no hace.
 
 - `CASOS`: cada caso es una petición (o dos seguidas, para la caché) que se manda igual a los dos
   servidores: texto, una ida y vuelta de herramienta, una ventana desbordada, `max_tokens` mayor que

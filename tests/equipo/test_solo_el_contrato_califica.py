@@ -21,7 +21,6 @@ from curso import rutas
 from curso.clase import calificar
 from curso.comprobaciones import aparte, culpa, veredicto
 from curso.comprobaciones import espacio as comprobar_n
-from curso.comprobaciones.espacio import ficheros_del_espacio
 
 # Donde ningún test se cuelga a propósito, el límite no es lo que se prueba: con holgura.
 LIMITE_SIN_COLGADOS = 90
@@ -90,7 +89,7 @@ def test_un_4_2_con_sus_propias_comprobaciones_y_palabras_pasa_el_cuaderno_y_com
     """Antes: el cuaderno, 5/5 ✔; `comprobar 4`, «✘ resumenes.py: falla
     test_resumenes.py::test_fuente_booleana_rechazada: … Expected regex: 'no un bool'»."""
     espacio, punto = espacio_del_punto(4, tmp_path / "mi_agente", resumenes=VALIDAR_CANDIDATO_SUYO)
-    cuaderno = aparte.correr_aparte(ficheros_del_espacio(espacio), punto, [], ["4.2"],
+    cuaderno = aparte.correr_aparte(rutas.ficheros(espacio), punto, [], ["4.2"],
                                     limite_test=LIMITE_SIN_COLGADOS)
     assert [r.estado for r in cuaderno.resultados.values()] == [aparte.PASA], cuaderno.resultados
     c = comprobar_n.comprobar_en(espacio, punto, LIMITE_SIN_COLGADOS, ficheros_de_tests={"test_resumenes.py"})
@@ -98,7 +97,7 @@ def test_un_4_2_con_sus_propias_comprobaciones_y_palabras_pasa_el_cuaderno_y_com
     # La variante ingenua, calificar también con los tests de regresión: el de las palabras de la
     # referencia lo pondría en rojo.
     palabras = "test_resumenes.py::test_un_bool_se_rechaza_diciendo_que_es_un_bool"
-    corrida = aparte.correr_aparte(ficheros_del_espacio(espacio), punto, [palabras],
+    corrida = aparte.correr_aparte(rutas.ficheros(espacio), punto, [palabras],
                                    limite_test=LIMITE_SIN_COLGADOS)
     assert corrida.resultados[palabras].estado == aparte.FALLA and "no un bool" in corrida.resultados[palabras].motivo
 
@@ -136,7 +135,7 @@ def test_un_5_3_con_parametros_con_nombre_no_pinta_de_rojo_comprobar_7(tmp_path,
     assert c.en_verde and not rojas(c), rojas(c)
     # El adaptador de la 07 entiende los parámetros con nombre: los tests de regresión que corren
     # ese SQL en PostgreSQL dicen lo mismo que con el de la referencia.
-    corrida = aparte.correr_aparte(ficheros_del_espacio(espacio), punto, SQL_DE_LA_05_EN_POSTGRESQL,
+    corrida = aparte.correr_aparte(rutas.ficheros(espacio), punto, SQL_DE_LA_05_EN_POSTGRESQL,
                                    limite_test=LIMITE_SIN_COLGADOS)
     assert {t: r.estado for t, r in corrida.resultados.items()} == dict.fromkeys(SQL_DE_LA_05_EN_POSTGRESQL, aparte.PASA), \
         {t: r.motivo for t, r in corrida.resultados.items()}

@@ -1,7 +1,7 @@
 """Para la lección 07: el explorador de carreras con transacciones abiertas, cada actor en su hilo y su conexión.
 
-Un solo fichero porque el recorrido con transacciones abiertas y sus dos motores (SQLite y
-PostgreSQL) son una sola idea: lo que cambia de un motor a otro vive en su clase.
+El recorrido con transacciones abiertas y sus dos motores, SQLite y PostgreSQL: lo que cambia de
+un motor a otro vive en su clase.
 
 Equipo del curso; lo estrena la lección 07 (las carreras de las lecciones 04 y 05, en PostgreSQL).
 El explorador de `explorador.py` ejecuta cada paso entero antes del siguiente: ninguna transacción

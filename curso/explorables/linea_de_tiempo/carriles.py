@@ -23,7 +23,8 @@ import json
 import sqlite3
 from collections import Counter
 
-VENTANA = 8192  # la del servidor de ensayo y la de `llama-server -c 8192`
+from curso.ensayo.tokens import VENTANA  # la del servidor de ensayo y la de `llama-server -c 8192`
+
 AÑADEN_UN_MENSAJE = ("respuesta", "observaciones", "integracion")
 MARCAS = ("peticion", "limpieza", "compactacion", "recibir", "admitir", "activacion", "reintento", "intencion",
           "resultado", "terminar")

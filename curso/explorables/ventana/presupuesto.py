@@ -1,7 +1,7 @@
 """Para las lecciones 02 y 03 y sus tests: el presupuesto de la ventana, pieza a pieza, y tres maneras de hacerla caber.
 
-Un solo fichero porque las piezas de una petición, las tres políticas y el veredicto son una sola
-cuenta, la de la ventana; el widget está aparte.
+Una cuenta, la de la ventana: las piezas de una petición, las tres políticas y el veredicto; el
+widget está aparte.
 
 Equipo del curso. Lo estrena la lección 02 (la ventana) y lo vuelve a usar la 03 (compactar),
 que enseña la misma petición antes y después de compactar. Este módulo solo calcula y escribe
@@ -35,9 +35,8 @@ from pathlib import Path
 from typing import NamedTuple, Optional
 
 from curso.ensayo.motor import serializar_peticion
-from curso.ensayo.tokens import trocear
+from curso.ensayo.tokens import VENTANA, trocear  # la del servidor de ensayo (y la de `llama-server -c 8192`)
 
-VENTANA = 8192  # la del servidor de ensayo (y la de `llama-server -c 8192`)
 MAX_TOKENS = 512  # el de api.py: el servidor lo suma a la entrada para decidir si cabe
 RESERVA = 1024  # lo que el umbral aparta para la respuesta: el doble de MAX_TOKENS
 PARA_EL_TURNO = 3072  # lo que el umbral aparta para las observaciones del turno en curso

@@ -1,7 +1,6 @@
 """Para la lección 05: entregas, repeticiones, caídas y llegadas tardías al buzón, como escenarios de carreras.
 
-Un solo fichero porque sus tres escenarios comparten los actores, los pasos y las invariantes del
-buzón de la lección 05.
+Tres escenarios que comparten los actores, los pasos y las invariantes del buzón de la lección 05.
 
 Tres escenarios para el explorador de carreras (`curso.explorables.carreras`), con el `buzon.py` del punto
 de control 05 (o el del alumno). Un padre espera a dos hijos, «logs» y «config», cada uno con
