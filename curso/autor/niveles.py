@@ -156,9 +156,16 @@ def clases_profundas(pruebas, apuntados=None):
     return profundas
 
 
+def fixtures_compartidas(item):
+    """Las fixtures de más alcance que un test (de módulo, de sesión...) que pide `item`, cada una
+    como «dónde se define::nombre»: la misma se prepara una vez para todos los que la piden."""
+    definiciones = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}) or {}
+    return sorted(f"{defs[-1].baseid}::{nombre}" for nombre, defs in definiciones.items()
+                  if defs and defs[-1].scope != "function")
+
+
 def prueba_de(item):
     """La `Prueba` de un item de pytest."""
-    from curso.medir.perfil_de_probar import fixtures_compartidas
     llamada = getattr(item, "callspec", None)
     return Prueba(nodeid=item.nodeid, funcion=getattr(item, "originalname", item.name),
                   parametros=dict(llamada.params) if llamada else {},

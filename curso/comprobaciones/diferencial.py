@@ -32,7 +32,7 @@ corridas para encoger un fallo, así que el mismo código da el mismo veredicto 
 `comprobar N` y en `calificar`. Un desacuerdo es un `Fallo` con la entrada más pequeña que lo
 enseña (la encoge hypothesis): en `esperado`, lo que hizo la referencia; en `obtenido`, lo que
 hizo tu código; en la nota, la entrada, el hecho y su pista. Un esbozo alcanzado deja el caso
-pendiente, como en los casos escritos, y un bucle que no acaba lo corta `ejercicios.con_limite`.
+pendiente, como en los casos escritos, y un bucle que no acaba lo corta `casos.con_limite`.
 """
 import contextlib
 import copy
@@ -46,7 +46,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from curso import rutas
-from curso.comprobaciones import ejercicios
+from curso.comprobaciones import casos
 
 # Lo que dice la línea del diferencial en el informe: `variantes.py` y los tests lo buscan por aquí.
 LO_MISMO = "hace lo mismo que la solución de referencia"
@@ -90,8 +90,8 @@ def intento(funcion, *args, **opciones):
 
 
 def _no_es_un_hecho(error):
-    return ejercicios.esbozo_alcanzado(error) is not None or (
-        isinstance(error, TimeoutError) and ejercicios.ALARMA.disparada)
+    return casos.esbozo_alcanzado(error) is not None or (
+        isinstance(error, TimeoutError) and casos.ALARMA.disparada)
 
 
 def iguales(referencia, alumno):
@@ -357,7 +357,7 @@ def correr(e, declaracion, alumno):
         nota = (f"{'la secuencia más corta' if con_estado else 'la entrada más pequeña'} en que no coinciden: "
                 f"{d.entrada}\nen «{d.hecho}» esperaba lo que hace la referencia, y llegó lo que hace tu código"
                 + (f"\npista: {d.pista}" if d.pista else ""))
-        raise ejercicios.Fallo(d.referencia, d.alumno, nota)
+        raise casos.Fallo(d.referencia, d.alumno, nota)
 
 
 def _sin_esperar(_descriptor):
@@ -454,7 +454,7 @@ def copia_de_plantilla(nombre, construir):
     if not plantilla.exists():
         carpeta.mkdir(exist_ok=True)
         construir(plantilla)
-    destino = ejercicios.carpeta_temporal("mundo-") / nombre
+    destino = casos.carpeta_temporal("mundo-") / nombre
     shutil.copyfile(plantilla, destino)
     return destino
 

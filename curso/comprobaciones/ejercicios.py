@@ -53,16 +53,16 @@ import importlib
 import pkgutil
 import re
 import shutil
-import signal
 import sys
 import tempfile
-import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 
 from curso import rutas
+# Las piezas de los casos, debajo de este motor y del diferencial (casos.py); las que solo usan los
+# casos de lNN.py se dan también desde aquí.
+from curso.comprobaciones.casos import ALARMA, Fallo, carpeta_temporal, con_limite, esbozo_alcanzado, igual  # noqa: F401
 from curso.comprobaciones.celda_sola import describir, sola
 from curso.comprobaciones.esbozos import ejercicio_del_aviso
 
@@ -72,26 +72,6 @@ LECCION = re.compile(r"l\d\d[a-z]?")  # los módulos que registran los ejercicio
 # más que esto, el código del alumno no termina. Se cuenta la CPU, no el reloj: en una máquina muy
 # cargada (un hub con una clase entera) el reloj corre varias veces más deprisa que la CPU del caso.
 LIMITE_SEGUNDOS = 10
-# Y para lo que se queda esperando sin gastar CPU (un cerrojo que nunca se suelta), el reloj, con
-# holgura: esto por el límite de CPU.
-VECES_EL_RELOJ = 6
-# Si la excepción del corte cae dentro de un callback del recolector de basura (hypothesis tiene
-# uno), Python la ignora: el aviso se repite cada tanto hasta que una llega.
-REPETIR_EL_CORTE_S = 1
-
-
-class Fallo(Exception):
-    """Un caso que no cuadra: lo que se esperaba y lo que llegó."""
-
-    def __init__(self, esperado, obtenido, nota=""):
-        super().__init__(nota or "no coincide")
-        self.esperado, self.obtenido, self.nota = esperado, obtenido, nota
-
-
-def igual(obtenido, esperado, nota=""):
-    """Lanza `Fallo` si `obtenido != esperado`. Es el `assertEqual` de los casos."""
-    if obtenido != esperado:
-        raise Fallo(esperado, obtenido, nota)
 
 
 @dataclass
@@ -270,39 +250,6 @@ def olvidar_modulos(carpeta):
             del sys.modules[nombre]
 
 
-# Si el TimeoutError que llega lo lanzó `con_limite` (y no el código del alumno): el diferencial
-# no lo toma por un hecho que comparar, sino por el corte que es.
-ALARMA = SimpleNamespace(disparada=False)
-
-
-@contextmanager
-def con_limite(segundos):
-    """Corta con TimeoutError un bloque que gasta más de `segundos` de CPU, o que pasa de
-    `VECES_EL_RELOJ` veces eso de reloj (solo en el hilo principal)."""
-    ALARMA.disparada = False
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def cortar(senal, _marco):
-        ALARMA.disparada = True
-        if senal == signal.SIGPROF:
-            raise TimeoutError(f"la comprobación pasó de {segundos:g} s de CPU: ¿un bucle que no termina?")
-        raise TimeoutError(f"la comprobación pasó de {segundos * VECES_EL_RELOJ:g} s esperando: ¿algo que "
-                           "espera a algo que no llega?")
-    temporizadores = {signal.SIGPROF: (signal.ITIMER_PROF, segundos),
-                      signal.SIGALRM: (signal.ITIMER_REAL, segundos * VECES_EL_RELOJ)}
-    anteriores = {senal: signal.signal(senal, cortar) for senal in temporizadores}
-    for cual, cuando in temporizadores.values():
-        signal.setitimer(cual, cuando, REPETIR_EL_CORTE_S)
-    try:
-        yield
-    finally:
-        for senal, (cual, _) in temporizadores.items():
-            signal.setitimer(cual, 0)
-            signal.signal(senal, anteriores[senal])
-
-
 def objetivo_del_espacio(e, espacio):
     """La función `e.nombre` del módulo del alumno, leída ahora del disco; o (None, problema)."""
     ruta = espacio / f"{e.modulo}.py"
@@ -323,20 +270,6 @@ def objetivo_del_espacio(e, espacio):
 
 
 # ---------------------------------------------------------------- los esbozos alcanzados
-
-
-def esbozo_alcanzado(exc):
-    """El NotImplementedError de `exc` o de las excepciones que la causaron, o None.
-
-    Un caso que espera otra excepción (`except Exception: raise Fallo(...)`) y recibe la del
-    esbozo la envuelve: sigue siendo un caso pendiente, no un fallo."""
-    vistas = set()
-    while exc is not None and id(exc) not in vistas:
-        if isinstance(exc, NotImplementedError):
-            return exc
-        vistas.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return None
 
 
 def de_donde(exc):
@@ -380,14 +313,6 @@ def sin_dejar_temporales():
     finally:
         tempfile.tempdir = anterior
         shutil.rmtree(carpeta, ignore_errors=True)
-
-
-def carpeta_temporal(prefijo="ejercicio-"):
-    """Una carpeta nueva para un caso; se borra al terminar la comprobación.
-
-    Fuera de una comprobación (un test que llama a un caso a mano) es una carpeta temporal normal:
-    borrarla es cosa de quien llama."""
-    return Path(tempfile.mkdtemp(prefix=prefijo))
 
 
 def evaluar(id, objetivo=None, espacio=None, diferencial=True):

@@ -32,6 +32,8 @@ from pathlib import Path
 
 import pytest
 
+from curso.autor.niveles import fixtures_compartidas  # lo que comparte un test, como lo ven los niveles
+
 VARIABLE = "CURSO_PERFIL"  # la carpeta donde cada pytest de la parte deja su parte del perfil
 RAPIDO, PROFUNDO = "rápido · ", "profundo · "  # delante del nombre de cada parte, su nivel
 CUANTOS = 15
@@ -140,14 +142,6 @@ def pytest_runtest_setup(item):
     if _perfil is not None and item.nodeid in _perfil.pruebas:
         _perfil.pruebas[item.nodeid]["preparacion"] = time.monotonic() - t
         _perfil.pruebas[item.nodeid]["cpu_preparacion"] = cpu_ahora() - cpu
-
-
-def fixtures_compartidas(item):
-    """Las fixtures de más alcance que un test (de módulo, de sesión...) que pide `item`, cada una
-    como «dónde se define::nombre»: la misma se prepara una vez para todos los que la piden."""
-    definiciones = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}) or {}
-    return sorted(f"{defs[-1].baseid}::{nombre}" for nombre, defs in definiciones.items()
-                  if defs and defs[-1].scope != "function")
 
 
 def pytest_unconfigure(config):
