@@ -214,7 +214,7 @@ def cargar_registro():
     """Importa cada `curso/comprobaciones/lNN.py`, que registran sus ejercicios al importarse."""
     import curso.comprobaciones as paquete
     for info in pkgutil.iter_modules(paquete.__path__):
-        if LECCION.fullmatch(info.name):  # l00 … l07; variantes.py y los demás no registran nada
+        if LECCION.fullmatch(info.name):  # l00 … l07; los demás módulos no registran nada
             importlib.import_module(f"{paquete.__name__}.{info.name}")
     return REGISTRO
 

@@ -60,6 +60,17 @@ MEDICIONES = {
 }
 
 
+def de_los_tests(*subcarpetas):
+    """Pone en sys.path tests/ (y sus `subcarpetas`, como «caminos»): lo que algunas medidas leen de
+    los tests (las variantes y los mutantes equivalentes, los caminos del alumno) vive allí, fuera
+    del paquete, y solo está en el repositorio."""
+    import sys
+    from curso import rutas
+    for carpeta in [rutas.RAIZ / "tests", *(rutas.RAIZ / "tests" / s for s in subcarpetas)][::-1]:
+        if str(carpeta) not in sys.path:
+            sys.path.insert(0, str(carpeta))
+
+
 def codigo_de_salida(resultado):
     """El código de salida de una medida: el suyo si devuelve un entero; 1 si devuelve cifras con
     un objetivo que no cumple; 0 en otro caso."""

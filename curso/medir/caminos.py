@@ -13,19 +13,15 @@ lección: va aquí, no en la orden de tests del README.
 Es una medida porque tarda (minutos, y CPU), no porque importe su velocidad: la del tramo de
 .ci/run que lo corre se dice al final.
 """
-import sys
 import tempfile
 import time
-from pathlib import Path
 
 from curso import rutas
-
-CAMINOS = Path(rutas.RAIZ) / "tests" / "caminos"
+from curso.medir import de_los_tests
 
 
 def _importar():
-    if str(CAMINOS) not in sys.path:
-        sys.path.insert(0, str(CAMINOS))
+    de_los_tests("caminos")
     import al_azar
     import alumno
     return al_azar, alumno
@@ -100,6 +96,6 @@ def main(argumentos=()):
           f"{cuenta.celdas} celdas ejecutadas, en {time.monotonic() - inicio:.0f} s.")
     if cuenta.respuestas:
         print("  En las celdas de ejercicio: " + ", ".join(f"{v} {k}" for k, v in sorted(cuenta.respuestas.items()))
-              + ("" if al_azar.variantes else " (sin curso/comprobaciones/variantes.py: ni errores escritos ni "
+              + ("" if al_azar.variantes else " (sin tests/variantes.py: ni errores escritos ni "
                  "segundas soluciones)"))
     return codigo

@@ -19,19 +19,17 @@ avisar: una celda así deja al alumno mirando una pantalla quieta sin saber si s
 Es una medida, no un test: los tiempos dependen de la máquina y de su carga.
 """
 import re
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from itertools import pairwise
-from pathlib import Path
 
 from curso import rutas
+from curso.medir import de_los_tests
 
 UMBRAL_S = 3.0  # lo que un alumno espera sin saber si la celda sigue viva
 # Lo que cuenta como aviso de que una celda tarda, en su texto de antes o en lo primero que escribe.
 AVISO = re.compile(r"tarda|unos segundos", re.IGNORECASE)
-CAMINOS = Path(rutas.RAIZ) / "tests" / "caminos"
 
 
 @dataclass
@@ -132,8 +130,7 @@ def _medir_celda(cuaderno, celdas, i, proceso, limite):
 def medir_leccion(numero):
     """[Tiempo] de cada celda de código de la lección `numero`, corrida entera como un alumno."""
     import psutil
-    if str(CAMINOS) not in sys.path:
-        sys.path.insert(0, str(CAMINOS))
+    de_los_tests("caminos")
     import alumno
 
     with tempfile.TemporaryDirectory(prefix="medir-celdas-") as carpeta:

@@ -29,7 +29,7 @@ vez y no por mutante (cada mutante corre en un hijo hecho con fork, que cuesta m
 
 Desde el diferencial (issue 40, §2), cada comprobación tiene dos partes: los casos escritos y el
 diferencial (`comprobaciones/diferencial.py`). La medida dice, por ejercicio, cuántos mutantes y
-cuántos errores escritos de `comprobaciones/variantes.py` pillan los casos escritos (lo de antes) y
+cuántos errores escritos de `tests/variantes.py` pillan los casos escritos (lo de antes) y
 cuántos el diferencial, y cuántos solo él: la tabla de antes y después.
 
 Cada mutante corre en un proceso hijo, en su propio grupo: si pasa de su tiempo, se mata el grupo
@@ -448,7 +448,9 @@ class Cuenta:
 def medir_ejercicio(id, muestra=None, semilla=0, decir=print, operadores=OPERADORES, errores=True):
     """La `Cuenta` de las pruebas de mutación del ejercicio `id` (todos sus mutantes, o `muestra` al
     azar), y de sus errores escritos (los de variantes.py) si `errores`."""
-    from curso.comprobaciones.mutantes_equivalentes import es_equivalente
+    from curso.medir import de_los_tests
+    de_los_tests()
+    from mutantes_equivalentes import es_equivalente
     reg = region(id)
     todos = mutantes(reg, operadores)
     if muestra is not None and muestra < len(todos):
@@ -487,14 +489,18 @@ def medir_ejercicio(id, muestra=None, semilla=0, decir=print, operadores=OPERADO
 
 def texto_con_error(reg, variante):
     """El texto que se mide con el error escrito `variante` en lugar de la referencia de `reg`."""
-    from curso.comprobaciones import variantes
+    from curso.medir import de_los_tests
+    de_los_tests()
+    import variantes
     return variante.texto if variante.modulo is None else variantes.aplicar(variante, reg.texto)
 
 
 def medir_errores(cuenta, reg, espacio, limite, decir=print):
     """Los errores escritos del ejercicio de `reg` (variantes.ERRORES), cada uno en un hijo como un
     mutante: cuántos pillan los casos escritos y cuántos el diferencial."""
-    from curso.comprobaciones import variantes
+    from curso.medir import de_los_tests
+    de_los_tests()
+    import variantes
     lista = variantes.ERRORES.get(reg.id, [])
     cuenta.errores = len(lista)
     for variante in lista:

@@ -4,7 +4,7 @@ Un camino es una máquina de estados de hypothesis (`CaminoAlAzar`, un RuleBased
 un núcleo de Jupyter de verdad (el de `alumno.py`) en un solo espacio, que empieza una lección
 (desde su punto de control anterior, restaurado) y da pasos al azar como daría un alumno: la
 celda siguiente (la solución, el esbozo que deja el ejercicio pendiente, un error escrito o la
-segunda solución buena de `curso/comprobaciones/variantes.py`), la misma celda otra vez, saltarse
+segunda solución buena de `tests/variantes.py`), la misma celda otra vez, saltarse
 una celda que no es de un ejercicio, volver a un ejercicio pendiente o en rojo y arreglarlo,
 `python -m curso comprobar N` en la terminal, volver a la lección anterior, restaurar el punto de
 control anterior y empezar de nuevo, pasar a la lección siguiente.
@@ -31,9 +31,9 @@ from hypothesis.stateful import (RuleBasedStateMachine, get_state_machine_test, 
 from alumno import HECHO, Alumno, celdas
 from curso import rutas
 
-try:  # las segundas soluciones y los errores escritos (rama contrato); sin ellas, solo esbozo y solución
-    from curso.comprobaciones import variantes
-except ImportError:  # pragma: no cover - mientras no esté
+try:  # las segundas soluciones y los errores escritos (tests/variantes.py); sin ellas, solo esbozo y solución
+    import variantes
+except ImportError:  # pragma: no cover - si tests/ no está en sys.path
     variantes = None
 
 LECCIONES = (0, 1, 2, 3, rutas.TRES_B, 4, 5)  # las de un camino por defecto: la 06 y la 07 tardan minutos por celda

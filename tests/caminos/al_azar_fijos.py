@@ -165,7 +165,7 @@ def test_la_01_con_el_servidor_parado_dice_la_celda_que_lo_arranca_y_esa_lo_arre
 
 def _con_tu_1_2(alumno):
     """El espacio de quien acabó la 07 con su propio `permitido` (la segunda solución del 1.2)."""
-    from curso.comprobaciones.variantes import SEGUNDAS, aplicar
+    from variantes import SEGUNDAS, aplicar
     alumno.orden("restaurar", "7")
     permisos = alumno.espacio / "permisos.py"
     permisos.write_text(aplicar(SEGUNDAS["1.2"], permisos.read_text(encoding="utf-8")), encoding="utf-8")
@@ -207,7 +207,7 @@ def test_tu_bucle_del_1_3_sustituido_por_la_03_lo_dice_y_queda_en_copias(tmp_pat
     """Issue 40, hallazgo 8: con tu propio `bucle` del 1.3 (un `while turnos < tope`), la celda
     «%%modulo bucle --cambia» de la 03 lo sustituye por el de la lección; decía solo «tu versión
     anterior, con el cambio de esta celda». Ahora dice que lo sustituye y dónde queda tu fichero."""
-    from curso.comprobaciones.variantes import SEGUNDAS, aplicar
+    from variantes import SEGUNDAS, aplicar
     alumno = Alumno(tmp_path)
     alumno.orden("restaurar", "2")
     bucle = alumno.espacio / "bucle.py"

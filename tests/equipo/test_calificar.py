@@ -440,7 +440,7 @@ def test_la_leccion_02_se_califica_por_las_celdas_de_su_cuaderno(tmp_path, tempo
     cuaderno que está junto a su mi_agente/ (antes, `--lecciones 2` no calificaba nada y salía con 2).
     Las respuestas buenas son las de solutions/ (no se escribe aquí lo que deben dar)."""
     from curso.clase import cuadernos_de_la_clase as cuadernos
-    from curso.comprobaciones import variantes
+    import variantes
     buenas = cuadernos.celdas_de_ejercicios(rutas.SOLUCIONES / "02_la_ventana.ipynb")
     clase = tmp_path / "clase"
     for nombre, celdas in (("bien", buenas),
@@ -459,7 +459,7 @@ def test_la_leccion_02_se_califica_por_las_celdas_de_su_cuaderno(tmp_path, tempo
     assert filas["olvida_la_cache"]["02 estado"].startswith("✘ tamano()")
     assert filas["olvida_la_cache"]["02 ejercicios"] == "1"
     assert "2.1" in filas["olvida_la_cache"]["comentario"]
-    # La segunda solución buena de cada ejercicio (curso/comprobaciones/variantes.py), escrita de otra
+    # La segunda solución buena de cada ejercicio (tests/variantes.py), escrita de otra
     # manera, también sale verde: lo que acepta la comprobación del cuaderno lo acepta calificar.
     assert filas["otra_solucion"]["02 estado"] == "✔"
     assert filas["otra_solucion"]["02 ejercicios"] == "2"

@@ -42,9 +42,6 @@ CAPAS = (
     ("quien da y escribe el curso", ("curso.clase", "curso.autor", "curso.medir", "curso.__main__")),
 )
 
-# Fixtures de los tests que aún viven en el paquete: salen a tests/ (issue 41, punto 5).
-FIXTURES_AUN_EN_EL_PAQUETE = {"curso.comprobaciones.variantes", "curso.comprobaciones.mutantes_equivalentes"}
-
 VENTANA = 8192  # la ventana del curso: en curso/ se escribe una sola vez, en ensayo/tokens.py
 DONDE_SE_ESCRIBE_LA_VENTANA = "curso/ensayo/tokens.py"
 
@@ -161,7 +158,7 @@ def flechas_que_suben(grafo, capas=CAPAS):
 
 
 def grafo_del_curso():
-    return grafo_de_imports(rutas.RAIZ, fuera=FIXTURES_AUN_EN_EL_PAQUETE)
+    return grafo_de_imports(rutas.RAIZ)
 
 
 def test_ningun_circulo_de_imports_en_curso():
@@ -184,8 +181,7 @@ def donde_esta_la_ventana(raiz, ventana=VENTANA):
     texto de su ejercicio («con la ventana del curso, 8192 − 1024 − 3072 = 4096»)."""
     sitios = []
     for nombre, fichero in modulos_de(raiz).items():
-        if nombre in FIXTURES_AUN_EN_EL_PAQUETE or (nombre.startswith("curso.comprobaciones.l")
-                                                    and nombre.rpartition(".")[2][1:3].isdigit()):
+        if nombre.startswith("curso.comprobaciones.l") and nombre.rpartition(".")[2][1:3].isdigit():
             continue
         for nodo in ast.walk(ast.parse(fichero.read_text(encoding="utf-8"))):
             if isinstance(nodo, ast.Constant) and type(nodo.value) is int and nodo.value == ventana:

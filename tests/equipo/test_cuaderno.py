@@ -530,7 +530,7 @@ def _celda_resuelta_que_empieza(leccion, empieza):
 def _la_celda_de_bucle_de_la_03(espacio_hecho_hasta, capsys, bucle_tuyo):
     """La 03 con la 02 hecha y `bucle_tuyo` (o el del curso) en bucle.py: lo que dice la celda
     «%%modulo bucle --cambia» y el espacio."""
-    from curso.comprobaciones.variantes import SEGUNDAS, aplicar
+    from variantes import SEGUNDAS, aplicar
     espacio = espacio_hecho_hasta(2)
     if bucle_tuyo:
         bucle = espacio / "bucle.py"

@@ -18,7 +18,8 @@ import pytest
 
 from curso import rutas
 from curso.autor import repetidos
-from curso.comprobaciones import aparte, ejercicios, tests_del_curso, variantes
+import variantes
+from curso.comprobaciones import aparte, ejercicios, tests_del_curso
 from curso.comprobaciones.contrato import contratos_del_punto
 from curso.postgres.cluster import VARIABLE_DE_CONEXION
 

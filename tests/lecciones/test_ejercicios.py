@@ -222,7 +222,7 @@ def test_el_esbozo_de_una_funcion_del_cuaderno_no_ensena_el_fichero_de_la_celda(
 
 def test_un_numero_sin_comillas_vale_si_es_un_ejercicio_y_si_no_pide_comillas(capsys):
     """Antes, comprobar(3.1) decía «No hay ningún ejercicio «3.1». Los que hay: … 3.1 …»."""
-    from curso.comprobaciones import variantes
+    import variantes
     assert ejercicios.buscar(3.1) is ejercicios.buscar("3.1")
     with pytest.raises(KeyError, match=r"entre comillas.*comprobar\(\"3.1\"\)"):
         ejercicios.buscar(3)
@@ -234,7 +234,7 @@ def test_un_numero_sin_comillas_vale_si_es_un_ejercicio_y_si_no_pide_comillas(ca
 
 def espacio_03_con(tmp_path, *cambios):
     """Un espacio con el punto de control 03 y las variantes `cambios` (de variantes.py) puestas."""
-    from curso.comprobaciones import variantes
+    import variantes
     espacio = tmp_path / "espacio"
     shutil.copytree(rutas.puntos_de_control()[3], espacio, ignore=shutil.ignore_patterns("tests", "__pycache__"))
     for v in cambios:
@@ -254,7 +254,8 @@ CORTES_EQUIVOCADOS = {
 @pytest.mark.parametrize("como", sorted(CORTES_EQUIVOCADOS))
 def test_un_corte_equivocado_lo_cuenta_el_caso_sin_romperse(como, tmp_path):
     """Antes, un corte en unas observaciones daba «lanzó KeyError: 'id'», del código del caso."""
-    from curso.comprobaciones import l03, variantes
+    import variantes
+    from curso.comprobaciones import l03
     malo = variantes.Variante("3.2", como, "compactar",
                               f"def corte(M, k):\n    return {CORTES_EQUIVOCADOS[como]}\n")
     espacio = espacio_03_con(tmp_path, malo)
@@ -288,7 +289,7 @@ def test_dos_valores_largos_que_empiezan_igual_se_cortan_donde_difieren():
 
 
 def test_el_3_3_con_un_3_2_equivocado_dice_que_la_culpa_puede_ser_del_3_2(tmp_path):
-    from curso.comprobaciones import variantes
+    import variantes
     espacio = espacio_03_con(tmp_path, variantes.ERRORES["3.2"][0])
     try:
         resultado = ejercicios.evaluar("3.3", espacio=espacio)
@@ -380,7 +381,7 @@ def test_el_mismo_codigo_da_el_mismo_informe_dos_veces_y_en_otro_proceso(tmp_pat
 def test_un_desacuerdo_dice_la_entrada_lo_de_la_referencia_lo_tuyo_y_la_pista():
     """2.2 con < en vez de <=: la línea del diferencial da la entrada más pequeña (la suma justo igual
     a la ventana), lo que da la referencia (True), lo que da tu código (False) y la pista del hecho."""
-    from curso.comprobaciones import variantes
+    import variantes
     menor = next(v for v in variantes.ERRORES["2.2"] if v.nombre == "< en vez de <=")
     resultado = ejercicios.evaluar("2.2", variantes.funcion(menor, "cabe"))
     dif = resultado.lineas[-1]
@@ -458,7 +459,7 @@ def test_el_2_2_con_menor_estricto_solo_falla_justo_en_el_limite_y_sin_dobles_pa
     """Con < en vez de <=, el caso de la clave que falta (título: «la clave que falta cuenta como 0»)
     no falla: compara con el mismo usage con la clave a 0. Los mutantes .get(..., 1) y .get(..., -1)
     siguen cayendo en él (test_mutantes.py). Y ninguna línea sale con «((»."""
-    from curso.comprobaciones import variantes
+    import variantes
     menor = next(v for v in variantes.ERRORES["2.2"] if v.nombre == "< en vez de <=")
     resultado = ejercicios.evaluar("2.2", variantes.funcion(menor, "cabe"))
     rojos = [l.caso for l in resultado.lineas if l.estado != "ok"]
@@ -479,7 +480,7 @@ def test_el_caso_del_3_3_que_prueba_justo_el_umbral_lo_dice_y_pilla_el_menor_est
 
 def con_error_escrito(tmp_path, id, nombre):
     """El Resultado de `id` con su error escrito `nombre` (de variantes.py) puesto como lo pondría el alumno."""
-    from curso.comprobaciones import variantes
+    import variantes
     from test_variantes import evaluar as con_variante
     (variante,) = [v for v in variantes.ERRORES[id] if v.nombre == nombre]
     return con_variante(variante, tmp_path)

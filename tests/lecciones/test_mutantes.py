@@ -14,7 +14,7 @@ import pytest
 from ayudas import cambiar
 
 from curso.comprobaciones import ejercicios
-from curso.comprobaciones.mutantes_equivalentes import EQUIVALENTES
+from mutantes_equivalentes import EQUIVALENTES
 from curso.medir import mutantes
 from curso.postgres.cluster import VARIABLE_DE_CONEXION
 

@@ -1,4 +1,4 @@
-"""Las variantes de curso/comprobaciones/variantes.py contra las comprobaciones de los cuadernos: cada segunda solución pasa la suya, cada error escrito cae en el caso que dice.
+"""Las variantes de tests/variantes.py contra las comprobaciones de los cuadernos: cada segunda solución pasa la suya, cada error escrito cae en el caso que dice.
 
 Cada variante se ejecuta como la celda que escribiría el alumno: con `%%modulo X --cambia`, sobre
 el módulo del punto de control de su lección (`variantes.aplicar`); las funciones del cuaderno
@@ -11,7 +11,8 @@ import tempfile
 import pytest
 
 from curso import rutas
-from curso.comprobaciones import ejercicios, variantes
+import variantes
+from curso.comprobaciones import ejercicios
 from curso.postgres.cluster import VARIABLE_DE_CONEXION
 
 ejercicios.cargar_registro()

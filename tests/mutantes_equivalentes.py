@@ -7,7 +7,8 @@ por la línea que cambia (antes y después, sin sangría), no por el número de 
 operador, que se mueve en cuanto se edita la celda. tests/lecciones/test_mutantes.py comprueba
 que cada uno es un mutante de verdad de la referencia de hoy y que su comprobación lo deja pasar.
 
-Este módulo no registra ningún ejercicio (`cargar_registro` importa todo el paquete): solo datos.
+Son datos de los tests, fuera del paquete: los leen ese test y `medir mutantes` (que pone tests/ en
+sys.path con `curso.medir.de_los_tests`).
 """
 from dataclasses import dataclass
 
