@@ -126,7 +126,7 @@ def validar(peticion, exigir_max_tokens=True):
 
     `stream: true` se rechaza (`SIN_STREAMING`): la API lo admite, pero el harness del curso no lo
     usa, y un servidor de ensayo que lo hiciera sería código que ninguna lección enseña. Es la
-    única petición válida que el de ensayo rechaza, y la tabla de diferencias del README lo dice.
+    única petición válida que el de ensayo rechaza, y la tabla de diferencias de curso/README.md lo dice.
     """
     if not isinstance(peticion, dict):
         raise _invalida(

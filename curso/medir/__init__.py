@@ -3,11 +3,15 @@
 Los tests no miden tiempos (un test que depende de la velocidad de la máquina falla a ratos);
 las cifras de velocidad salen de aquí, con `python -m curso medir QUE`. `MEDICIONES` es la tabla:
 cada medida, el módulo de este paquete que la hace (su `main()` imprime lo medido en castellano
-y devuelve las cifras) y qué mide. Importar el paquete no mide nada, ni carga ningún módulo de
+y devuelve las cifras) y qué mide. Lo que escribe cada medida queda además en `mediciones/QUE.md`
+(`apuntar`), con la fecha, los núcleos y la carga: es lo que enlazan los README en vez de copiar
+cifras que cambian con la máquina. Importar el paquete no mide nada, ni carga ningún módulo de
 medida: cada uno se importa al pedir su medida.
 """
 import importlib
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,8 @@ def codigo_de_salida(resultado):
 
 
 def main(que, argumentos=()):
-    """`python -m curso medir QUE [ARGUMENTOS]`: hace la medida `que` y devuelve el código de salida."""
+    """`python -m curso medir QUE [ARGUMENTOS]`: hace la medida `que`, apunta lo que dijo en
+    mediciones/QUE.md (`apuntar`) y devuelve el código de salida."""
     medicion = MEDICIONES.get(que)
     if medicion is None:
         print(f"No sé medir «{que}»: elige entre {', '.join(MEDICIONES)}.")
@@ -91,7 +96,59 @@ def main(que, argumentos=()):
         print(f"La medida «{que}» no toma más argumentos (llegó «{' '.join(argumentos)}»).")
         return 2
     modulo = importlib.import_module(f"curso.medir.{medicion.modulo}")
-    return codigo_de_salida(modulo.main(argumentos) if medicion.con_argumentos else modulo.main())
+    return apuntar(que, argumentos, lambda: codigo_de_salida(modulo.main(argumentos) if medicion.con_argumentos
+                                                            else modulo.main()))
+
+
+# --- Lo medido, en mediciones/ ----------------------------------------------------------------------
+# Las cifras que cambian con la máquina no van en la prosa de los README: van aquí, con la fecha, los
+# núcleos y la carga de cuando se midieron, y los README enlazan el fichero de cada medida.
+
+CARPETA = "mediciones"  # en la raíz del curso
+
+
+class _Copia:
+    """Un stdout que escribe en el de verdad y se queda con una copia de lo escrito."""
+
+    def __init__(self, de_verdad):
+        self.de_verdad, self.partes = de_verdad, []
+
+    def write(self, texto):
+        self.partes.append(texto)
+        return self.de_verdad.write(texto)
+
+    def flush(self):
+        self.de_verdad.flush()
+
+
+def _carga():
+    try:
+        return f"{os.getloadavg()[0]:.1f}".replace(".", ",")
+    except OSError:
+        return "?"
+
+
+def apuntar(que, argumentos, medir, carpeta=None):
+    """Corre `medir()` (devuelve el código de salida) copiando lo que escribe, y lo deja en
+    `carpeta/QUE.md` (mediciones/ del curso si no se dice) con la orden, la fecha, los núcleos y la
+    carga al empezar y al acabar. Una medida que se interrumpe o falla con una excepción no apunta
+    nada: el fichero de la anterior queda como estaba."""
+    import contextlib
+    import sys
+    from datetime import datetime, timezone
+    from curso import rutas
+    inicio, carga = datetime.now(timezone.utc), _carga()
+    copia = _Copia(sys.stdout)
+    with contextlib.redirect_stdout(copia):
+        codigo = medir()
+    orden = " ".join(["python -m curso medir", que, *argumentos])
+    cabecera = (f"# `{orden}`\n\nMedido el {inicio:%Y-%m-%d} a las {inicio:%H:%M} UTC, en {os.cpu_count()} núcleos "
+                f"(carga media {carga} al empezar y {_carga()} al acabar); salió con {codigo}. Es lo que "
+                "escribió la medida, tal cual: la siguiente lo sustituye.\n\n")
+    fichero = Path(carpeta or rutas.RAIZ / CARPETA) / f"{que}.md"
+    fichero.parent.mkdir(parents=True, exist_ok=True)
+    fichero.write_text(cabecera + "```\n" + "".join(copia.partes).rstrip("\n") + "\n```\n", encoding="utf-8")
+    return codigo
 
 
 # --- python -m curso medir --------------------------------------------------------------------

@@ -481,7 +481,7 @@ def _celda(valor):
 
 
 def tabla_markdown(diferencias=None):
-    """La tabla de diferencias en Markdown, la que va en el README."""
+    """La tabla de diferencias en Markdown, la que va en curso/README.md."""
     diferencias = DIFERENCIAS if diferencias is None else diferencias
     filas = ["| caso | rasgo | ensayo | llama-server | por qué |", "|---|---|---|---|---|"]
     for (caso, rasgo), d in diferencias.items():

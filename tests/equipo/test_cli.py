@@ -365,8 +365,12 @@ def test_la_ayuda_general_no_importa_ningun_modulo_de_orden():
     assert con_todas == sorted({modulo for _, modulo, _ in cli.ORDENES})  # la ingenua sí se ve
 
 
+# Los README de los tres lectores: el del alumno, la guía de quien da el curso y el mapa de quien lo mantiene.
+README_DE_CADA_LECTOR = ("README.md", "GUIA_DEL_INSTRUCTOR.md", "curso/README.md")
+
+
 def ordenes_del_readme(texto):
-    """Cada `python -m curso X` que nombra el README (no sus opciones, como --ayuda)."""
+    """Cada `python -m curso X` que nombran los README (no sus opciones, como --ayuda)."""
     return set(re.findall(r"python -m curso\s+([a-z][a-z_-]*)", texto))
 
 
@@ -376,8 +380,8 @@ def diferencias_con_la_tabla(texto):
     return sorted(nombradas - set(NOMBRES)), sorted(set(NOMBRES) - nombradas)
 
 
-def test_el_readme_nombra_exactamente_las_ordenes_de_la_tabla():
-    readme = (rutas.RAIZ / "README.md").read_text(encoding="utf-8")
+def test_los_readme_nombran_exactamente_las_ordenes_de_la_tabla():
+    readme = "\n".join((rutas.RAIZ / r).read_text(encoding="utf-8") for r in README_DE_CADA_LECTOR)
     assert diferencias_con_la_tabla(readme) == ([], [])
     # La variante ingenua: un README que olvida una orden y nombra otra que no existe.
     olvidada = NOMBRES[-1]

@@ -4,7 +4,7 @@ import importlib
 import pytest
 
 from curso import __main__ as cli
-from curso.medir import MEDICIONES, codigo_de_salida, main
+from curso.medir import MEDICIONES, apuntar, codigo_de_salida, main
 from curso.rutas import RAIZ
 
 
@@ -55,3 +55,26 @@ def test_medir_caminos_pasa_sus_argumentos_a_la_medida(capsys):
     assert salida.value.code == 0
     ayuda = capsys.readouterr().out
     assert "--semilla" in ayuda and "--otra-vez" in ayuda
+
+
+def test_lo_que_escribe_una_medida_queda_en_su_fichero_con_la_orden_y_la_fecha(tmp_path, capsys):
+    def medida():
+        print("arregla: 3,2 s por HTTP")
+        return 0
+    assert apuntar("servidor", [], medida, carpeta=tmp_path) == 0
+    assert "arregla: 3,2 s por HTTP" in capsys.readouterr().out  # se sigue viendo mientras mide
+    texto = (tmp_path / "servidor.md").read_text(encoding="utf-8")
+    assert texto.startswith("# `python -m curso medir servidor`") and "UTC" in texto and "núcleos" in texto
+    assert "arregla: 3,2 s por HTTP" in texto and "salió con 0" in texto
+
+
+def test_una_medida_que_falla_no_borra_lo_apuntado_antes(tmp_path):
+    """La variante ingenua apuntaría lo que llevara escrito (o nada) al fallar a medias."""
+    (tmp_path / "todo.md").write_text("lo de la vez anterior", encoding="utf-8")
+
+    def medida():
+        print("la mitad")
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        apuntar("todo", [], medida, carpeta=tmp_path)
+    assert (tmp_path / "todo.md").read_text(encoding="utf-8") == "lo de la vez anterior"

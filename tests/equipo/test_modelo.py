@@ -248,7 +248,7 @@ def test_el_de_ensayo_contesta_cada_caso_como_dice_la_documentacion_de_la_api(en
 
 def test_lo_que_el_de_ensayo_hace_distinto_de_la_api_esta_tambien_en_la_tabla():
     """Un caso en que el de ensayo se aparta de la API (stream) tiene su porqué en el caso y su fila
-    en DIFERENCIAS (la tabla del README), si llama-server no hace lo mismo que él."""
+    en DIFERENCIAS (la tabla de curso/README.md), si llama-server no hace lo mismo que él."""
     for caso in comparar.CASOS:
         if caso.ensayo_se_aparta:
             assert grabados()[caso.nombre]["estado"] == caso.api["estado"], caso.nombre  # llama-server sí
@@ -294,8 +294,8 @@ def test_una_diferencia_escrita_con_otros_valores_se_ve():
     assert cambiada.cambiadas == [("c", "estado", 400, 500)] and not cambiada.bien
 
 
-def test_la_tabla_del_readme_es_la_de_diferencias():
-    readme = (rutas.RAIZ / "README.md").read_text(encoding="utf-8")
+def test_la_tabla_de_curso_readme_es_la_de_diferencias():
+    readme = (rutas.RAIZ / "curso" / "README.md").read_text(encoding="utf-8")
     assert comparar.tabla_markdown() in readme
 
 
