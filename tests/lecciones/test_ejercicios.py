@@ -17,7 +17,7 @@ import pytest
 from curso import rutas
 from curso.alumno import componer, cuaderno
 from curso.autor import generar
-from curso.comprobaciones import esbozos
+from curso.comprobaciones import casos, esbozos
 from curso.comprobaciones import ejercicios
 from curso.postgres.cluster import VARIABLE_DE_CONEXION
 
@@ -396,7 +396,7 @@ def test_un_bucle_que_solo_cuelga_con_algunas_entradas_lo_corta_el_limite_en_el_
     """Un 0.1 que solo se cuelga si la salida tiene una «Z» (ningún caso escrito la tiene): el
     diferencial la genera, el corte por CPU lo para, y la línea dice TimeoutError, no un desacuerdo."""
     monkeypatch.setattr(ejercicios, "LIMITE_SEGUNDOS", 0.5)
-    monkeypatch.setattr(ejercicios, "VECES_EL_RELOJ", SIN_RELOJ)  # en una máquina cargada, el reloj llegaría antes
+    monkeypatch.setattr(casos, "VECES_EL_RELOJ", SIN_RELOJ)  # en una máquina cargada, el reloj llegaría antes
 
     def a_veces(salida):
         while "Z" in salida:
@@ -430,7 +430,7 @@ def test_el_limite_cuenta_la_cpu_no_el_reloj(monkeypatch):
     CPU; uno que la quema, sí. La ingenua, el reloj (ITIMER_REAL a LIMITE_SEGUNDOS), cortaría los dos."""
     import time
     monkeypatch.setattr(ejercicios, "LIMITE_SEGUNDOS", 0.3)
-    monkeypatch.setattr(ejercicios, "VECES_EL_RELOJ", SIN_RELOJ)
+    monkeypatch.setattr(casos, "VECES_EL_RELOJ", SIN_RELOJ)
 
     def espera(salida):
         time.sleep(0.6)
