@@ -48,6 +48,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from curso.autor import reescrituras
+from curso.medir import de_los_tests
+
+
+def _variantes():
+    """tests/variantes.py (las variantes son datos de los tests, fuera del paquete)."""
+    de_los_tests()
+    import variantes
+    return variantes
+
 
 VERDE, OBJETA, NO_APLICA, SIN_PROBAR = "verde", "objeta", "no aplica", "sin probar"
 CUADERNO, COMPROBAR, CALIFICAR = "cuaderno", "comprobar", "calificar"
@@ -127,7 +136,7 @@ def la_referencia_pasa(reg, carpeta):
 
 def variante_de(reescritura):
     """La reescritura como la celda `%%modulo … --cambia` de un alumno (la `Variante` de variantes.py)."""
-    from curso.comprobaciones import variantes
+    variantes = _variantes()
     return variantes.Variante(reescritura.id, f"metamorfosis: {reescritura.clase}", reescritura.modulo,
                               reescritura.piezas)
 
@@ -141,7 +150,7 @@ def espacios_con(reescrituras_, carpeta, con_tests=True):
     """{n: (carpeta, [reescrituras puestas])}: cada punto de control desde la primera lección de
     `reescrituras_`, con las que siguen igual en él puestas como las pondría el alumno."""
     from curso import rutas
-    from curso.comprobaciones import variantes
+    variantes = _variantes()
     puntos = rutas.puntos_de_control()
     espacios = {}
     for n in lecciones_desde(min(_leccion(r) for r in reescrituras_)):
@@ -318,7 +327,7 @@ def _de_quien(test, n, candidatas, carpeta, limite):
     """De las reescrituras `candidatas`, las que hacen fallar `test` del punto `n` solas (también
     si es una sola: así una objeción se ve dos veces, y un test inestable no pasa por objeción)."""
     from curso import rutas
-    from curso.comprobaciones import variantes
+    variantes = _variantes()
     culpables = []
     for i, r in enumerate(candidatas):
         espacio = Path(carpeta) / f"sola-{n:02d}-{i}-{r.id}-{r.clase}"
@@ -336,7 +345,7 @@ def _de_quien(test, n, candidatas, carpeta, limite):
 
 def punto_mas_alto(reescritura):
     """El punto de control más alto que aún tiene la función reescrita tal como la deja su lección."""
-    from curso.comprobaciones import variantes
+    variantes = _variantes()
     if reescritura.modulo is None:
         return None
     return max(n for n in lecciones_desde(_leccion(reescritura)) if variantes.sigue_igual(variante_de(reescritura), n))
@@ -365,7 +374,7 @@ def alumno_con(reescrituras_, carpeta, nombre):
     un módulo, con ellas puestas) y, si hay reescrituras de funciones del cuaderno, su cuaderno."""
     from curso import rutas
     from curso.clase import cuadernos_de_la_clase as cuadernos
-    from curso.comprobaciones import variantes
+    variantes = _variantes()
     suya = Path(carpeta) / nombre
     de_modulo = [r for r in reescrituras_ if r.modulo]
     if de_modulo:

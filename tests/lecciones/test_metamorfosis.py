@@ -24,7 +24,8 @@ import pytest
 
 from curso import rutas
 from curso.autor import reescrituras
-from curso.comprobaciones import aparte, ejercicios, l04, variantes
+import variantes
+from curso.comprobaciones import aparte, ejercicios, l04
 from curso.medir import metamorfosis, mutantes
 
 ejercicios.cargar_registro()
