@@ -15,12 +15,13 @@ import importlib
 import json
 
 from curso.ensayo.motor import Ensayo, ErrorPeticion
+from curso.ensayo.tokens import VENTANA
 
 
 class ModeloGuionizado:
     """`ModeloGuionizado("arregla")(M, HERRAMIENTAS)` → los bloques de la respuesta del guion."""
 
-    def __init__(self, guion, ventana=8192, max_tokens=None, api=None):
+    def __init__(self, guion, ventana=VENTANA, max_tokens=None, api=None):
         self.api = importlib.import_module("api") if api is None else api
         self.modelo = f"guion:{guion}"
         self.max_tokens = self.api.MAX_TOKENS if max_tokens is None else max_tokens
