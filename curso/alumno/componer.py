@@ -11,8 +11,8 @@ cambiadas, cada una entera. El resto del fichero sale de la versión anterior:
   nueva que no sigue a ninguna otra de la celda, al final (antes de `if __name__ == "__main__":`);
 - un import del mismo módulo que uno del fichero lo sustituye; uno nuevo entra en su grupo
   (biblioteca estándar o módulos propios), en orden alfabético;
-- el docstring de la celda es un párrafo más del docstring del módulo (si ya acaba con él, no
-  se repite: ejecutar la celda dos veces da el mismo fichero que una).
+- el docstring de la celda es un párrafo más del docstring del módulo (si ya lo tiene, no se
+  repite: ejecutar la celda dos veces da el mismo fichero que una, también tras otra celda).
 
 Solo texto y `ast`: aquí no se escribe ni se importa nada. Si la celda no es Python, o trae algo
 que no se sabe dónde poner, `ErrorAlComponer` lo dice en castellano, y quien llama no escribe nada.
@@ -169,8 +169,10 @@ def _parrafo(viejo, nuevo):
         if not (texto.startswith(COMILLAS) and texto.endswith(COMILLAS) and len(texto) >= 2 * len(COMILLAS)):
             raise ErrorAlComponer(f"El docstring {de_quien} tiene que ir entre triples comillas dobles ({COMILLAS}).")
     cuerpo_viejo, cuerpo_nuevo = a[: -len(COMILLAS)].rstrip(), b[len(COMILLAS): -len(COMILLAS)].strip()
-    if cuerpo_viejo.endswith("\n\n" + cuerpo_nuevo):
-        return None  # ya lo tiene: la celda se ha ejecutado antes sobre este fichero
+    if "\n\n" + cuerpo_nuevo + "\n\n" in cuerpo_viejo + "\n\n":
+        # Ya lo tiene (la celda se ha ejecutado antes sobre este fichero), al final o, si otra celda
+        # de la misma lección añadió después su párrafo, en medio.
+        return None
     return pegado + (cuerpo_viejo + "\n\n" + cuerpo_nuevo + "\n" + COMILLAS).split("\n")
 
 

@@ -223,7 +223,9 @@ def test_un_test_apuntado_como_profundo_no_lo_ve_probar_pero_si_el_resto(tmp_pat
     lista.write_text(json.dumps({"tests": {"test_apuntado.py::test_apuntado_que_falla": 9.9}, "fixtures": []}),
                      encoding="utf-8")
     monkeypatch.setenv(niveles.VARIABLE_PROFUNDOS, str(lista))
-    entera = [("tests del curso (1 de 1)", [str(fichero), "-p", "no:nbval"])]
+    # La raíz, dicha: si no, pytest la busca subiendo desde tmp_path, y dentro de otra corrida de
+    # probar (medir probar) el nodeid salía «../curso-probar-…/test_apuntado.py::…», que la lista no tiene.
+    entera = [("tests del curso (1 de 1)", [str(fichero), "-p", "no:nbval", "--rootdir", str(tmp_path)])]
     assert probar.main([], probar.nivel_rapido(entera)) == 0
     salida = capsys.readouterr().out
     assert "1 pasan, 0 fallan" in salida and "el error del test apuntado" not in salida
