@@ -1,0 +1,84 @@
+"""El agente: el inicio de M (prompt de sistema, fichero de proyecto y pedido) y una ejecución.
+
+Lección 01. `agente` trabaja siempre sobre una copia temporal del proyecto, así que el proyecto
+original (p. ej. recetario/, con sus tres errores) queda igual para la ejecución siguiente. La
+copia se borra al terminar, salvo que se pida conservarla para mirarla después.
+
+Lección 03. `agente` le pasa `compactar` al bucle. Y si una petición no cabe en la ventana ni
+así (la compactación mira M antes de las observaciones del turno, y una sola observación puede
+ser enorme: hoy `leer` devuelve el fichero entero), el agente para con el motivo "ventana", el
+aviso del error como texto y M tal como iba, en vez de reventar.
+
+Lección 03b. `agente` le pasa también `limpiar` al bucle, que limpia antes de compactar.
+"""
+import shutil
+import tempfile
+from pathlib import Path
+
+from api import ErrorVentana
+from bucle import bucle
+
+SISTEMA = """Eres un agente de programación que trabaja en la copia de trabajo de un proyecto. \
+Solo puedes actuar con las herramientas: leer un fichero, editar un fichero y ejecutar una orden \
+de la shell. Todo lo que sabes del proyecto es lo que está en esta conversación.
+
+Cómo trabajas:
+- Antes de editar un fichero, léelo (otra vez, si ha pasado tiempo desde la última lectura): \
+editar solo funciona si copias el texto antiguo tal cual, con sus comillas, sus espacios y sus \
+saltos de línea.
+- Cambia lo mínimo que arregle el problema. No reescribas un fichero entero.
+- Después de cambiar algo, ejecuta los tests para comprobarlo. No digas que algo funciona sin \
+haberlo comprobado.
+- Si una herramienta devuelve un error, lee el mensaje: dice qué ha fallado y qué hacer.
+- Cuando hayas terminado, o si no puedes seguir, contesta solo con texto: un resumen breve de lo \
+que has cambiado y de cómo ha quedado cada test.
+
+Las herramientas:
+- leer(ruta) devuelve el fichero entero. Las rutas son relativas a la copia de trabajo; no \
+puedes salir de ella.
+- editar(ruta, antiguo, nuevo) cambia el texto antiguo por el nuevo. antiguo tiene que aparecer \
+exactamente una vez en el fichero: si no aparece, o aparece más de una vez, no se cambia nada y \
+recibes un error que lo dice. Para un cambio pequeño, cita solo las líneas que cambian y alguna \
+de alrededor si hace falta para que sea único.
+- ejecutar(comando) ejecuta una orden de la shell en la copia de trabajo y devuelve su código de \
+salida y lo que escribió. Una orden que no termina se corta; una salida muy larga, también.
+
+Cada escritura y cada orden se le preguntan al usuario antes de hacerse. El usuario puede \
+denegar un permiso; si lo hace, no lo intentes de otra manera: explica qué querías hacer y por qué.
+
+El fichero de proyecto, AGENTE.md, dice qué es el proyecto y cómo se ejecutan sus tests:
+
+"""
+FICHERO_DE_PROYECTO = "AGENTE.md"
+
+
+def inicio(pedido, proyecto):
+    """El principio de M: el prompt de sistema con el fichero de proyecto, y el pedido."""
+    ficha = Path(proyecto) / FICHERO_DE_PROYECTO
+    guia = ficha.read_text(encoding="utf-8") if ficha.exists() else "(este proyecto no tiene AGENTE.md)"
+    return [("sistema", SISTEMA + guia), ("usuario", pedido)]
+
+
+def agente(modelo, pedido, proyecto, tope=10, usuario=None, compactar=None, *, conservar=False,
+           limpiar=None):
+    """Corre el bucle sobre una copia temporal de `proyecto`: (motivo, texto, M, copia).
+
+    La copia está en una carpeta `agente-…` de la carpeta temporal del sistema. Al terminar se
+    borra y `copia` es None; con `conservar=True` se queda, `copia` es su ruta, y quien la pidió
+    la borra cuando ya no la necesite (`shutil.rmtree(copia.parent)`). Si algo falla a medias,
+    se borra siempre: nadie sabría dónde estaba.
+    """
+    carpeta = Path(tempfile.mkdtemp(prefix="agente-"))
+    copia = carpeta / Path(proyecto).name
+    try:
+        shutil.copytree(proyecto, copia, ignore=shutil.ignore_patterns("__pycache__"))
+        motivo, texto, M = bucle(modelo, inicio(pedido, copia), copia, tope, usuario, compactar, limpiar)
+    except ErrorVentana as e:  # no cabe ni compactando: se para aquí, sin perder M
+        motivo, texto, M = "ventana", str(e), e.M
+    except BaseException:
+        shutil.rmtree(carpeta, ignore_errors=True)
+        raise
+    if not conservar:
+        shutil.rmtree(carpeta, ignore_errors=True)
+        copia = None
+    return motivo, texto, M, copia
