@@ -1285,3 +1285,80 @@ def poner(espacio, n, lista):
         fichero.write_text(aplicar(v, fichero.read_text(encoding="utf-8")), encoding="utf-8")
         puestas.append(v)
     return puestas
+
+
+# ---------------------------------------------------------------- 08
+
+SEGUNDAS["8.1"] = _segunda("8.1", "efectos_dbos", '''
+def aplicar_una_vez(entorno, llamada, intencion, usuario):
+    """Mira el fichero antes de editar: ya editado, sin tocar; cambiado por otro, un error."""
+    ruta = llamada["input"]["ruta"]
+    como_esta = huella(herramientas.dentro(entorno, ruta))
+    if intencion["esperado"] is not None and como_esta != intencion["antes"]:
+        if como_esta == intencion["despues"]:
+            return resultado(llamada["id"], intencion["esperado"])
+        return resultado(llamada["id"], f"No edito {ruta}: alguien lo cambió después de pedir la edición.",
+                         error=True)
+    return atender(llamada, entorno, usuario)
+''')
+
+ERRORES["8.1"] = [
+    _error("8.1", "editar siempre, sin mirar el fichero (lo que hace un paso normal)", "efectos_dbos", '''
+def aplicar_una_vez(entorno, llamada, intencion, usuario):
+    return atender(llamada, entorno, usuario)
+''', "el paso repetido"),
+    _error("8.1", "mirar solo si ya está hecha: un fichero cambiado por otro se edita", "efectos_dbos", '''
+def aplicar_una_vez(entorno, llamada, intencion, usuario):
+    ahora = huella(herramientas.dentro(entorno, llamada["input"]["ruta"]))
+    if intencion["esperado"] is not None and ahora == intencion["despues"]:
+        return resultado(llamada["id"], intencion["esperado"])
+    return atender(llamada, entorno, usuario)
+''', "alguien más cambió"),
+    _error("8.1", "sin esperado, dar por hecha la edición que falla", "efectos_dbos", '''
+def aplicar_una_vez(entorno, llamada, intencion, usuario):
+    ahora = huella(herramientas.dentro(entorno, llamada["input"]["ruta"]))
+    if ahora == intencion["antes"] and intencion["esperado"] is not None:
+        return atender(llamada, entorno, usuario)
+    if ahora == intencion["despues"] or intencion["esperado"] is None:
+        return resultado(llamada["id"], intencion["esperado"])
+    return resultado(llamada["id"], "cambiado por otro", error=True)
+''', "una edición que falla"),
+    _error("8.1", "editar sin preguntar al usuario", "efectos_dbos", '''
+def aplicar_una_vez(entorno, llamada, intencion, usuario):
+    ahora = huella(herramientas.dentro(entorno, llamada["input"]["ruta"]))
+    if intencion["esperado"] is None or ahora == intencion["antes"]:
+        return atender(llamada, entorno, lambda nombre, entrada: True)
+    if ahora == intencion["despues"]:
+        return resultado(llamada["id"], intencion["esperado"])
+    return resultado(llamada["id"], "cambiado por otro", error=True)
+''', "sin permiso"),
+]
+
+SEGUNDAS["8.2"] = _segunda("8.2", "flujos", '''
+def repartir_en_cola(padre, hijos, proyecto, cola):
+    """Encola todos los hijos y después espera a cada uno, en su orden."""
+    def encolar(agente):
+        with SetWorkflowID(padre + "/" + agente["id"]):
+            return cola.enqueue(hijo, padre, agente, proyecto)
+    return [h.get_result() for h in list(map(encolar, hijos))]
+''')
+
+ERRORES["8.2"] = [
+    _error("8.2", "llamar a cada hijo sin la cola", "flujos", '''
+def repartir_en_cola(padre, hijos, proyecto, cola):
+    return repartir(padre, hijos, proyecto)
+''', "encolado en la cola"),
+    _error("8.2", "esperar a cada hijo nada más encolarlo", "flujos", '''
+def repartir_en_cola(padre, hijos, proyecto, cola):
+    hechos = []
+    for agente in hijos:
+        with SetWorkflowID(f"{padre}/{agente['id']}"):
+            hechos.append(cola.enqueue(hijo, padre, agente, proyecto).get_result())
+    return hechos
+''', "con la de dos, sí"),
+    _error("8.2", "encolar sin el id «padre/hijo»", "flujos", '''
+def repartir_en_cola(padre, hijos, proyecto, cola):
+    encolados = [cola.enqueue(hijo, padre, agente, proyecto) for agente in hijos]
+    return [e.get_result() for e in encolados]
+''', "id «padre/hijo»"),
+]
