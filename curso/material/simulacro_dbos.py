@@ -43,21 +43,24 @@ SEMILLA = 20260808
 # Lo mismo en los dos corredores: cada herramienta que se ejecuta de verdad, una línea del diario
 # (con O_APPEND: un SIGKILL no la deja a medias); y, tras una edición de la copia de trabajo, `al_editar`.
 APUNTAR = r'''
-import json as _json, os as _os
+import json as _json, os as _os, time as _time
+def apuntar(carpeta, **datos):
+    linea = _json.dumps(dict(datos, pid=_os.getpid(), t=int(_time.time() * 1000))) + "\n"
+    fd = _os.open(_os.path.join(carpeta, "diario.jsonl"), _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT, 0o644)
+    try:
+        _os.write(fd, linea.encode())
+    finally:
+        _os.close(fd)
+
 def apuntar_en_el_diario(carpeta, al_editar=None):
     import herramientas
-    ruta = _os.path.join(carpeta, "diario.jsonl")
+    apuntar(carpeta, vida=True)
     for nombre in ("leer", "buscar", "editar", "ejecutar"):
         original = getattr(herramientas, nombre)
         def envuelta(entorno, *a, _original=original, _nombre=nombre, **k):
             hecho = _original(entorno, *a, **k)
             donde = _os.path.basename(_os.path.normpath(str(entorno)))
-            linea = _json.dumps({"pid": _os.getpid(), "herramienta": _nombre, "donde": donde}) + "\n"
-            fd = _os.open(ruta, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT, 0o644)
-            try:
-                _os.write(fd, linea.encode())
-            finally:
-                _os.close(fd)
+            apuntar(carpeta, herramienta=_nombre, donde=donde)
             if _nombre == "editar" and donde == "copia" and al_editar is not None:
                 al_editar()
             return hecho
@@ -257,12 +260,14 @@ def _sin_horas(nombre, salida):
     return salida
 
 
-def diario(carpeta):
-    """Lo que apuntó el diario de la ejecución: [{"pid", "herramienta", "donde"}]."""
+def diario(carpeta, vidas=False):
+    """Lo que apuntó el diario de la ejecución: [{"pid", "t", "herramienta", "donde"}] (la hora, en
+    milisegundos de reloj); con `vidas`, también el arranque de cada proceso: {"pid", "t", "vida"}."""
     ruta = Path(carpeta) / DIARIO
     if not ruta.exists():
         return []
-    return [json.loads(linea) for linea in ruta.read_text(encoding="utf-8").splitlines() if linea]
+    apuntes = [json.loads(linea) for linea in ruta.read_text(encoding="utf-8").splitlines() if linea]
+    return [a for a in apuntes if vidas or "vida" not in a]
 
 
 def cuentas_del_diario(apuntes):
