@@ -26,22 +26,22 @@ no hace daño; una edición que añade texto, sí (el ejercicio 8.1).
 Las rutas: el workflow recibe solo nombres relativos ("copia", "vistas/logs"), que se leen desde
 `motor.CARPETA`, la carpeta de la ejecución de este proceso.
 
-Y una edición va en dos pasos, la intención y la edición, para hacerla como mucho una vez aunque
-DBOS repita un paso (`efectos_dbos.py`, el ejercicio 8.1); las demás llamadas, en uno.
+Con el ejercicio 8.1, una edición que se va a hacer va en dos pasos, la intención y la edición,
+para hacerla como mucho una vez aunque DBOS repita un paso (`efectos_dbos.py`); las demás
+llamadas, en uno (`atender_llamada`).
 """
 import shutil
 
-from dbos import DBOS, SetWorkflowID
-
-import motor
 from agentes import medidas_de_limpiar
 from api import ModeloAPI
 from compactar import compactar, tokens
-from efectos_dbos import editar_como_mucho_una_vez, es_una_edicion, escritor
+from dbos import DBOS, SetWorkflowID
+from efectos_dbos import editar_como_mucho_una_vez, es_una_edicion
 from encargos import validar_entrega
 from entorno import CATALOGO, llamadas_de, texto_de
 from hijos import leer_entrega, vista
 from limpiar import Descontado, limpiar
+import motor
 from permisos import atender
 from reintentos import ModeloConReintentos
 from subagentes import verificar
@@ -69,7 +69,9 @@ def pedir(modelo, M, ofrecidas):
 def herramienta(llamada, carpeta, escritura):
     """Una llamada de herramienta: su observación (`permisos.atender`, lección 01). `escritura`
     son las rutas que el agente puede editar; nada más se permite."""
-    return atender(llamada, motor.CARPETA / carpeta, escritor(escritura))
+    def usuario(nombre, entrada):
+        return nombre == "editar" and entrada.get("ruta") in escritura
+    return atender(llamada, motor.CARPETA / carpeta, usuario)
 
 
 @DBOS.step()

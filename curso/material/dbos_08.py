@@ -114,13 +114,15 @@ def enlace(fd):
         return os.readlink(f"/proc/self/fd/{fd}")
     except OSError:  # el del propio listdir, ya cerrado
         return ""
-sockets = {enlace(fd)[len("socket:["):-1] for fd in os.listdir("/proc/self/fd") if enlace(fd).startswith("socket:")}
-de_red = set()
-for tabla in ("tcp", "tcp6", "udp", "udp6"):
-    with open(f"/proc/self/net/{tabla}") as f:
-        de_red |= {linea.split()[9] for linea in list(f)[1:]} & sockets
+sockets, de_red = set(), set()
+if os.path.isdir("/proc/self/fd"):  # Linux; en otro sistema no se cuentan
+    sockets = {enlace(fd)[len("socket:["):-1] for fd in os.listdir("/proc/self/fd") if enlace(fd).startswith("socket:")}
+    for tabla in ("tcp", "tcp6", "udp", "udp6"):
+        with open(f"/proc/self/net/{tabla}") as f:
+            de_red |= {linea.split()[9] for linea in list(f)[1:]} & sockets
 config = motor.configuracion(motor.url_sqlite(base))
-print(json.dumps({"sockets_de_red": len(de_red), "sockets_locales": len(sockets - de_red),
+print(json.dumps({"sockets_de_red": len(de_red) if os.path.isdir("/proc/self/fd") else None,
+                  "sockets_locales": len(sockets - de_red),
                   "servidor_de_administracion": importlib.util.find_spec("dbos._admin_server") is not None,
                   "otlp": importlib.util.find_spec("opentelemetry") is not None,
                   "conductor": config.get("conductor_key") is not None,

@@ -38,7 +38,7 @@ def leer(carpeta):
     bd = sqlite3.connect(carpeta / "dbos.sqlite")
     try:
         filas = bd.execute("SELECT workflow_uuid, function_id, function_name, output, completed_at_epoch_ms "
-                           "FROM operation_outputs ORDER BY rowid").fetchall()
+                           "FROM operation_outputs ORDER BY rowid").fetchall()  # rowid: el orden en que se guardaron
     finally:
         bd.close()
     apuntes = []
@@ -49,7 +49,7 @@ def leer(carpeta):
     agentes = [{"id": padre, "papel": "padre", "inicio": len(ejecucion["padre"]["inicio"])}] + [
         {"id": h["id"], "papel": "hijo", "inicio": len(h["inicio"])} for h in ejecucion["hijos"]]
     pasos, anterior = [], {}
-    for workflow, _, nombre, salida, hora in filas:
+    for workflow, numero, nombre, salida, hora in filas:
         agente = _agente(workflow)
         vida = sum(1 for v in vidas if v <= hora) or 1
         detalle, clase = {"paso": nombre}, CLASES.get(nombre, nombre)
@@ -61,8 +61,10 @@ def leer(carpeta):
             clase = "peticion"
         else:
             anterior[workflow] = nombre
-        if nombre == "intencion_de_editar":
-            detalle.update(ruta="README.md")
+        if nombre == "intencion_de_editar":  # la llamada: la de su edición, el paso siguiente del workflow
+            detalle.update(ruta="README.md", llamada=f"{workflow}:{numero + 1}")
+        if nombre == "aplicar_edicion":
+            detalle.update(llamada=f"{workflow}:{numero}")
         if nombre == "DBOS.send":
             detalle.update(entrega=f"{padre}/{agente}")
         if nombre == "DBOS.recv":
