@@ -331,11 +331,11 @@ print(json.dumps({"segundos": segundos}))
 # la 04; historial_pg.anotar, de la 07). `punto` es la carpeta de módulos.
 PASOS_DEL_CURSO = r'''
 import json, sys, time
-punto, base, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+punto, motor, base, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 sys.path.insert(0, punto)
-if base.startswith("postgresql"):
+if motor == "PostgreSQL":  # base: una cadena de conexión
     import historial_pg as historial
-else:
+else:  # base: la ruta de un fichero
     import historial
 bd = historial.abrir(base)
 historial.crear_ejecucion(bd, "e")
@@ -364,13 +364,13 @@ def pasos_por_segundo(punto, n=200, postgres=None, carpeta=None):
     medidas = {}
     with tempfile.TemporaryDirectory(prefix="dbos-pasos-", dir=carpeta) as aqui:
         aqui = Path(aqui)
-        medidas[("curso", "SQLite")] = n / _json(PASOS_DEL_CURSO, punto, aqui / "curso.db", n)["segundos"]
+        medidas[("curso", "SQLite")] = n / _json(PASOS_DEL_CURSO, punto, "SQLite", aqui / "curso.db", n)["segundos"]
         medidas[("DBOS", "SQLite")] = n / _json(PASOS_DBOS, f"sqlite:///{aqui / 'dbos.sqlite'}", n)["segundos"]
     if postgres:
         import psycopg
         from curso.postgres.cluster import esquema_de_prueba
         with esquema_de_prueba(postgres, prefijo="pasos") as esquema:
-            medidas[("curso", "PostgreSQL")] = n / _json(PASOS_DEL_CURSO, punto, esquema, n)["segundos"]
+            medidas[("curso", "PostgreSQL")] = n / _json(PASOS_DEL_CURSO, punto, "PostgreSQL", esquema, n)["segundos"]
         nombre = f"dbos_pasos_{secrets.token_hex(4)}"
         try:
             medidas[("DBOS", "PostgreSQL")] = n / _json(PASOS_DBOS, url_de_dbos(postgres, nombre), n)["segundos"]
