@@ -303,7 +303,7 @@ def hasta_el_final(motor, punto, carpeta, url, variante="correcta", **entorno):
 def sin_caidas(motor, punto, plantilla, url, contador, carpeta, variante="correcta"):
     """La ejecución de referencia: {"foto", "pasos", "peticiones", "herramientas", "ediciones",
     "ordenes", "trabajo_s"}; `trabajo_s`, del primer paso al final (sin el arranque de Python)."""
-    destino = Path(carpeta) / f"sin-caidas-{motor.nombre}-{variante}"
+    destino = Path(carpeta) / f"sin-caidas-{Path(plantilla).name}-{variante}"
     shutil.copytree(plantilla, destino)
     antes = len(contador.peticiones)
     proceso = motor.lanzar(punto, destino, url, variante, **{AVISAR_PASOS: "1"})
@@ -351,7 +351,7 @@ def caidas_tras_cada_paso(motor, punto, plantilla, url, contador, carpeta, refer
 
     def caer(caida, url, contador):
         g, clase, agente, donde = caida
-        destino = Path(carpeta) / f"caida-{motor.nombre}-{variante}-{donde.replace(':', '-')}"
+        destino = Path(carpeta) / f"caida-{Path(plantilla).name}-{variante}-{donde.replace(':', '-')}"
         shutil.copytree(plantilla, destino)
         antes = len(contador.peticiones)
         codigo, _, errores = reanudar(motor, punto, destino, url, variante, CURSO_MORIR_EN=donde)
@@ -379,7 +379,7 @@ def caidas_al_azar(motor, punto, plantilla, url, contador, carpeta, referencia, 
 
     def caer(momento, url, contador):
         i, k, espera = momento
-        destino = Path(carpeta) / f"azar-{motor.nombre}-{variante}-{i}"
+        destino = Path(carpeta) / f"azar-{Path(plantilla).name}-{variante}-{i}"
         shutil.copytree(plantilla, destino)
         antes = len(contador.peticiones)
         proceso = motor.lanzar(punto, destino, url, variante, **{AVISAR_PASOS: "1"})
@@ -438,7 +438,7 @@ def de_la_caida_a_la_vuelta(motor, punto, plantilla, url, carpeta, veces=3, tras
     matando el primer proceso desde fuera justo cuando avisa de su paso `tras` (desde 0)."""
     segundos = []
     for i in range(veces):
-        destino = Path(carpeta) / f"vuelta-{motor.nombre}-{i}"
+        destino = Path(carpeta) / f"vuelta-{Path(plantilla).name}-{i}"
         shutil.copytree(plantilla, destino)
         primero = motor.lanzar(punto, destino, url, **{AVISAR_PASOS: "1"})
         assert hasta_el_paso(primero, int(motor.morir_tras(tras).split(":")[1])), primero.stderr.read()
