@@ -6,8 +6,6 @@ sistema de DBOS se lee con SQL directo, sin DBOS.
 """
 import json
 import sqlite3
-import subprocess
-import sys
 
 import pytest
 
@@ -108,26 +106,6 @@ def test_preparar_otra_vez_en_la_misma_carpeta_se_niega(hecha):
     carpeta, _, _ = hecha
     with pytest.raises(RuntimeError, match="Ya hay una ejecución"):
         preparar(carpeta)
-
-
-@pytest.mark.lento
-def test_con_una_cola_de_uno_los_hijos_no_se_solapan_con_la_de_dos_si_y_acaba_igual(hecha, servidor):
-    url, _ = servidor
-    carpeta, _, salida = hecha
-    with carpeta_en_memoria() as c:
-        for a_la_vez in (1, 2):
-            otra = preparar(c / f"cola-{a_la_vez}")
-            hecho = subprocess.run([sys.executable, "todo_junto_dbos.py", "reanudar", str(otra), "--url", url,
-                                    "--a-la-vez", str(a_la_vez)], cwd=PUNTO, capture_output=True, text=True, timeout=120)
-            assert hecho.returncode == 0, hecho.stderr
-            assert hecho.stdout == salida
-            assert simulacro.ficheros(otra / "copia") == simulacro.ficheros(carpeta / "copia")
-            tramos = consultar(otra, "SELECT workflow_uuid, MIN(started_at_epoch_ms), MAX(completed_at_epoch_ms) "
-                                     "FROM operation_outputs WHERE workflow_uuid LIKE 'incidente/%' GROUP BY workflow_uuid")
-            (_, e1, a1), (_, e2, a2) = tramos
-            assert (e1 < a2 and e2 < a1) is (a_la_vez == 2), tramos
-            colas = {c for (c,) in consultar(otra, "SELECT queue_name FROM workflow_status WHERE workflow_uuid LIKE 'incidente/%'")}
-            assert colas == {"hijos"}
 
 
 def test_tras_una_caida_sigue_desde_lo_guardado_sin_repetir_peticiones(servidor):
