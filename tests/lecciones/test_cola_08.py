@@ -7,6 +7,8 @@ import sqlite3
 import subprocess
 import sys
 
+import pytest
+
 from curso import rutas
 from curso.material import simulacro, simulacro_dbos
 
@@ -22,6 +24,7 @@ def consultar(carpeta, sql):
         bd.close()
 
 
+@pytest.mark.lento  # tres ejecuciones enteras de DBOS
 def test_con_una_cola_de_uno_los_hijos_no_se_solapan_con_la_de_dos_si_y_acaba_igual():
     with simulacro.carpeta_en_memoria() as c, simulacro.servidor_que_cuenta() as (url, _):
         sin_cola = DBOS.preparar(PUNTO, c / "sin-cola")
