@@ -419,12 +419,12 @@ def recuperar_en_postgres(punto, postgres, url, proyecto, paso=12):
     Devuelve {"recuperados", "estado", "segundos", "pasos_del_1", "pasos_del_2", "ejecutor_final",
     "igual_a_sin_caidas"}."""
     import psycopg
-    from curso.material import simulacro
+    from curso.material import simulacro_dbos
     from curso.material.simulacro_dbos import MOTORES
     nombre = f"dbos_recuperar_{secrets.token_hex(4)}"
     base = url_de_dbos(postgres, nombre)
     motor_dbos = MOTORES["dbos"]
-    with simulacro.carpeta_en_memoria() as carpeta:
+    with simulacro_dbos.carpeta_en_memoria() as carpeta:
         aqui = motor_dbos.preparar(punto, carpeta / "e", proyecto)
         contar = "select count(*) from operation_outputs"
         try:

@@ -28,7 +28,9 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from curso.material import simulacro
@@ -141,6 +143,17 @@ elif variante != "correcta":
     sys.exit(f"variante desconocida: {variante}")
 sys.exit(todo_junto_dbos.main(["reanudar", carpeta, "--url", url]))
 '''
+
+
+@contextmanager
+def carpeta_en_memoria():
+    """Como `simulacro.carpeta_en_memoria` (en /dev/shm si lo hay, y se borra al salir), con su propio
+    prefijo: lo que la lección 08 deja ahí mientras corre no se confunde con lo de la 06."""
+    carpeta = tempfile.mkdtemp(prefix="simulacro-08-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    try:
+        yield Path(carpeta)
+    finally:
+        shutil.rmtree(carpeta, ignore_errors=True)
 
 
 # --- Los dos motores ----------------------------------------------------------------------------

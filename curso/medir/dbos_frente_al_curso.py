@@ -44,7 +44,7 @@ def main():
                ("DBOS sin 8.1", simulacro_dbos.MOTORES["dbos"], puntos[8], "sin_8_1"),
                ("DBOS con 8.1", simulacro_dbos.MOTORES["dbos"], puntos[8], "correcta")]
     empieza = time.monotonic()
-    with simulacro.carpeta_en_memoria() as carpeta, simulacro.servidor_que_cuenta() as (url, contador):
+    with simulacro_dbos.carpeta_en_memoria() as carpeta, simulacro.servidor_que_cuenta() as (url, contador):
         hecho = simulacros(motores, url, contador, carpeta)
         print("Una caída justo después de cada paso (y de cada edición), cada una en su ejecución:")
         print(simulacro_dbos.tabla({n: h["cada_paso"] for n, h in hecho.items()}))

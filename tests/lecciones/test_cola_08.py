@@ -26,7 +26,7 @@ def consultar(carpeta, sql):
 
 @pytest.mark.lento  # tres ejecuciones enteras de DBOS
 def test_con_una_cola_de_uno_los_hijos_no_se_solapan_con_la_de_dos_si_y_acaba_igual():
-    with simulacro.carpeta_en_memoria() as c, simulacro.servidor_que_cuenta() as (url, _):
+    with simulacro_dbos.carpeta_en_memoria() as c, simulacro.servidor_que_cuenta() as (url, _):
         sin_cola = DBOS.preparar(PUNTO, c / "sin-cola")
         codigo, salida, errores = simulacro_dbos.reanudar(DBOS, PUNTO, sin_cola, url)
         assert codigo == 0, errores

@@ -16,7 +16,7 @@ CAIDAS = 30
 
 @pytest.fixture(scope="module")
 def en_memoria():
-    with simulacro.carpeta_en_memoria() as carpeta, simulacro.servidor_que_cuenta() as (url, contador):
+    with simulacro_dbos.carpeta_en_memoria() as carpeta, simulacro.servidor_que_cuenta() as (url, contador):
         yield carpeta, url, contador
 
 

@@ -4,7 +4,8 @@ import functools
 from pathlib import Path
 
 from curso.material import simulacro_dbos
-from curso.material.simulacro import carpeta_en_memoria, servidor_que_cuenta  # noqa: F401
+from curso.material.simulacro import servidor_que_cuenta  # noqa: F401
+from curso.material.simulacro_dbos import carpeta_en_memoria  # noqa: F401
 
 PUNTO = Path(__file__).resolve().parent.parent  # la carpeta del punto de control
 DBOS = simulacro_dbos.MOTORES["dbos"]
