@@ -69,23 +69,11 @@ def apuntar_en_el_diario(carpeta, al_editar=None):
         setattr(herramientas, nombre, envuelta)
 '''
 
-CORREDOR_06 = APUNTAR + r'''
-import sys
-punto, base, url, variante = sys.argv[1:5]
-sys.path.insert(0, punto)
-import pasos, todo_junto
-apuntar_en_el_diario(_os.path.dirname(base))
-if _os.environ.get("CURSO_AVISAR_PASOS"):
-    contar = pasos.Conexion._contar
-    def contar_y_avisar(self, clase):
-        contar(self, clase)
-        if clase == "paso":
-            print(f"· simulacro: paso {self.hechos['paso']}", flush=True)
-    pasos.Conexion._contar = contar_y_avisar
-if variante != "correcta":
-    sys.exit(f"variante desconocida: {variante}")
-sys.exit(todo_junto.main(["reanudar", base, "--url", url]))
-'''
+# El de la 06 (simulacro.CORREDOR, con sus variantes y sus avisos), con el diario puesto nada más importar
+# sus módulos.
+_IMPORTA = "import agentes, efectos, pasos, permisos, todo_junto\n"
+assert _IMPORTA in simulacro.CORREDOR, "simulacro.CORREDOR ha cambiado: pon el diario donde importa sus módulos"
+CORREDOR_06 = APUNTAR + simulacro.CORREDOR.replace(_IMPORTA, _IMPORTA + "apuntar_en_el_diario(os.path.dirname(base))\n", 1)
 
 CORREDOR_DBOS = APUNTAR + r'''
 import re, signal, sys, threading
