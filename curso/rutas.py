@@ -420,7 +420,9 @@ LECCIONES = {
     6: {"cuaderno": "06_todo_junto",
         "ficheros": ["herramientas.py", "pasos.py", "registro.py", "efectos.py", "agentes.py", "api.py",
                      "reintentos.py", "reanudar.py", "correr.py", "todo_junto.py"]},
-    # La única cuyo punto de control no se llama como su cuaderno: lo que deja es PostgreSQL.
+    # Las dos cuyo punto de control no se llama como su cuaderno: lo que dejan es PostgreSQL y DBOS.
     7: {"cuaderno": "07_cuando_una_maquina_no_basta", "punto": "07_postgresql",
         "ficheros": ["historial_pg.py", "resumenes_pg.py", "padres_pg.py", "buzon_pg.py"]},
+    8: {"cuaderno": "08_el_motor_de_verdad", "punto": "08_dbos",
+        "ficheros": ["motor.py", "efectos_dbos.py", "flujos.py", "todo_junto_dbos.py"]},
 }

@@ -35,6 +35,9 @@ MEDICIONES = {
     "postgres": Medicion("postgres_frente_a_sqlite", "admisiones por segundo con 1, 2, 4 y 8 trabajadores en PostgreSQL y "
                                      "en SQLite, explorar las carreras en PostgreSQL y el simulacro con "
                                      "SIGKILL y cortes: perdidas y repetidas (lección 07)"),
+    "dbos": Medicion("dbos_frente_al_curso", "el simulacro de la 08 en los dos motores (una caída tras cada paso y cien al azar, "
+                             "con y sin el 8.1), de una caída a la vuelta, y pasos duraderos por segundo del "
+                             "harness y de DBOS en SQLite y PostgreSQL (lección 08)"),
     "replica": Medicion("replica", "la espera a la réplica síncrona de la celda del COMMIT, 30 veces con un "
                                    "CHECKPOINT en marcha durante la recarga: SHOW frente a la sonda (lección 07)"),
     "caminos": Medicion("caminos", "caminos al azar de un alumno por los cuadernos, en núcleos de verdad "
