@@ -7,7 +7,9 @@ temporales, y las rutas del repositorio van relativas a él.
 
 PostgreSQL (la lección 07) se comprueba de verdad: con CURSO_POSTGRES, conectando a ese servidor;
 si no, arrancando uno de usar y tirar como hará la lección (initdb, pg_ctl start, una conexión) y
-parándolo, un par de segundos. Solo dice «Todo listo» si también eso va bien.
+parándolo, un par de segundos. Solo dice «Todo listo» si también eso va bien. DBOS (la lección 08),
+igual: se lanza en otro proceso con la configuración del curso y su base en SQLite, y se mira que
+no abra ningún socket de red.
 
 `revisar()` hace las comprobaciones y devuelve datos; `informe()` las convierte en texto y
 `codigo()` en el código de salida (1 si falla algo obligatorio), para probar la lógica con
@@ -236,6 +238,29 @@ def revisar_postgres():
     return Revision(POSTGRES, True, f"{version}: arranca uno de usar y tirar ({programas}) y se para sin dejar nada")
 
 
+DBOS = "DBOS (lección 08)"
+
+
+def revisar_dbos():
+    """Que la lección 08 podrá lanzar DBOS: en otro proceso, con `motor.py` del punto de control 08 y
+    su base del sistema en un SQLite temporal, sin abrir ningún socket de red."""
+    import subprocess
+    try:
+        version = importlib.metadata.version("dbos")
+    except importlib.metadata.PackageNotFoundError:
+        return Revision(DBOS, False, "falta el paquete dbos", INSTALAR_REQUISITOS)
+    from curso.material import dbos_08
+    try:
+        red = dbos_08.sin_red(rutas.PUNTOS / "08_dbos")
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as error:
+        return Revision(DBOS, False, f"no se lanza: {str(error).strip().splitlines()[-1]}", INSTALAR_REQUISITOS)
+    if red["sockets_de_red"]:
+        return Revision(DBOS, False, f"{version} se lanza, pero abre {red['sockets_de_red']} sockets de red",
+                        "el curso va sin red: mira la configuración de motor.py (checkpoints/08_dbos)")
+    sin_red = "sin abrir ningún socket de red" if red["sockets_de_red"] == 0 else "(los sockets no se cuentan fuera de Linux)"
+    return Revision(DBOS, True, f"{version}: se lanza con su base en SQLite, {sin_red}")
+
+
 MODELO = "modelo de verdad (opcional)"
 
 
@@ -265,7 +290,8 @@ def revisar_plataforma():
 def revisar():
     """Todas las comprobaciones, en el orden en que se imprimen."""
     return [revisar_python(), *revisar_requisitos(), revisar_sqlite(), revisar_nucleo(),
-            revisar_extension_widgets(), revisar_puerto(), revisar_postgres(), revisar_chromium(), revisar_modelo(),
+            revisar_extension_widgets(), revisar_puerto(), revisar_postgres(), revisar_dbos(), revisar_chromium(),
+            revisar_modelo(),
             revisar_espacio(), revisar_plataforma()]
 
 
@@ -288,8 +314,9 @@ def informe(revisiones):
     fallos = sum(1 for r in revisiones if not r.bien and r.obligatoria)
     solo_postgres = fallos == 1 and any(r.nombre == POSTGRES and not r.bien for r in revisiones)
     if solo_postgres:
-        lineas.append(f"Listo para las lecciones 00 a 06; para la 07 falta PostgreSQL ({MAL}): haz lo que "
-                      "indica su flecha y vuelve a ejecutar: python -m curso doctor")
+        lineas.append(f"Listo para las lecciones 00 a 06, y la 08 en SQLite; para la 07 (y los varios procesos "
+                      f"de la 08) falta PostgreSQL ({MAL}): haz lo que indica su flecha y vuelve a ejecutar: "
+                      "python -m curso doctor")
     elif fallos:
         cuantas = "1 comprobación obligatoria falla" if fallos == 1 else \
             f"{fallos} comprobaciones obligatorias fallan"
@@ -304,7 +331,7 @@ def main(breve=False):
     """Comprueba el entorno e imprime el informe (solo el veredicto si `breve`). Devuelve el
     código de salida: 0 si está todo lo obligatorio, 1 si no."""
     if not breve:  # lo único que tarda es PostgreSQL: que no parezca colgado
-        print("Revisando tu máquina (arrancar un PostgreSQL de prueba lleva unos segundos)…",
+        print("Revisando tu máquina (arrancar un PostgreSQL y un DBOS de prueba lleva unos segundos)…",
               file=sys.stderr, flush=True)
     revisiones = revisar()
     texto = informe(revisiones)

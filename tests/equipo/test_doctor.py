@@ -87,7 +87,7 @@ def test_sin_postgresql_no_dice_todo_listo_y_dice_que_la_07_no_podra():
     texto = doctor.informe([BIEN, falta, OPCIONAL])
     assert doctor.codigo([BIEN, falta, OPCIONAL]) == 1
     assert "Todo listo" not in texto
-    assert texto.splitlines()[-1].startswith("Listo para las lecciones 00 a 06; para la 07 falta PostgreSQL")
+    assert texto.splitlines()[-1].startswith("Listo para las lecciones 00 a 06, y la 08 en SQLite; para la 07")
     # Con otro fallo más, el veredicto de siempre.
     assert doctor.informe([FALLA, falta]).splitlines()[-1].startswith("Falta algo: 2 comprobaciones obligatorias")
 
@@ -118,3 +118,17 @@ def test_el_doctor_arranca_un_postgresql_de_usar_y_tirar_y_no_deja_nada(monkeypa
     assert revision.bien, revision
     assert re.match(r"\d+(\.\d+)* .*arranca uno de usar y tirar", revision.detalle)
     assert len(arrancados) == 1 and not postgres.vivo(arrancados[0])
+
+
+def test_dbos_se_lanza_sin_red_con_la_configuracion_del_curso():
+    revision = doctor.revisar_dbos()
+    assert revision.bien and revision.obligatoria, revision
+    assert "sin abrir ningún socket de red" in revision.detalle
+
+
+def test_sin_el_paquete_dbos_dice_que_instalar(monkeypatch):
+    def no_esta(nombre):
+        raise doctor.importlib.metadata.PackageNotFoundError(nombre)
+    monkeypatch.setattr(doctor.importlib.metadata, "version", no_esta)
+    revision = doctor.revisar_dbos()
+    assert not revision.bien and revision.remedio == doctor.INSTALAR_REQUISITOS
