@@ -9,7 +9,7 @@ Corre, cada parte en su propio proceso de pytest y con un espacio de trabajo tem
 3. los cuadernos resueltos con `--nbval` (se comparan las salidas), cada uno con su espacio;
 4. los cuadernos del alumno con `--nbval-lax`, uno tras otro en un solo espacio y sin resolver
    nada (solo que corran sin errores: el camino de quien ejecuta todo sin hacer los ejercicios);
-5. los caminos del alumno (`tests/caminos/`): un solo espacio de la lección 00 a la 07, fallando
+5. los caminos del alumno (`tests/caminos/`): un solo espacio de la lección 00 a la 08, fallando
    y arreglando cada ejercicio, dejando alguno para luego, volviendo atrás y restaurando; cada
    camino en su parte, porque cada uno abre una lección tras otra y tarda como varias partes.
 

@@ -1,10 +1,10 @@
-"""Los caminos del alumno: un solo espacio de trabajo de la lección 00 a la 07, en núcleos de
+"""Los caminos del alumno: un solo espacio de trabajo de la lección 00 a la 08, en núcleos de
 Jupyter de verdad con `notebooks/` como directorio de trabajo, como en JupyterLab.
 
 Un alumno no empieza cada lección desde un punto de control limpio, como nbval: lleva su
 `mi_agente/` de una lección a otra, falla un ejercicio y lo arregla en la misma celda, deja otro
 para luego, vuelve a una lección anterior, restaura un punto de control a mitad. Cada test de este
-fichero es uno de esos caminos; entre los dos, cada ejercicio de las lecciones 00–07 se hace
+fichero es uno de esos caminos; entre los dos, cada ejercicio de las lecciones 00–08 se hace
 fallando primero y arreglando después, y cada uno de 1.1, 1.2, 3.2, 4.1 y 5.x se deja pendiente
 mientras las lecciones siguientes se resuelven.
 
@@ -56,8 +56,8 @@ def test_un_paso_la_leccion_00_fallando_y_arreglando_deja_el_espacio_como_su_pun
 def test_quien_deja_el_1_1_y_el_3_2_para_luego_y_vuelve_a_lecciones_pasadas(tmp_path):
     """Deja el 1.1 y el 3.2 para luego y vuelve atrás.
 
-    00 → 07, con la 03b, fallando y arreglando cada ejercicio salvo 1.1, 3.2 y 3.3, que deja en
-    el esbozo; tras la 03 vuelve a la 02 (y después sigue por la 03b), y tras la 07, a la 02, la
+    00 → 08, con la 03b, fallando y arreglando cada ejercicio salvo 1.1, 3.2 y 3.3, que deja en
+    el esbozo; tras la 03 vuelve a la 02 (y después sigue por la 03b), y tras la 08, a la 02, la
     04 y la 05."""
     alumno = Alumno(tmp_path)
     pendiente_1_1 = "El ejercicio 1.1 sigue pendiente"
@@ -83,14 +83,14 @@ def test_quien_deja_el_1_1_y_el_3_2_para_luego_y_vuelve_a_lecciones_pasadas(tmp_
                  if a.texto != b.texto]
     assert not distintas, f"la lección 02, vuelta a recorrer, dice otra cosa en {distintas}"
 
-    for numero in (rutas.TRES_B, 4, 5, 6, 7):
+    for numero in (rutas.TRES_B, 4, 5, 6, 7, 8):
         r = recorrer(alumno, numero)
         _sin_problemas(r)
         # La 03 cambia entorno.py sobre la referencia (leer por trozos): desde ahí, ya está completo.
         assert r.veces(pendiente_1_1) == 0, r.salidas[0][1].texto
         _usa_la_referencia_una_vez(r, "compactar.py", pendientes_3)
 
-    # Con la 07 hecha, vuelve a la 02, la 04 y la 05.
+    # Con la 08 hecha, vuelve a la 02, la 04 y la 05.
     antes = _ficheros(alumno.espacio)
     for numero in (2, 4, 5):
         r = recorrer(alumno, numero)
