@@ -106,7 +106,9 @@ def por_que_no(hallazgo, referencia, proyecto):
 
 def verificar(carga, proyecto):
     """(verificados, descartados) de una entrega: cada hallazgo con la referencia de su mismo
-    orden, comprobado contra `proyecto`. Los descartados llevan su `motivo`."""
+    orden, comprobado contra `proyecto`. Cada uno es una lista de filas {"hallazgo": ...,
+    "referencia": ...} (la referencia, None si no la hay), en el orden de los hallazgos; las de
+    los descartados llevan además su "motivo"."""
     verificados, descartados = [], []
     referencias = carga.get("referencias", [])
     for i, hallazgo in enumerate(carga.get("hallazgos", [])):
