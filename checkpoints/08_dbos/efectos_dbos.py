@@ -19,34 +19,39 @@ o después de editar, el paso 2 se repite y mira el fichero antes de hacer nada.
 del paso 1 no cambia al recuperar: por eso la huella de antes es la de antes de la primera vez.
 """
 import shutil
-import tempfile
 
 from dbos import DBOS
 
 import herramientas
 import motor
-from efectos import huella, se_ejecutaria
+from efectos import BORRADOR, huella, se_ejecutaria
 from entorno import resultado
 from permisos import atender
 
 
-def ensayar(entorno, llamada):
+def ensayar(entorno, llamada, borrador):
     """{"antes", "despues", "esperado"} de editar `llamada` en `entorno`, sin tocarlo: la edición
-    se hace sobre una copia del fichero en un borrador. Si falla en el borrador (antiguo no
-    aparece...), fallará igual de verdad sin cambiar nada: `despues` y `esperado` son None."""
+    se hace sobre una copia del fichero en la carpeta `borrador`, que se borra antes y después. Si
+    falla en el borrador (antiguo no aparece...), fallará igual de verdad sin cambiar nada:
+    `despues` y `esperado` son None.
+
+    El borrador tiene un sitio fijo, en la carpeta de la ejecución (como en la lección 06): un
+    proceso que muere a mitad del ensayo lo deja ahí, y el siguiente lo borra al empezar. Una
+    carpeta temporal nueva en cada ensayo se quedaría para siempre en la del sistema."""
     ruta = llamada["input"]["ruta"]
     fichero = herramientas.dentro(entorno, ruta)
     despues = esperado = None
+    shutil.rmtree(borrador, ignore_errors=True)
     if fichero.is_file():
-        with tempfile.TemporaryDirectory(prefix="borrador-") as borrador:
-            copia = herramientas.dentro(borrador, ruta)
-            copia.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(fichero, copia)
-            try:
-                esperado = herramientas.editar(borrador, **llamada["input"])
-                despues = huella(copia)
-            except herramientas.ErrorDeHerramienta:
-                pass
+        copia = herramientas.dentro(borrador, ruta)
+        copia.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(fichero, copia)
+        try:
+            esperado = herramientas.editar(borrador, **llamada["input"])
+            despues = huella(copia)
+        except herramientas.ErrorDeHerramienta:
+            pass
+        shutil.rmtree(borrador, ignore_errors=True)
     return {"antes": huella(fichero), "despues": despues, "esperado": esperado}
 
 
@@ -79,7 +84,7 @@ def escritor(escritura):
 @DBOS.step()
 def intencion_de_editar(llamada, carpeta):
     """El paso 1: la intención (ver `ensayar`), guardada por DBOS antes de editar."""
-    return ensayar(motor.CARPETA / carpeta, llamada)
+    return ensayar(motor.CARPETA / carpeta, llamada, motor.CARPETA / BORRADOR)
 
 
 @DBOS.step()
