@@ -24,16 +24,26 @@ con eso si reintentar):
 - `estado` 200 si llegó algo que no es una respuesta de la API (una página HTML, un JSON sin
   `content` o sin `usage`).
 
+Una llamada cortada. Si la respuesta llega con `stop_reason` "max_tokens" y su último bloque es un
+`tool_use`, el modelo estaba escribiendo esa llamada cuando se le acabó el sitio: su entrada está a
+medias (la API lo avisa en «Handling stop reasons»; llama-server la da como `{}`, y la grabación de
+la lección lo enseña). `bloques_de` le pone la marca `entorno.CORTADA`, y `atender` (permisos.py)
+la contesta con una observación que lo dice, sin ejecutar nada: ejecutar `leer` con `{}`, o un
+`ejecutar` con media orden, sería hacer algo que el modelo no ha pedido. La marca no es del
+protocolo: `peticion` la quita antes de mandar M.
+
 Cuánto se espera. `espera` (ESPERA, 900 s) es lo que puede durar la petición ENTERA, de conectar
-al último byte del cuerpo. La regla sale de cómo contesta llama-server sin streaming (el adaptador
+al último byte del cuerpo. Y `cuerpo` (None: sin más límite que ese), lo que puede tardar el
+cuerpo en llegar entero una vez llegadas las cabeceras. La regla sale de cómo contesta llama-server sin streaming (el adaptador
 no lo pide): no manda nada mientras el modelo escribe, y al acabar manda el estado, las cabeceras
 y el cuerpo de golpe. Todo el tiempo del modelo es silencio antes de las cabeceras, y un modelo
 local lento puede pasar de 13 minutos escribiendo 512 tokens: eso tiene que caber en `espera`.
 Después de las cabeceras, el cuerpo ya está calculado: si se para a medias, o llega a gotas, no
 es el modelo pensando, sino un servidor o una red atascados, y se corta al acabarse la misma
-espera. (Un tiempo de espera por lectura no basta: mide silencios, y un cuerpo que manda un byte
-cada poco no se cortaría nunca.) Con reintentos (lección 06), cada intento espera solo lo que
-queda del plazo total: tampoco un cuerpo atascado pasa de ese plazo.
+espera, o de `cuerpo` si es menor. (Un tiempo de espera por lectura no basta: mide silencios, y un
+cuerpo que manda un byte cada poco no se cortaría nunca.) Con reintentos (lección 06), cada intento
+espera solo lo que queda del plazo total, y el cuerpo, `reintentos.CUERPO_S`: un cuerpo atascado
+es un intento fallido en segundos, y se reintenta.
 """
 import http.client
 import json
@@ -46,6 +56,8 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+
+from entorno import CORTADA
 
 URL_DE_ENSAYO = "http://127.0.0.1:8765"  # python -m curso servidor
 RUTA = "/v1/messages"  # se añade a la URL base, así que ANTHROPIC_BASE_URL no lleva /v1
@@ -82,7 +94,12 @@ class ErrorDelModelo(Exception):
 
 
 class CuerpoSinAcabar(TimeoutError):
-    """El servidor empezó a contestar, pero el cuerpo no había llegado entero al acabarse la espera."""
+    """El servidor empezó a contestar, pero el cuerpo no había llegado entero al acabarse la espera
+    (`por_el_cuerpo`: la del cuerpo tras las cabeceras, no la de la petición entera)."""
+
+    def __init__(self, por_el_cuerpo=False):
+        super().__init__()
+        self.por_el_cuerpo = por_el_cuerpo
 
 
 class ErrorVentana(ErrorDelModelo):
@@ -110,8 +127,27 @@ def peticion(M, herramientas, modelo, max_tokens=MAX_TOKENS):
         "max_tokens": max_tokens,
         "system": sistema,
         "tools": list(herramientas),
-        "messages": [{"role": ROLES[rol], "content": contenido} for rol, contenido in resto],
+        "messages": [{"role": ROLES[rol], "content": sin_marcas(contenido)} for rol, contenido in resto],
     }
+
+
+def sin_marcas(contenido):
+    """El contenido de un mensaje tal como lo pide el protocolo: sin la marca CORTADA, que es del
+    harness (la API rechaza los campos que no conoce)."""
+    if not isinstance(contenido, list):
+        return contenido
+    return [{k: v for k, v in b.items() if k != CORTADA} if isinstance(b, dict) and CORTADA in b else b
+            for b in contenido]
+
+
+def bloques_de(respuesta):
+    """Los bloques de una respuesta de la API (un dict ya leído). Si acabó por `max_tokens` y su
+    último bloque es una llamada, esa llamada llegó cortada: una copia suya lleva CORTADA."""
+    bloques = list(respuesta["content"])
+    if (respuesta.get("stop_reason") == "max_tokens" and bloques and isinstance(bloques[-1], dict)
+            and bloques[-1].get("type") == "tool_use"):
+        bloques[-1] = {**bloques[-1], CORTADA: True}
+    return bloques
 
 
 def campos_de_error(cuerpo):
@@ -174,11 +210,16 @@ def error_de_esquema(url):
                                 f"habla HTTP: corrige ANTHROPIC_BASE_URL{idea}", causa="esquema")
 
 
-def error_de_conexion(error, url, espera):
+def error_de_conexion(error, url, espera, cuerpo=None):
     """El ErrorDelModelo de una petición que no llegó a tener respuesta: `error` es lo que lanzó
     urllib (un URLError con el motivo dentro, o la excepción de la red tal cual)."""
     motivo = error.reason if isinstance(error, urllib.error.URLError) else error
-    if isinstance(motivo, CuerpoSinAcabar):
+    if isinstance(motivo, CuerpoSinAcabar) and motivo.por_el_cuerpo:
+        causa, aviso = "tiempo", (f"{url} mandó las cabeceras, pero el cuerpo no ha llegado entero en los "
+                                  f"{cuerpo:.3g} s que tiene después de ellas, y se ha dejado de esperar. Un "
+                                  "servidor que ya tiene su respuesta la manda de golpe: se ha atascado él, o "
+                                  "la red")
+    elif isinstance(motivo, CuerpoSinAcabar):
         causa, aviso = "tiempo", (f"{url} empezó a contestar, pero la respuesta no ha llegado entera en "
                                   f"{espera:.3g} s y se ha dejado de esperar. Un servidor que ya tiene su "
                                   "respuesta la manda de golpe: se ha atascado él, o la red")
@@ -202,10 +243,10 @@ def error_de_conexion(error, url, espera):
     return ErrorDelModelo(None, aviso, causa=causa)
 
 
-def leer_entera(respuesta, fin):
-    """El cuerpo entero de `respuesta`, o CuerpoSinAcabar si no ha llegado entero en el instante
-    `fin` (de time.monotonic). Un temporizador corta la conexión en `fin`: cerrarla despierta a
-    la lectura que espera, llegue el cuerpo a medias o a gotas."""
+def leer_entera(respuesta, fin, por_el_cuerpo=False):
+    """El cuerpo entero de `respuesta`, o CuerpoSinAcabar(por_el_cuerpo) si no ha llegado entero en
+    el instante `fin` (de time.monotonic). Un temporizador corta la conexión en `fin`: cerrarla
+    despierta a la lectura que espera, llegue el cuerpo a medias o a gotas."""
     try:
         conexion = socket.socket(fileno=os.dup(respuesta.fileno()))  # la misma conexión, otro descriptor
     except (OSError, ValueError):  # ya no queda conexión: lo que falte por leer está en memoria
@@ -229,7 +270,7 @@ def leer_entera(respuesta, fin):
         temporizador.cancel()
         conexion.close()
     if cortada.is_set():  # también si acabó justo a la vez: un reintento la repite
-        raise CuerpoSinAcabar()
+        raise CuerpoSinAcabar(por_el_cuerpo)
     return crudo
 
 
@@ -246,7 +287,7 @@ def bloques_y_usage(crudo):
         faltan = [c for c, tipo in (("content", list), ("usage", dict))
                   if not isinstance(respuesta, dict) or not isinstance(respuesta.get(c), tipo)]
         if not faltan:
-            return respuesta["content"], respuesta["usage"]
+            return bloques_de(respuesta), respuesta["usage"]
         que, pista = f"es un JSON sin {' ni '.join(f'`{c}`' for c in faltan)}", ""
     raise ErrorDelModelo(200, texto[:500], f"el servidor contestó 200, pero lo que mandó {que}: no es una "
                                            f"respuesta de la API de Messages.{pista} Mira que "
@@ -256,11 +297,12 @@ def bloques_y_usage(crudo):
 class ModeloAPI:
     """Un modelo al otro lado de HTTP. `ModeloAPI("guion:arregla")(M, HERRAMIENTAS)` → bloques.
 
-    `espera`: los segundos que puede durar cada petición entera, cuerpo incluido (ver el
-    docstring del módulo)."""
+    `espera`: los segundos que puede durar cada petición entera, cuerpo incluido; `cuerpo`, los
+    que puede tardar el cuerpo tras las cabeceras (None: lo que quede de `espera`). Ver el
+    docstring del módulo."""
 
-    def __init__(self, modelo="guion:arregla", url=None, max_tokens=MAX_TOKENS, espera=ESPERA):
-        self.modelo, self.max_tokens, self.espera = modelo, max_tokens, espera
+    def __init__(self, modelo="guion:arregla", url=None, max_tokens=MAX_TOKENS, espera=ESPERA, cuerpo=None):
+        self.modelo, self.max_tokens, self.espera, self.cuerpo = modelo, max_tokens, espera, cuerpo
         self.url = (url or os.environ.get("ANTHROPIC_BASE_URL") or URL_DE_ENSAYO).rstrip("/")
         self.usage = None
 
@@ -277,11 +319,18 @@ class ModeloAPI:
         try:
             try:
                 with urllib.request.urlopen(pedido, timeout=self.espera) as r:
-                    crudo = leer_entera(r, fin)
+                    crudo = leer_entera(r, *self.fin_del_cuerpo(fin))
             except urllib.error.HTTPError as e:  # una respuesta con un estado de error: la hubo
-                texto = leer_entera(e, fin).decode("utf-8", "replace")
+                texto = leer_entera(e, *self.fin_del_cuerpo(fin)).decode("utf-8", "replace")
                 raise error_del_servidor(e.code, texto, direccion, list(M), e.headers) from None
         except (OSError, http.client.HTTPException) as e:  # no la hubo, o llegó a medias
-            raise error_de_conexion(e, self.url, self.espera) from None
+            raise error_de_conexion(e, self.url, self.espera, self.cuerpo) from None
         bloques, self.usage = bloques_y_usage(crudo)
         return bloques
+
+    def fin_del_cuerpo(self, fin):
+        """(instante en que se deja de esperar el cuerpo, ¿es por `cuerpo`?), con las cabeceras ya
+        llegadas: `fin` (el de la petición entera) o, si `cuerpo` acaba antes, ahora + `cuerpo`."""
+        if self.cuerpo is None or time.monotonic() + self.cuerpo >= fin:
+            return fin, False
+        return time.monotonic() + self.cuerpo, True

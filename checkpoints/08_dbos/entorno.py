@@ -86,6 +86,13 @@ def resultado(id, contenido, error=False):
     return bloque
 
 
+# La marca que pone el adaptador (api.py) en una llamada que llegó cortada: la respuesta acabó por
+# `max_tokens` mientras el modelo escribía esa llamada, así que su entrada está a medias. No es del
+# protocolo: api.peticion la quita antes de mandar M, y `atender` (permisos.py) contesta esa
+# llamada sin ejecutar nada.
+CORTADA = "cortada"
+
+
 def llamadas_de(respuesta):
     """Las llamadas (bloques `tool_use`) de una respuesta, en su orden."""
     return [b for b in respuesta if b.get("type") == "tool_use"]

@@ -6,7 +6,7 @@ los mismos que los de `ModeloAPI`, también `ErrorVentana` cuando la petición n
 """
 import json
 
-from api import MAX_TOKENS, error_del_servidor, peticion
+from api import MAX_TOKENS, bloques_de, error_del_servidor, peticion
 from curso.ensayo.motor import Ensayo, ErrorPeticion
 
 
@@ -24,4 +24,4 @@ class ModeloGuionizado:
         except ErrorPeticion as e:
             raise error_del_servidor(e.estado, json.dumps(e.cuerpo()), M=list(M)) from None
         self.usage = respuesta["usage"]
-        return respuesta["content"]
+        return bloques_de(respuesta)

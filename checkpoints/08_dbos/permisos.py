@@ -2,13 +2,14 @@
 
 Lección 01. `atender` convierte una llamada del modelo en su observación. Nada de lo que pida el
 modelo tumba el bucle: una herramienta que no existe, unos argumentos que faltan o sobran, un
-permiso denegado o una herramienta que falla vuelven como observación con `is_error: true`.
+permiso denegado, una herramienta que falla o una llamada que llegó cortada (la respuesta se acabó
+por `max_tokens` a media llamada) vuelven como observación con `is_error: true`.
 
 Lección 05. `atender` conoce todo el CATALOGO, también `buscar`, que no pide permiso: solo
 mira, como `leer`.
 """
 import herramientas
-from entorno import CATALOGO, resultado
+from entorno import CATALOGO, CORTADA, resultado
 
 SIN_PERMISO = {"leer", "buscar"}  # las que solo miran: no cambian nada fuera del modelo
 
@@ -54,6 +55,10 @@ def atender(llamada, entorno, usuario=None):
     """La observación (`tool_result`) de una llamada del modelo, pase lo que pase."""
     id, nombre, entrada = llamada.get("id"), llamada.get("name"), llamada.get("input")
     esquemas = {h["name"]: h for h in CATALOGO}
+    if llamada.get(CORTADA):  # su entrada está a medias: no es lo que el modelo quería pedir
+        return resultado(id, f"la llamada a {nombre} llegó cortada: la respuesta se acabó (max_tokens) "
+                             "mientras se escribía su entrada, que está a medias. No se ha hecho nada: "
+                             "repite la llamada entera, más corta si hace falta", error=True)
     if not isinstance(nombre, str) or nombre not in esquemas:
         return resultado(id, f"no hay ninguna herramienta {nombre!r}: las que hay son "
                              f"{', '.join(esquemas)}", error=True)

@@ -36,7 +36,7 @@ from agentes import Modelo, a_medias, actuar, respuestas
 from api import ModeloAPI
 from efectos import BORRADOR
 from entorno import texto_de
-from reintentos import ModeloConReintentos
+from reintentos import CUERPO_S, ModeloConReintentos
 
 
 class NoSePuede(Exception):
@@ -184,14 +184,15 @@ def preparar_vistas(bd, ruta, copia, padre):
             provisional.rename(carpeta)
 
 
-def reanudar(ruta, nuevo_modelo=None):
+def reanudar(ruta, nuevo_modelo=None, cuerpo=CUERPO_S):
     """Lleva la ejecución de `ruta` hasta el final. Devuelve {"vida", "informe", "estado"}.
 
     `nuevo_modelo(nombre)` da el modelo base de cada agente (por defecto, un `ModeloAPI(nombre)`
-    que usa ANTHROPIC_BASE_URL, con reintentos). NoSePuede si no se puede (ver `comprobar` y
-    `cerrojo`)."""
+    que usa ANTHROPIC_BASE_URL, con reintentos, y `cuerpo`: los segundos que puede tardar el cuerpo
+    de una respuesta tras sus cabeceras antes de darla por atascada y reintentar). NoSePuede si no
+    se puede (ver `comprobar` y `cerrojo`)."""
     padre = comprobar(ruta)
-    nuevo_modelo = nuevo_modelo or (lambda nombre: ModeloConReintentos(ModeloAPI(nombre)))
+    nuevo_modelo = nuevo_modelo or (lambda nombre: ModeloConReintentos(ModeloAPI(nombre), cuerpo=cuerpo))
     with cerrojo(ruta):
         padre = comprobar(ruta)  # otra vez, ya con el cerrojo: quien lo tenía pudo terminarla
         bd = registro.abrir(ruta)

@@ -57,6 +57,7 @@ BASE_S = 1.0  # la espera antes del primer reintento, como mucho (si el servidor
 TOPE_S = 30.0  # ninguna espera al azar pasa de aquí, por muchos reintentos que lleve
 UNA_ESPERA_S = 60.0  # lo más que se espera de una vez lo que pide el servidor
 PLAZO_S = 2 * api.ESPERA  # media hora: a un modelo local lento le da para una respuesta y un reintento
+CUERPO_S = 10.0  # tras sus cabeceras, el cuerpo (unos KB, ya hecho) llega o el intento ha fallado
 # Lo que lanza la red cuando el modelo no es un ModeloAPI, que ya lo convierte en ErrorDelModelo
 # con su `causa`: conexión cortada (ConnectionResetError, http.client.RemoteDisconnected),
 # rechazada, sin respuesta a tiempo (TimeoutError), o una respuesta a medias (IncompleteRead...).
@@ -116,13 +117,14 @@ class ModeloConReintentos:
     `al_reintentar(n, error, segundos)` (opcional) se llama antes de cada espera: para apuntarla."""
 
     def __init__(self, modelo, intentos=INTENTOS, base=BASE_S, tope=TOPE_S, plazo=PLAZO_S,
-                 dormir=time.sleep, azar=None, reloj=time.monotonic, al_reintentar=None):
+                 dormir=time.sleep, azar=None, reloj=time.monotonic, al_reintentar=None, cuerpo=CUERPO_S):
         if type(intentos) is not int or intentos < 1:
             raise ValueError(f"intentos tiene que ser un entero positivo, no {intentos!r}.")
-        if not isinstance(plazo, (int, float)) or not plazo > 0:
-            raise ValueError(f"plazo tiene que ser un número de segundos mayor que 0, no {plazo!r}.")
+        for nombre, valor in (("plazo", plazo), ("cuerpo", 1 if cuerpo is None else cuerpo)):
+            if not isinstance(valor, (int, float)) or not valor > 0:
+                raise ValueError(f"{nombre} tiene que ser un número de segundos mayor que 0, no {valor!r}.")
         self.modelo, self.intentos, self.base, self.tope = modelo, intentos, base, tope
-        self.plazo, self.dormir, self.reloj = plazo, dormir, reloj
+        self.plazo, self.dormir, self.reloj, self.cuerpo = plazo, dormir, reloj, cuerpo
         self.azar = azar or random.Random()
         self.al_reintentar = al_reintentar
         self.reintentos = []  # (n, error, segundos) de cada reintento de este modelo
@@ -132,16 +134,17 @@ class ModeloConReintentos:
         return self.modelo.usage
 
     def intento(self, M, herramientas, queda):
-        """Una petición al modelo, que no espera al servidor más de `queda` segundos si el
-        modelo tiene `espera` (un ModeloAPI): se le baja durante la petición."""
+        """Una petición al modelo; a un ModeloAPI, la `espera` de lo que `queda` y el `cuerpo` de aquí."""
         propia = getattr(self.modelo, "espera", None)
         if propia is None:
             return self.modelo(M, herramientas)
+        antes = propia, getattr(self.modelo, "cuerpo", None)
         self.modelo.espera = min(propia, max(queda, 0.01))
+        self.modelo.cuerpo = antes[1] if self.cuerpo is None else self.cuerpo
         try:
             return self.modelo(M, herramientas)
         finally:
-            self.modelo.espera = propia
+            self.modelo.espera, self.modelo.cuerpo = antes
 
     def __call__(self, M, herramientas=()):
         """Los bloques de la respuesta a M. Como mucho `intentos` intentos, cada uno con

@@ -31,7 +31,7 @@ from correr import Analizador
 from encargos import encargo
 from hijos import SISTEMA_DE_HIJO, pedido
 from reanudar import NoSePuede, SinSitio, reanudar
-from reintentos import DE_LA_RED, ModeloConReintentos
+from reintentos import CUERPO_S, DE_LA_RED, ModeloConReintentos
 
 PADRE = "incidente"
 PEDIDO = ("La API de la tienda contesta 503 a todo desde el despliegue de las 09:11. Averigua por "
@@ -131,6 +131,9 @@ def main(argv=None):
     reanudar_ = ordenes.add_parser("reanudar", help="lleva hasta el final la ejecución de BASE")
     reanudar_.add_argument("base")
     reanudar_.add_argument("--url", help="el servidor del modelo (por defecto, ANTHROPIC_BASE_URL)")
+    reanudar_.add_argument("--cuerpo", type=float, default=CUERPO_S, metavar="S",
+                           help="segundos que puede tardar el cuerpo de una respuesta tras sus cabeceras "
+                                f"antes de darlo por atascado y reintentar (por defecto, {CUERPO_S:g})")
     a = p.parse_args(argv)
     if a.orden == "preparar":
         if a.proyecto is None:
@@ -144,7 +147,7 @@ def main(argv=None):
         return 0
     from api import ModeloAPI
     try:
-        hecho = reanudar(a.base, lambda nombre: ModeloConReintentos(ModeloAPI(nombre, url=a.url)))
+        hecho = reanudar(a.base, lambda nombre: ModeloConReintentos(ModeloAPI(nombre, url=a.url), cuerpo=a.cuerpo))
     except NoSePuede as e:  # SinSitio (un disco lleno) también lo es, pero se arregla
         print(e, file=sys.stderr)
         return CODIGO_A_MEDIAS if isinstance(e, SinSitio) else CODIGO_NO_SE_PUEDE

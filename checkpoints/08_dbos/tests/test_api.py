@@ -325,7 +325,7 @@ def test_un_cuerpo_que_llega_a_gotas_se_corta_al_acabarse_la_espera(monkeypatch,
     espera es de la petición entera: se corta a los 0,5 s con causa «tiempo». La variante ingenua
     (leer el cuerpo con la espera por lectura, `r.read()`) no lo corta nunca y acaba tras el goteo."""
     if variante == "espera_por_lectura":
-        monkeypatch.setattr(api, "leer_entera", lambda respuesta, fin: respuesta.read())
+        monkeypatch.setattr(api, "leer_entera", lambda respuesta, fin, *_: respuesta.read())
     with ServidorEnsayo(0, fallos=Fallos("goteo", lento_s=0.15)) as servidor:
         inicio = time.monotonic()
         try:
@@ -363,3 +363,92 @@ def test_un_200_que_no_es_una_respuesta_de_la_api_da_un_error_en_castellano(plan
     assert info.value.estado == 200 and falta in str(info.value)
     assert "no es una respuesta de la API de Messages" in str(info.value)
     assert modelo.usage == antes
+
+
+# --- Una llamada cortada por max_tokens -------------------------------------------------------
+
+# Lo que contesta llama-server (tools/server/server-task.cpp, `to_json_anthropic`, del llama.cpp que
+# trae llama-cpp-python 0.3.36) cuando el límite de tokens corta una llamada: `stop_reason`
+# "max_tokens" y la llamada con `input: {}`, porque `json::parse` de sus argumentos a medias falla y
+# el código pone un objeto vacío. Sacado de ese código, no grabado: con 6 y con 48 tokens, SmolLM2
+# escribió texto y no llegó a empezar ninguna llamada (issue 42).
+LLAMADA_CORTADA_DE_LLAMA_SERVER = {
+    "id": "chatcmpl-cortada", "type": "message", "role": "assistant", "model": "smollm2",
+    "content": [{"type": "text", "text": "Voy a leerlo."},
+                {"type": "tool_use", "id": "call_cortada", "name": "leer", "input": {}}],
+    "stop_reason": "max_tokens", "stop_sequence": None,
+    "usage": {"cache_read_input_tokens": 0, "input_tokens": 300, "output_tokens": 16}}
+
+
+@pytest.fixture(params=["ensayo", "llama-server"])
+def modelo_que_se_corta(request, apuntador):
+    """Un ModeloAPI cuya respuesta llega con stop_reason "max_tokens" a media llamada: el servidor
+    de ensayo (el guion `herramienta` con 14 tokens) o un servidor que contesta lo que contesta
+    llama-server en ese caso."""
+    if request.param == "ensayo":
+        with ServidorEnsayo(0) as servidor:
+            yield ModeloAPI("guion:herramienta", url=servidor.url, max_tokens=14)
+    else:
+        yield ModeloAPI("smollm2", url=apuntador(cuerpo=LLAMADA_CORTADA_DE_LLAMA_SERVER).url)
+
+
+def test_una_llamada_cortada_se_contesta_diciendolo_y_sin_ejecutarla(modelo_que_se_corta, tmp_path):
+    from entorno import CORTADA
+    from permisos import atender
+    bloques = modelo_que_se_corta(M, HERRAMIENTAS)
+    cortada = bloques[-1]
+    assert cortada["type"] == "tool_use" and cortada[CORTADA] is True
+    observacion = atender(cortada, tmp_path)
+    assert observacion["tool_use_id"] == cortada["id"] and observacion["is_error"] is True
+    assert f"la llamada a {cortada['name']} llegó cortada" in observacion["content"]
+    assert list(tmp_path.iterdir()) == []  # no se ha hecho nada
+    # La llamada se queda en M con su observación; la marca no viaja al servidor.
+    siguiente = peticion(M + [("asistente", bloques), ("usuario", [observacion])], HERRAMIENTAS, "guion:eco")
+    assert siguiente["messages"][-2]["content"][-1] == {k: v for k, v in cortada.items() if k != CORTADA}
+    assert Ensayo().responder(siguiente)["stop_reason"] == "end_turn"  # una conversación que la API acepta
+
+
+def test_sin_mirar_stop_reason_la_llamada_cortada_se_atiende_como_si_fuera_entera(
+        modelo_que_se_corta, monkeypatch, tmp_path):
+    """La variante ingenua, la de antes: los bloques tal cual llegan. La llamada cortada parece una
+    llamada con `{}` (o con la entrada que cupo), y la observación culpa a los argumentos del modelo
+    en vez de decir que se cortó."""
+    from permisos import atender
+    monkeypatch.setattr(api, "bloques_de", lambda respuesta: respuesta["content"])
+    cortada = modelo_que_se_corta(M, HERRAMIENTAS)[-1]
+    assert "llegó cortada" not in atender(cortada, tmp_path)["content"]
+
+
+def test_solo_se_marca_la_llamada_con_la_que_acabo_la_respuesta():
+    """Con max_tokens y una llamada seguida de texto, la llamada estaba entera: no se marca."""
+    from entorno import CORTADA
+    llamada_ = {"type": "tool_use", "id": "t1", "name": "leer", "input": {"ruta": "a"}}
+    texto_ = {"type": "text", "text": "y ahora"}
+    assert CORTADA not in api.bloques_de({"content": [llamada_, texto_], "stop_reason": "max_tokens"})[0]
+    assert CORTADA not in api.bloques_de({"content": [llamada_], "stop_reason": "tool_use"})[0]
+    assert api.bloques_de({"content": [llamada_], "stop_reason": "max_tokens"})[0][CORTADA] is True
+    assert CORTADA not in llamada_  # una copia: la respuesta no se toca
+
+
+# --- Un cuerpo parado tras sus cabeceras --------------------------------------------------------
+
+@pytest.mark.parametrize("cuerpo", [0.3, None])
+def test_un_cuerpo_parado_tras_las_cabeceras_se_corta_a_los_segundos_de_cuerpo(cuerpo):
+    """El servidor manda las cabeceras y medio cuerpo, y se calla 30 s. Con `cuerpo=0.3`, el
+    adaptador deja de esperar a los 0,3 s de las cabeceras y lo dice. La variante ingenua (sin
+    `cuerpo`, solo la espera de la petición entera) espera los 3 s de `espera` enteros."""
+    with ServidorEnsayo(0, fallos=Fallos("a_medias", lento_s=30)) as servidor:
+        inicio = time.monotonic()
+        with pytest.raises(ErrorDelModelo) as info:
+            ModeloAPI("guion:eco", url=servidor.url, espera=3, cuerpo=cuerpo)(M)
+        tardo = time.monotonic() - inicio
+    assert (info.value.estado, info.value.causa) == (None, "tiempo")
+    if cuerpo is not None:
+        assert "el cuerpo no ha llegado entero en los 0.3 s que tiene después de ellas" in str(info.value)
+    else:
+        assert tardo >= 3 and "cabeceras" not in str(info.value)
+
+
+def test_un_cuerpo_que_llega_entero_no_nota_el_limite_del_cuerpo(servidor):
+    bloques = ModeloAPI("guion:eco", url=servidor.url, cuerpo=0.5)(M)
+    assert bloques == Ensayo().responder(peticion(M, (), "guion:eco"))["content"]

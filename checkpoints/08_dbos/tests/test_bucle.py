@@ -49,6 +49,7 @@ def copia(tmp_path):
     return tmp_path
 
 
+@pytest.mark.contrato("1.3")
 def test_termina_con_fin_cuando_el_modelo_no_pide_nada(copia):
     modelo = Grabadora([[llamada("t1", "leer", ruta="compra.py")], [texto("Ya lo he leído.")]])
     motivo, final, M = bucle(modelo, INICIO, copia, tope=10)
@@ -57,6 +58,7 @@ def test_termina_con_fin_cuando_el_modelo_no_pide_nada(copia):
     assert M[-1] == ("asistente", [texto("Ya lo he leído.")])
 
 
+@pytest.mark.contrato("1.3")
 def test_termina_con_tope_al_llegar_al_tope(copia):
     tope = 4
     modelo = Grabadora([[llamada(f"t{i}", "leer", ruta="compra.py")] for i in range(1, 20)])
@@ -66,6 +68,7 @@ def test_termina_con_tope_al_llegar_al_tope(copia):
     assert len(M) == len(INICIO) + 2 * tope  # cada turno: la respuesta y sus observaciones
 
 
+@pytest.mark.contrato("1.3")
 def test_no_cambia_la_lista_de_inicio(copia):
     inicio = list(INICIO)
     bucle(Grabadora([[texto("Nada que hacer.")]]), inicio, copia, tope=3)
@@ -81,6 +84,7 @@ def m_solo_crece(vistas):
     return all(es_prefijo(a, b) for a, b in pairwise(vistas))
 
 
+@pytest.mark.contrato("1.3")
 def test_m_solo_crece(tmp_path):
     copia = tmp_path / "recetario"
     shutil.copytree(RECETARIO, copia, ignore=shutil.ignore_patterns("__pycache__"))
@@ -133,6 +137,7 @@ def copia_del_modulo():
     shutil.rmtree(carpeta)
 
 
+@pytest.mark.contrato("1.3")
 @settings(max_examples=100, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(respuestas=st.lists(RESPUESTA, min_size=1, max_size=6), tope=st.integers(1, 6))

@@ -181,6 +181,7 @@ def recorta_las_observaciones(modelo, M, umbral=UMBRAL, k=RECIENTES):
 
 # --- Los cinco invariantes ---------------------------------------------------------------------
 
+@pytest.mark.contrato("3.3")
 def test_el_inicio_no_se_toca():
     M, modelo = con_turnos(4), Contado(UMBRAL + 1)
     nuevo = compactar(modelo, M)
@@ -193,6 +194,7 @@ def test_resumir_tambien_el_pedido_no_pasa_la_comprobacion_del_inicio():
     assert not el_inicio_intacto(M, resume_tambien_el_pedido(Contado(UMBRAL + 1), M))
 
 
+@pytest.mark.contrato("3.2")
 def test_los_k_turnos_recientes_quedan_tal_cual():
     for k in (1, 2, 3):
         M = con_turnos(6)
@@ -206,13 +208,17 @@ def test_quedarse_con_un_solo_turno_no_pasa_la_comprobacion_de_los_recientes():
     assert not los_recientes_intactos(M, se_queda_con_un_turno(Contado(UMBRAL + 1), M), RECIENTES)
 
 
+@pytest.mark.contrato("3.2")
 def test_ninguna_llamada_pierde_su_observacion():
     M = con_turnos(5, llamadas=(1, 2, 3))
     nuevo = compactar(Contado(UMBRAL + 1), M)
     assert nuevo is not M and cada_llamada_con_su_observacion(nuevo)
     todas = [bloque for _, contenido in nuevo if isinstance(contenido, list) for bloque in contenido]
-    assert [x["id"] for x in todas if x["type"] == "tool_use"] == ["t4_0", "t5_0", "t5_1"]
-    assert [x["tool_use_id"] for x in todas if x["type"] == "tool_result"] == ["t4_0"]  # t5 espera
+    # Quedan las llamadas de los dos últimos turnos (RECIENTES), y la observación del penúltimo: las
+    # del último esperan a que el bucle las atienda.
+    penultimo, ultimo = M[-3][1], M[-1][1]
+    assert [x["id"] for x in todas if x["type"] == "tool_use"] == ids(penultimo, "tool_use", "id") + ids(ultimo, "tool_use", "id")
+    assert [x["tool_use_id"] for x in todas if x["type"] == "tool_result"] == ids(penultimo, "tool_use", "id")
 
 
 def test_cortar_en_cualquier_mensaje_no_pasa_la_comprobacion_de_las_observaciones():
@@ -221,6 +227,7 @@ def test_cortar_en_cualquier_mensaje_no_pasa_la_comprobacion_de_las_observacione
     assert not cada_llamada_con_su_observacion(corta_en_cualquier_mensaje(Contado(UMBRAL + 1), M))
 
 
+@pytest.mark.contrato("3.3")
 @pytest.mark.parametrize("respuesta", [
     [llamada("r1", "leer", ruta="f1.py")],  # solo llamadas, que el harness no ejecuta
     [texto("   "), llamada("r1", "leer", ruta="f1.py")],  # texto en blanco
@@ -240,6 +247,7 @@ def test_quitar_sin_resumen_no_pasa_la_comprobacion():
     assert not nada_quitado_sin_resumen(M, quita_sin_resumen(modelo, M))
 
 
+@pytest.mark.contrato("3.3")
 @pytest.mark.parametrize("n, en_cache", [(UMBRAL, 0), (UMBRAL, UMBRAL - 100), (100, 0)])
 def test_por_debajo_del_umbral_m_vuelve_tal_cual(n, en_cache):
     M, modelo = con_turnos(6), Contado(n, en_cache=en_cache)
@@ -251,6 +259,7 @@ def test_compactar_siempre_no_pasa_la_comprobacion_del_umbral():
     assert not tal_cual_bajo_el_umbral(M, compacta_siempre(modelo, M), modelo)
 
 
+@pytest.mark.contrato("3.3")
 def test_solo_se_cambian_turnos_enteros_por_un_mensaje():
     for k in (1, 2, 3):
         M = con_turnos(6, llamadas=(1, 2))
@@ -265,6 +274,7 @@ def test_recortar_las_observaciones_no_pasa_la_comprobacion_de_los_turnos_entero
     assert not solo_turnos_enteros_por_un_mensaje(M, nuevo)  # ...pero reescribe lo que queda
 
 
+@pytest.mark.contrato("3.3")
 def test_el_umbral_cuenta_tambien_lo_que_esta_en_la_cache_y_la_salida():
     """4096 de entrada entre calculados y de la caché, más un token de salida: ya pasa del umbral."""
     M, modelo = con_turnos(4), Contado(UMBRAL, en_cache=UMBRAL - 111)
@@ -272,12 +282,14 @@ def test_el_umbral_cuenta_tambien_lo_que_esta_en_la_cache_y_la_salida():
     assert compactar(modelo, M) is not M
 
 
+@pytest.mark.contrato("3.3")
 def test_sin_ningun_turno_viejo_entero_m_vuelve_tal_cual():
     for M in (con_turnos(2), con_turnos(1), con_turnos(1, nota=True), con_turnos(2, nota=True)):
         modelo = Contado(UMBRAL + 1)
         assert compactar(modelo, M) is M and modelo.pedidas == []
 
 
+@pytest.mark.contrato("3.3")
 def test_la_peticion_del_resumen_y_la_m_nueva():
     M, modelo = con_turnos(5), Contado(UMBRAL + 1)
     nuevo = compactar(modelo, M)
@@ -286,6 +298,7 @@ def test_la_peticion_del_resumen_y_la_m_nueva():
     assert nuevo == INICIO + [("usuario", NOTA + RESUMEN)] + M[-3:]
 
 
+@pytest.mark.contrato("3.3")
 def test_un_resumen_anterior_entra_en_el_nuevo():
     M, modelo = con_turnos(4, nota=True), Contado(UMBRAL + 1)
     nuevo = compactar(modelo, M)
@@ -304,6 +317,7 @@ RESPUESTAS = st.sampled_from([
 ])
 
 
+@pytest.mark.contrato("3.3")
 @settings(max_examples=200, deadline=None, database=None)
 @given(turnos=st.integers(1, 9), llamadas=st.lists(st.integers(1, 3), min_size=1, max_size=4),
        nota=st.booleans(), k=st.integers(1, 3), respuesta=RESPUESTAS,
@@ -332,6 +346,7 @@ def test_los_cinco_invariantes_con_m_al_azar(turnos, llamadas, nota, k, respuest
 
 # --- Entradas malas ----------------------------------------------------------------------------
 
+@pytest.mark.contrato("3.3")
 @pytest.mark.parametrize("M, dice", [
     ([], "no tiene pedido"),
     ([("sistema", "Eres un agente.")], "no tiene pedido"),
@@ -346,6 +361,7 @@ def test_una_m_mal_formada_da_un_error_claro_y_no_cambia(M, dice):
     assert M == antes and modelo.pedidas == []
 
 
+@pytest.mark.contrato("3.3")
 def test_k_menor_que_uno_da_un_error_claro():
     with pytest.raises(ValueError, match="al menos 1"):
         compactar(Contado(UMBRAL + 1), con_turnos(4), k=0)
@@ -356,6 +372,7 @@ class SinUsage:
         return [texto(RESUMEN)]
 
 
+@pytest.mark.contrato("3.3")
 @pytest.mark.parametrize("usage", ["sin atributo", None, {}, {"input_tokens": 5000},
                                    {"input_tokens": None, "output_tokens": 3}])
 def test_sin_usage_da_un_error_claro(usage):
@@ -369,6 +386,7 @@ def test_sin_usage_da_un_error_claro(usage):
     assert M == antes
 
 
+@pytest.mark.contrato("3.3")
 def test_si_el_modelo_falla_al_resumir_su_excepcion_sale_tal_cual_y_m_no_cambia():
     """La elección: compactar no se traga el error (el bucle se para, como con cualquier otra
     petición que falla), y como nunca cambia la lista que recibe, M queda como estaba."""
@@ -503,6 +521,7 @@ def test_con_compacta_el_bucle_llega_al_tope_y_compacta_tres_veces(ejecucion):
     assert sum(hecha for _, _, hecha in ejecucion["compactaciones"]) == 3
 
 
+@pytest.mark.contrato("3.3")
 def test_en_la_ejecucion_cada_compactacion_cumple_el_contrato(ejecucion):
     for M, nuevo, _ in ejecucion["compactaciones"]:
         assert el_inicio_intacto(M, nuevo)

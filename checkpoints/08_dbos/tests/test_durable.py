@@ -312,6 +312,7 @@ def test_cada_resumen_parte_de_la_base_que_leyo(en_sqlite):
     assert anteriores == [None] + ids[:-1]
 
 
+@pytest.mark.contrato("4.4")
 def test_tras_cada_turno_reabrir_da_la_m_que_el_bucle_envia(en_sqlite, en_memoria):
     assert len(en_sqlite["pasos"]) == len(en_memoria["pasos"]) == 10
     assert reabrir_da_la_m_que_se_envia(en_sqlite, en_memoria)
@@ -327,6 +328,7 @@ def test_las_peticiones_son_las_de_compactar_en_memoria(en_sqlite, en_memoria):
     assert sin_tiempos(en_sqlite["peticiones"]) == sin_tiempos(en_memoria["peticiones"])
 
 
+@pytest.mark.contrato("4.4")
 def test_un_compactador_nuevo_cada_turno_sobre_el_fichero_reabierto_hace_lo_mismo(tmp_path, en_memoria):
     """Lo único que pasa de un turno al siguiente es el fichero: así se retoma una ejecución."""
     ruta = tmp_path / "m.db"
@@ -402,12 +404,14 @@ def bd(ruta):
     bd.close()
 
 
+@pytest.mark.contrato("4.4")
 def test_por_debajo_del_umbral_anota_pero_no_instala_y_m_vuelve_tal_cual(bd, ruta):
     M, modelo = con_turnos(4), Contado(UMBRAL)
     assert CompactacionDurable(bd, EJECUCION)(modelo, M) is M and modelo.pedidas == []
     assert list(historial(ruta).values()) == M[len(INICIO):] and versiones(ruta) == []
 
 
+@pytest.mark.contrato("4.4")
 @pytest.mark.parametrize("respuesta", [[llamada("r1", "leer", ruta="f1.py")], [texto("  ")], []])
 def test_sin_resumen_no_se_instala_nada_y_m_vuelve_tal_cual(bd, ruta, respuesta):
     M, modelo = con_turnos(4), Contado(UMBRAL + 1, respuesta)
@@ -415,6 +419,7 @@ def test_sin_resumen_no_se_instala_nada_y_m_vuelve_tal_cual(bd, ruta, respuesta)
     assert versiones(ruta) == []
 
 
+@pytest.mark.contrato("4.4")
 def test_con_m_a_mano_hace_lo_mismo_que_compactar(bd, ruta):
     compactador, M = CompactacionDurable(bd, EJECUCION), con_turnos(3)
     for t in range(4, 8):
@@ -424,6 +429,7 @@ def test_con_m_a_mano_hace_lo_mismo_que_compactar(bd, ruta):
         assert M == a_mano and reabrir_y_reconstruir(ruta, M) == M
 
 
+@pytest.mark.contrato("4.4")
 def test_si_otro_instala_mientras_el_modelo_resume_gana_el_otro_y_m_vuelve_tal_cual(bd, ruta):
     otro = abrir(ruta)  # otro compactador, otra conexión, sobre la misma ejecución
     compactador = CompactacionDurable(bd, EJECUCION)
@@ -470,6 +476,7 @@ def test_si_otro_ya_resumio_hasta_el_corte_no_pide_resumen(bd, ruta):
     assert compactador(modelo, M) is M and modelo.pedidas == []  # cortaría en 6, y eso ya lo cubre otro
 
 
+@pytest.mark.contrato("4.4")
 def test_reconstruir_tras_reabrir_sirve_para_retomar_la_ejecucion(ruta):
     bd = abrir(ruta)
     M = CompactacionDurable(bd, EJECUCION)(Contado(UMBRAL + 1), con_turnos(4))

@@ -59,6 +59,7 @@ def restaurar():
     efectos.atender_sin_efectos = atender_sin_efectos
 
 
+@pytest.mark.contrato("6.1")
 def test_la_intencion_se_apunta_antes_de_editar_y_el_resultado_despues(mundo):
     bd, copia, borrador = mundo
     visto = {}
@@ -73,6 +74,7 @@ def test_la_intencion_se_apunta_antes_de_editar_y_el_resultado_despues(mundo):
     assert not borrador.exists(), "el borrador no se queda"
 
 
+@pytest.mark.contrato("6.1")
 @pytest.mark.parametrize("donde", ["tras_el_efecto", "antes_del_efecto"])
 def test_tras_una_caida_la_edicion_queda_hecha_una_vez_con_la_misma_observacion(mundo, tmp_path, donde):
     bd, copia, borrador = mundo
@@ -101,6 +103,7 @@ def test_la_variante_ingenua_que_repite_la_llamada_edita_dos_veces(mundo):
     assert (copia / "notas.txt").read_text().count("uno y medio") == 2
 
 
+@pytest.mark.contrato("6.1")
 def test_si_otro_cambio_el_fichero_entre_la_caida_y_la_reanudacion_no_se_toca(mundo):
     bd, copia, borrador = mundo
     caer(bd, "antes_del_efecto")
@@ -113,6 +116,7 @@ def test_si_otro_cambio_el_fichero_entre_la_caida_y_la_reanudacion_no_se_toca(mu
     assert (copia / "notas.txt").read_text() == "uno\ndos\ntres\n"
 
 
+@pytest.mark.contrato("6.1")
 def test_una_edicion_que_falla_no_cambia_nada_y_se_apunta_como_error(mundo):
     bd, copia, borrador = mundo
     mala = llamada("t2", "editar", ruta="notas.txt", antiguo="tres\n", nuevo="cuatro\n")
@@ -121,6 +125,7 @@ def test_una_edicion_que_falla_no_cambia_nada_y_se_apunta_como_error(mundo):
     assert fila(bd, "t2")[2] is None and json.loads(fila(bd, "t2")[3]) == observacion
 
 
+@pytest.mark.contrato("6.1")
 def test_una_orden_se_ejecuta_como_mucho_una_vez(mundo):
     bd, copia, borrador = mundo
     orden = llamada("t3", "ejecutar", comando="echo hecho >> registro.txt")
@@ -133,6 +138,7 @@ def test_una_orden_se_ejecuta_como_mucho_una_vez(mundo):
     assert (copia / "registro.txt").read_text() == "hecho\n"
 
 
+@pytest.mark.contrato("6.1")
 def test_lo_que_solo_mira_o_no_tiene_permiso_no_se_apunta(mundo):
     bd, copia, borrador = mundo
     leida = efectos.atender(bd, "a", llamada("t4", "leer", ruta="notas.txt"), copia, puede_editar, borrador)

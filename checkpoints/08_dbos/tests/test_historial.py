@@ -47,6 +47,7 @@ def test_abrir_deja_claves_foraneas_wal_y_synchronous_full(bd):
         bd.execute("INSERT INTO historial VALUES ('no-existe', 1, 'huérfano')")
 
 
+@pytest.mark.contrato("4.1")
 def test_anotar_numera_el_historial_sin_huecos(bd):
     assert anotar(bd, EJECUCION, "quinto") == len(ORIGINALES) + 1
     seqs = [seq for _, seq, _ in filas(bd, "historial")]
@@ -91,6 +92,7 @@ def test_abrir_rechaza_lo_que_no_es_una_base_de_datos_sin_tocarlo(tmp_path, que,
     assert foto(tmp_path) == antes
 
 
+@pytest.mark.contrato("4.1")
 @pytest.mark.parametrize("excepcion", [ValueError, KeyboardInterrupt, SystemExit])
 def test_transaccion_deshace_ante_cualquier_excepcion(bd, excepcion):
     antes = volcado(bd)

@@ -171,6 +171,7 @@ HERRAMIENTAS_DE_PRUEBA = ["leer", "leer", "ejecutar", "editar", "leer", "leer"]
 USADO = DISPARO + 1
 
 
+@pytest.mark.contrato("3b.1")
 def test_cada_llamada_sigue_con_su_resultado():
     M = con_resultados(HERRAMIENTAS_DE_PRUEBA)
     nuevo, liberados = limpiar(M, USADO)
@@ -182,6 +183,7 @@ def test_quitar_los_resultados_viejos_deja_llamadas_huerfanas():
     assert not cada_resultado_tras_su_llamada(quita_los_resultados_viejos(M, USADO)[0])
 
 
+@pytest.mark.contrato("3b.1")
 def test_los_ultimos_y_los_excluidos_quedan_byte_a_byte():
     M = con_resultados(HERRAMIENTAS_DE_PRUEBA, largos=[1, 1, 1, 1, 1, 1])
     nuevo, _ = limpiar(M, USADO)
@@ -194,6 +196,7 @@ def test_limpiar_tambien_los_ultimos_y_los_excluidos_no_pasa_la_comprobacion():
     assert not conservados_y_excluidos_intactos(M, sin_conservar_ni_excluir(M, USADO)[0], CONSERVAR, EXCLUIR)
 
 
+@pytest.mark.contrato("3b.1")
 def test_limpiar_dos_veces_es_limpiar_una_y_solo_cambia_contenidos():
     M = con_resultados(HERRAMIENTAS_DE_PRUEBA)
     nuevo, _ = limpiar(M, USADO)
@@ -212,6 +215,7 @@ def test_quitar_el_mensaje_en_vez_de_su_contenido_no_pasa_la_comprobacion():
     assert not solo_contenidos_e_idempotente(M, nuevo, lambda m: limpiar(m, USADO))
 
 
+@pytest.mark.contrato("3b.1")
 def test_libera_al_menos_al_menos_o_no_toca_nada():
     M = con_resultados(["leer", "leer", "leer", "leer"], largos=[0, 1, 1, 1])  # uno viejo grande, uno corto
     grande = estimar(LARGO) - estimar(marcador(llamadas_por_id(M)["t2"]))
@@ -226,6 +230,7 @@ def test_limpiar_por_poco_no_pasa_la_comprobacion_del_al_menos():
     assert not al_menos_o_nada(M, *sin_al_menos(M, USADO, al_menos=10 ** 6), 10 ** 6)
 
 
+@pytest.mark.contrato("3b.1")
 def test_no_cambia_la_m_que_recibe():
     M = con_resultados(HERRAMIENTAS_DE_PRUEBA)
     antes = copy.deepcopy(M)
@@ -240,6 +245,7 @@ def test_limpiar_en_su_sitio_no_pasa_la_comprobacion():
     assert not la_m_recibida_intacta(antes, M)
 
 
+@pytest.mark.contrato("3b.1")
 @settings(max_examples=60, deadline=None)
 @given(herramientas=st.lists(st.sampled_from(["leer", "ejecutar", "editar"]), max_size=8),
        largos=st.lists(st.integers(0, 2), min_size=8, max_size=8),
@@ -262,12 +268,14 @@ def test_las_cinco_promesas_con_m_al_azar(herramientas, largos, usado, conservar
 
 # --- Los detalles -----------------------------------------------------------------------------
 
+@pytest.mark.contrato("3b.1")
 def test_hasta_el_disparo_no_se_limpia():
     M = con_resultados(HERRAMIENTAS_DE_PRUEBA)
     assert limpiar(M, DISPARO) == (M, 0) and limpiar(M, DISPARO)[0] is M
     assert limpiar(M, DISPARO + 1)[0] is not M
 
 
+@pytest.mark.contrato("3b.1")
 def test_el_marcador_nombra_la_herramienta_su_entrada_y_como_recuperarlo():
     M = con_resultados(HERRAMIENTAS_DE_PRUEBA)
     nuevo, _ = limpiar(M, USADO)
@@ -281,6 +289,7 @@ def test_una_entrada_larga_se_corta_en_el_marcador():
     assert len(marcador(uso)) < 200 and "…" in marcador(uso)
 
 
+@pytest.mark.contrato("3b.1")
 def test_un_resultado_mas_corto_que_su_marcador_no_se_toca():
     M = con_resultados(["leer", "leer", "leer", "leer"], largos=[0, 1, 1, 1])
     nuevo, _ = limpiar(M, USADO, al_menos=1)
@@ -288,7 +297,13 @@ def test_un_resultado_mas_corto_que_su_marcador_no_se_toca():
     assert bloques_resultado(nuevo)[1]["content"] != LARGO
 
 
+@pytest.mark.contrato("3b.1")
 def test_conservar_negativo_da_un_error_claro():
+    with pytest.raises(ValueError):  # el texto del 3b.1 fija el ValueError, no sus palabras
+        limpiar(con_resultados(["leer"]), USADO, conservar=-1)
+
+
+def test_conservar_negativo_lo_dice_nombrando_conservar():
     with pytest.raises(ValueError, match="conservar"):
         limpiar(con_resultados(["leer"]), USADO, conservar=-1)
 

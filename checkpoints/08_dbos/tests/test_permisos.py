@@ -90,6 +90,7 @@ def test_cada_llamada_mala_vuelve_como_observacion_de_error(copia, caso):
     assert (copia / "compra.py").read_text(encoding="utf-8") == COMPRA
 
 
+@pytest.mark.contrato("1.2")
 def test_un_permiso_denegado_vuelve_como_error_y_no_cambia_nada(copia):
     pedida = llamada("t1", "editar", ruta="compra.py", antiguo="sorted", nuevo="reversed")
     observacion = atender(pedida, copia, lambda nombre, entrada: False)
@@ -98,11 +99,13 @@ def test_un_permiso_denegado_vuelve_como_error_y_no_cambia_nada(copia):
     assert (copia / "compra.py").read_text(encoding="utf-8") == COMPRA
 
 
+@pytest.mark.contrato("1.2")
 def test_sin_usuario_no_se_permite_nada_que_cambie_cosas(copia):
     assert es_observacion_de_error(atender(llamada("t1", "ejecutar", comando="touch hecho"), copia), "t1")
     assert not (copia / "hecho").exists()
 
 
+@pytest.mark.contrato("1.2")
 def test_leer_no_pide_permiso(copia):
     preguntas = []
     observacion = atender(llamada("t1", "leer", ruta="compra.py"), copia,
@@ -111,6 +114,7 @@ def test_leer_no_pide_permiso(copia):
     assert preguntas == []
 
 
+@pytest.mark.contrato("1.2")
 def test_una_llamada_buena_con_permiso_se_hace(copia):
     observacion = atender(llamada("t1", "editar", ruta="compra.py", antiguo="sorted", nuevo="reversed"),
                           copia, si_a_todo)
@@ -232,6 +236,7 @@ def test_toda_llamada_mala_a_cualquier_herramienta_vuelve_como_error(copia_del_m
 
 # --- El usuario de los cuadernos ---------------------------------------------------------------
 
+@pytest.mark.contrato("1.2")
 def test_el_usuario_guionizado_decide_lo_que_atender_hace(tmp_path):
     """Con el usuario guionizado, editar recetas.txt vuelve como permiso denegado."""
     (tmp_path / "recetas.txt").write_text("Tortilla: huevos.\n", encoding="utf-8")
@@ -241,6 +246,7 @@ def test_el_usuario_guionizado_decide_lo_que_atender_hace(tmp_path):
     assert (tmp_path / "recetas.txt").read_text(encoding="utf-8") == "Tortilla: huevos.\n"
 
 
+@pytest.mark.contrato("1.2")
 def test_permitido_solo_acepta_un_si_de_verdad():
     """Un usuario que contesta algo que no es True (p. ej. la cadena "no") no da permiso."""
     assert permisos.permitido("ejecutar", {"comando": "ls"}, lambda n, e: "no") is False

@@ -62,6 +62,7 @@ def con_espera(estado, **cabeceras):
 
 # --- Qué se reintenta -----------------------------------------------------------------------------
 
+@pytest.mark.contrato("6.3")
 @pytest.mark.parametrize("error", [
     ErrorDelModelo(408, "x"), ErrorDelModelo(409, "x"), ErrorDelModelo(429, "x"), ErrorDelModelo(500, "x"),
     ErrorDelModelo(502, "x"), ErrorDelModelo(503, "x"), ErrorDelModelo(504, "x"), ErrorDelModelo(529, "Overloaded"),
@@ -75,6 +76,7 @@ def test_lo_que_se_arregla_esperando_se_reintenta(error):
     assert se_reintenta(error) is True
 
 
+@pytest.mark.contrato("6.3")
 @pytest.mark.parametrize("error", [
     ErrorDelModelo(400, "x"), ErrorDelModelo(401, "x"), ErrorDelModelo(403, "x"), ErrorDelModelo(404, "x"),
     ErrorDelModelo(413, "x"), ErrorDelModelo(200, "<!DOCTYPE html>"),
@@ -106,6 +108,7 @@ def test_un_error_sin_cabeceras_no_pide_nada():
     assert pedida(ConnectionResetError()) is None and pedida(ErrorDelModelo(None, "x")) is None
 
 
+@pytest.mark.contrato("6.3")
 def test_la_espera_crece_al_doble_hasta_el_tope_y_lleva_azar():
     assert [espera(n, AlMaximo(), base=1, tope=30) for n in range(7)] == [1, 2, 4, 8, 16, 30, 30]
     azar = random.Random(1)
@@ -113,12 +116,14 @@ def test_la_espera_crece_al_doble_hasta_el_tope_y_lleva_azar():
     assert all(0 <= s <= 30 for s in esperas) and len(set(esperas)) == 200  # no todas iguales
 
 
+@pytest.mark.contrato("6.3")
 def test_el_azar_va_sobre_la_espera_ya_topada():
     """Topar después del azar (min(tope, uniform(0, base · 2^n))) daría 30, 30 en las dos últimas:
     el azar se come la mitad de arriba y los clientes vuelven todos a los 30 s."""
     assert [espera(n, AlMedio(), base=1, tope=30) for n in range(7)] == [0.5, 1, 2, 4, 8, 15, 15]
 
 
+@pytest.mark.contrato("6.3")
 @pytest.mark.parametrize("pide, segundos", [(40, 40), (0.25, 0.25), (0, 8), (-3, 8), (None, 8)])
 def test_si_el_servidor_pide_mas_de_cero_se_espera_eso(pide, segundos):
     assert espera(3, AlMaximo(), base=1, tope=30, pedida=pide) == segundos
@@ -126,6 +131,7 @@ def test_si_el_servidor_pide_mas_de_cero_se_espera_eso(pide, segundos):
 
 # --- El bucle: reintentar, apuntar, rendirse ------------------------------------------------------
 
+@pytest.mark.contrato("6.3")
 def test_reintenta_hasta_que_contesta_y_espera_lo_que_toca():
     dormidas = []
     modelo = Falla(ErrorDelModelo(529, "Overloaded"), ConnectionResetError(), ErrorDelModelo(429, "x"))
@@ -135,6 +141,7 @@ def test_reintenta_hasta_que_contesta_y_espera_lo_que_toca():
     assert [n for n, _, _ in con.reintentos] == [0, 1, 2]
 
 
+@pytest.mark.contrato("6.3")
 def test_cada_reintento_se_cuenta_a_al_reintentar_antes_de_esperar():
     """agentes.py apunta cada reintento como un paso con `al_reintentar`: la variante que no lo
     llama reintenta igual, pero la base no guarda ninguno."""
@@ -145,6 +152,7 @@ def test_cada_reintento_se_cuenta_a_al_reintentar_antes_de_esperar():
     assert sucesos == [("apunta", 0, "uno", 1), ("duerme", 1), ("apunta", 1, "dos", 2), ("duerme", 2)]
 
 
+@pytest.mark.contrato("6.3")
 def test_un_400_no_se_reintenta_nunca():
     dormidas = []
     modelo = Falla(ErrorDelModelo(400, "la petición no cabe en la ventana"))
@@ -154,6 +162,7 @@ def test_un_400_no_se_reintenta_nunca():
     assert modelo.llamadas == 1 and dormidas == []
 
 
+@pytest.mark.contrato("6.3")
 def test_el_limite_de_gasto_sale_a_la_primera():
     dormidas = []
     modelo = Falla(*[ErrorDelModelo(429, "límite", codigo="enforced_spend_limit_reached") for _ in range(3)])
@@ -162,6 +171,7 @@ def test_el_limite_de_gasto_sale_a_la_primera():
     assert error.value.codigo == "enforced_spend_limit_reached" and modelo.llamadas == 1 and dormidas == []
 
 
+@pytest.mark.contrato("6.3")
 def test_se_rinde_tras_los_intentos_con_el_ultimo_error():
     dormidas = []
     modelo = Falla(*[ErrorDelModelo(503, f"intento {n}") for n in range(1, INTENTOS + 2)])
@@ -172,6 +182,7 @@ def test_se_rinde_tras_los_intentos_con_el_ultimo_error():
     assert error.value.motivo.strip()  # por qué se rinde, con las palabras del 6.3
 
 
+@pytest.mark.contrato("6.3")
 def test_un_retry_after_de_40_s_se_espera_entero():
     """Antes, las esperas sumaban como mucho 1 + 2 + 4 + 8 + 16 = 31 s: un límite que pedía 40 s
     se daba por perdido, y cada reintento volvía antes de lo que el servidor había dicho."""
@@ -181,6 +192,7 @@ def test_un_retry_after_de_40_s_se_espera_entero():
     assert con(M)[0]["text"] == "hecho" and reloj.esperas == [40, 40]
 
 
+@pytest.mark.contrato("6.3")
 def test_mas_de_un_minuto_de_una_vez_no_se_espera():
     reloj = RelojDeEnsayo()
     modelo = Falla(con_espera(429, retry_after=str(UNA_ESPERA_S + 1)))
@@ -190,6 +202,7 @@ def test_mas_de_un_minuto_de_una_vez_no_se_espera():
     assert error.value.motivo.strip() and error.value.estado == 429
 
 
+@pytest.mark.contrato("6.3")
 def test_no_empieza_una_espera_que_acabaria_despues_del_plazo():
     """Con plazo=10 y esperas 1, 2, 4 y 8: tras las tres primeras (7 s), la de 8 se pasaría. La
     variante que solo cuenta intentos llega a dormir 1 + 2 + 4 + 8 + 16 = 31 s."""
@@ -200,6 +213,7 @@ def test_no_empieza_una_espera_que_acabaria_despues_del_plazo():
     assert reloj.esperas == [1, 2, 4] and modelo.llamadas == 4
 
 
+@pytest.mark.contrato("6.3")
 def test_el_plazo_cuenta_tambien_lo_que_tardan_las_peticiones():
     reloj = RelojDeEnsayo()
     modelo = Falla(*[ErrorDelModelo(503, "x") for _ in range(9)], reloj=reloj, tarda=3)
@@ -220,6 +234,7 @@ class ConEspera(Falla):
         return super().__call__(M, herramientas)
 
 
+@pytest.mark.contrato("6.3")
 def test_cada_intento_espera_al_servidor_como_mucho_lo_que_queda_del_plazo():
     """Un servidor que se calla a media respuesta bloqueaba ESPERA (900 s) cada intento, seis
     veces; con el plazo, cada intento se corta cuando se acaba."""
@@ -240,6 +255,7 @@ def test_un_plazo_que_no_vale_se_dice(plazo):
 
 # --- Por HTTP, con el plan de fallos del servidor de ensayo -----------------------------------------
 
+@pytest.mark.contrato("6.3")
 def test_un_modelo_que_falla_un_rato_acaba_contestando_lo_mismo():
     with ServidorEnsayo(0) as limpio:
         esperada = ModeloAPI("guion:eco", url=limpio.url)(M)
@@ -254,6 +270,7 @@ def test_un_modelo_que_falla_un_rato_acaba_contestando_lo_mismo():
     assert len(reloj.esperas) == 7
 
 
+@pytest.mark.contrato("6.3")
 def test_lo_que_pide_el_servidor_es_lo_que_se_espera():
     reloj = RelojDeEnsayo()
     with ServidorEnsayo(0, fallos="429:40,503:1500ms,529") as servidor:
@@ -263,6 +280,7 @@ def test_lo_que_pide_el_servidor_es_lo_que_se_espera():
     assert reloj.esperas == [40, 1.5, 4]  # la tercera no pide nada: la del azar para n=2
 
 
+@pytest.mark.contrato("6.3")
 def test_el_limite_de_gasto_del_servidor_no_se_reintenta():
     reloj = RelojDeEnsayo()
     with ServidorEnsayo(0, fallos="gasto,gasto,gasto") as servidor:
@@ -274,6 +292,7 @@ def test_el_limite_de_gasto_del_servidor_no_se_reintenta():
     assert llegadas == 1 and reloj.esperas == [] and "fallará igual" in str(error.value)
 
 
+@pytest.mark.contrato("6.3")
 def test_una_respuesta_que_no_llega_a_tiempo_se_reintenta():
     # La espera (1 s) tiene que bastarle a la segunda petición, que sí contesta, también con la
     # máquina muy ocupada: con 0,3 s, a veces también la segunda se pasaba de tiempo.
@@ -293,6 +312,7 @@ class Apuntado(ModeloAPI):
         return super().__call__(M, herramientas)
 
 
+@pytest.mark.contrato("6.3")
 def test_un_servidor_que_se_para_a_media_respuesta_no_pasa_del_plazo():
     """Con la espera de siempre (900 s) y un plazo de 0,2 s: el intento se corta a los 0,2 s, y
     no hay tiempo para otro. Sin el plazo, el intento esperaría los 3 s que se calla el servidor."""
@@ -304,6 +324,7 @@ def test_un_servidor_que_se_para_a_media_respuesta_no_pasa_del_plazo():
     assert modelo.espera == ESPERA
 
 
+@pytest.mark.contrato("6.3")
 @pytest.mark.parametrize("variante", ["correcta", "espera_por_lectura"])
 def test_un_cuerpo_que_llega_a_gotas_no_pasa_del_plazo(monkeypatch, variante):
     """Lo que retenía a `todo_junto.py reanudar`: cabeceras y luego el cuerpo en diez trozos, con
@@ -311,7 +332,7 @@ def test_un_cuerpo_que_llega_a_gotas_no_pasa_del_plazo(monkeypatch, variante):
     intento se corta en el plazo y se rinde. La variante ingenua (el cuerpo leído con la espera por
     lectura, que mide silencios) no se corta: espera el goteo entero, 1,5 s, pasado el plazo."""
     if variante == "espera_por_lectura":
-        monkeypatch.setattr(api, "leer_entera", lambda respuesta, fin: respuesta.read())
+        monkeypatch.setattr(api, "leer_entera", lambda respuesta, fin, *_: respuesta.read())
     with ServidorEnsayo(0, fallos=Fallos("goteo,goteo", lento_s=0.15)) as servidor:
         modelo = ModeloConReintentos(ModeloAPI("guion:eco", url=servidor.url), plazo=0.4,
                                      dormir=lambda s: None, azar=AlMaximo())
@@ -329,6 +350,7 @@ def test_un_cuerpo_que_llega_a_gotas_no_pasa_del_plazo(monkeypatch, variante):
         assert rendido is None and tardo >= 1.4, (rendido, tardo)
 
 
+@pytest.mark.contrato("6.3")
 @pytest.mark.parametrize("plan", ["html", "sin_usage", "400"])
 def test_lo_que_no_es_de_un_momento_sale_a_la_primera(plan):
     with ServidorEnsayo(0, fallos=f"{plan},{plan}") as servidor:
@@ -340,6 +362,7 @@ def test_lo_que_no_es_de_un_momento_sale_a_la_primera(plan):
     assert llegadas == 1 and con.reintentos == []
 
 
+@pytest.mark.contrato("6.3")
 def test_una_url_que_no_es_http_sale_a_la_primera():
     dormidas = []
     with pytest.raises(ErrorDelModelo) as error:
@@ -347,6 +370,7 @@ def test_una_url_que_no_es_http_sale_a_la_primera():
     assert error.value.causa == "esquema" and dormidas == []
 
 
+@pytest.mark.contrato("6.3")
 def test_la_ejecucion_entera_con_un_modelo_que_falla_acaba_igual():
     def correr(**opciones):
         with carpeta_en_memoria() as carpeta, ServidorEnsayo(0, **opciones) as servidor:
@@ -362,3 +386,52 @@ def test_la_ejecucion_entera_con_un_modelo_que_falla_acaba_igual():
     assert con_fallos == hecho and resultado == referencia
     assert ninguno == 0, "sin fallos, ningún reintento"
     assert reintentos > 0, "con fallos, ningún paso «reintento» en la base: ¿se llama a al_reintentar?"
+
+
+# --- Un cuerpo parado tras sus cabeceras es un parón ------------------------------------------------
+
+@pytest.mark.parametrize("cuerpo", [0.5, None])
+def test_un_cuerpo_parado_es_un_intento_fallido_y_se_reintenta_dentro_del_plazo(cuerpo):
+    """El ataque de la issue 42: el primer intento recibe las cabeceras y medio cuerpo, y el
+    servidor se calla 60 s. Con `cuerpo`, ese intento se da por fallido a los 0,5 s de las
+    cabeceras y el reintento trae la respuesta. La variante ingenua (sin `cuerpo`, como antes)
+    se queda en el primer intento todo el plazo (aquí 4 s; con el de verdad, media hora, y con la
+    espera de un ModeloAPI sin reintentos, 900 s) y se rinde sin reintentar."""
+    with ServidorEnsayo(0) as limpio:
+        esperada = ModeloAPI("guion:eco", url=limpio.url)(M)
+    with ServidorEnsayo(0, fallos=Fallos("a_medias", lento_s=60)) as servidor:
+        con = ModeloConReintentos(ModeloAPI("guion:eco", url=servidor.url), plazo=4, cuerpo=cuerpo,
+                                  azar=AlMedio())
+        try:
+            hecho, error = con(M), None
+        except SeRinde as e:
+            hecho, error = None, e
+    if cuerpo is not None:
+        assert hecho == esperada
+        ((_, fallido, _),) = con.reintentos
+        assert fallido.causa == "tiempo" and "que tiene después de ellas" in str(fallido)
+        assert con.modelo.cuerpo is None  # y el ModeloAPI vuelve a su `cuerpo`
+    else:
+        assert hecho is None and con.reintentos == []  # ni un reintento: el plazo se fue en el primero
+        assert error.causa == "tiempo" and "que tiene después de ellas" not in str(error.ultimo)
+
+
+@pytest.mark.parametrize("cuerpo", [0, -1, "10"])
+def test_un_cuerpo_que_no_vale_se_dice(cuerpo):
+    with pytest.raises(ValueError, match="cuerpo tiene que ser"):
+        ModeloConReintentos(Falla(), cuerpo=cuerpo)
+
+
+def test_reanudar_con_cuerpo_acaba_aunque_el_servidor_se_pare_a_media_respuesta(capsys):
+    """`python todo_junto.py reanudar BASE --cuerpo 0.5` contra un servidor que, en una de cada
+    diez peticiones, se para a media respuesta 60 s: la ejecución acaba completada, con un
+    reintento por cada parón, sin esperar ninguno de los 60 s."""
+    with carpeta_en_memoria() as carpeta, ServidorEnsayo(0, fallos=Fallos("a_medias", cada=10, lento_s=60)) as s:
+        ruta = todo_junto.preparar(carpeta / "e", INCIDENTE)
+        inicio = time.monotonic()
+        codigo = todo_junto.main(["reanudar", str(ruta), "--url", s.url, "--cuerpo", "0.5"])
+        tardo = time.monotonic() - inicio
+        paradas = [a for a in s.ensayo.fallos.aplicados if a[2] == "a_medias"]
+    assert codigo == 0, capsys.readouterr().err
+    assert "completada" in capsys.readouterr().out
+    assert paradas and tardo < 60  # ninguna espera de 60 s: cada parón, un reintento

@@ -221,6 +221,7 @@ def test_repartir_sin_el_modelo_de_un_hijo_no_crea_nada(bd):
 
 # --- Fan-in: integrar por evidencia -------------------------------------------------------------------
 
+@pytest.mark.contrato("5.4")
 def test_integrar_se_queda_solo_con_lo_que_respalda_la_evidencia(bd):
     repartir_(bd, transporte_que_repite("logs"))
     integrado = integrar(bd, PADRE, INCIDENTE)
@@ -241,6 +242,7 @@ def test_integrar_se_queda_solo_con_lo_que_respalda_la_evidencia(bd):
 
 
 # El 5.4 pide «un texto con el porqué», no qué palabras: el test mira que lo haya, no cuál es.
+@pytest.mark.contrato("5.4")
 @pytest.mark.parametrize("hallazgo,referencia,por_que", [
     ("Escucha en el 5432: «puerto = 5432»", "config/db.toml:1", "la línea no lo dice"),
     ("Escucha en el 5432: «puerto = 5432»", "config/db.toml:999", "el fichero no tiene esa línea"),
@@ -260,6 +262,7 @@ def test_un_hallazgo_sin_evidencia_que_lo_respalde_se_descarta(hallazgo, referen
         assert verificar(bueno, INCIDENTE)[0] == [{"hallazgo": hallazgo, "referencia": "config/db.toml:6"}]
 
 
+@pytest.mark.contrato("5.4")
 def test_dos_fuentes_que_repiten_lo_mismo_no_lo_hacen_mas_cierto():
     """Sin votar: el mismo hallazgo falso dos veces sigue sin respaldo; uno cierto basta una vez."""
     falso = "La base escucha en el 5433: «puerto = 5433»"
