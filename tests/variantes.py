@@ -1334,6 +1334,31 @@ def aplicar_una_vez(entorno, llamada, intencion, usuario):
 ''', "sin permiso"),
 ]
 
+# Errores plausibles que ningún caso escrito pilla y sí el diferencial (como los de la 03b, la 06 y la 07).
+ERRORES["8.1"] += [
+    _error("8.1", "la huella de después sin mirar que haya esperado: un fichero borrado pasa por editado",
+           "efectos_dbos", '''
+def aplicar_una_vez(entorno, llamada, intencion, usuario):
+    ahora = huella(herramientas.dentro(entorno, llamada["input"]["ruta"]))
+    if ahora == intencion["antes"]:
+        return atender(llamada, entorno, usuario)
+    if ahora == intencion["despues"]:
+        return resultado(llamada["id"], intencion["esperado"])
+    return resultado(llamada["id"], "cambiado por otro", error=True)
+''', LO_MISMO),
+    _error("8.1", "su propia huella, sin mirar si el fichero existe", "efectos_dbos", '''
+def aplicar_una_vez(entorno, llamada, intencion, usuario):
+    import hashlib
+    fichero = herramientas.dentro(entorno, llamada["input"]["ruta"])
+    ahora = hashlib.sha256(fichero.read_bytes()).hexdigest()
+    if intencion["esperado"] is None or ahora == intencion["antes"]:
+        return atender(llamada, entorno, usuario)
+    if ahora == intencion["despues"]:
+        return resultado(llamada["id"], intencion["esperado"])
+    return resultado(llamada["id"], "cambiado por otro", error=True)
+''', LO_MISMO),
+]
+
 SEGUNDAS["8.2"] = _segunda("8.2", "flujos", '''
 def repartir_en_cola(padre, hijos, proyecto, cola):
     """Encola todos los hijos y después espera a cada uno, en su orden."""
@@ -1362,3 +1387,13 @@ def repartir_en_cola(padre, hijos, proyecto, cola):
     return [e.get_result() for e in encolados]
 ''', "id «padre/hijo»"),
 ]
+
+# Errores plausibles que ningún caso escrito pilla y sí el diferencial: en los casos escritos el padre
+# es el id del workflow que llama y el hijo de prueba no mira ni su padre ni su proyecto.
+ERRORES["8.2"] += [_cambiando("8.2", nombre, "flujos", cambios, LO_MISMO) for nombre, cambios in [
+    ("el id de cada hijo con DBOS.workflow_id, no con el padre que recibes",
+     [("SetWorkflowID(f\"{padre}/{agente['id']}\"):\n            encolados.append(",
+       "SetWorkflowID(f\"{DBOS.workflow_id}/{agente['id']}\"):\n            encolados.append(")]),
+    ("el padre y el proyecto cambiados de sitio en enqueue",
+     [("cola.enqueue(hijo, padre, agente, proyecto)", "cola.enqueue(hijo, proyecto, agente, padre)")]),
+]]

@@ -11,17 +11,32 @@ cada punto. Se comprueba en este proceso, con ficheros de verdad.
 en la base del sistema. Se comprueba en otro proceso (`COLA`) con tu `flujos.py`, una base SQLite
 en una carpeta temporal y un hijo de prueba que solo apunta cuándo empieza y cuándo acaba; tarda
 unos segundos, lo que tarda en arrancar DBOS.
+
+Cada ejercicio acaba con su diferencial (`diferencial.py`), como en el resto del curso. El del 8.1
+corre en este proceso, sin DBOS: ficheros de verdad, ediciones generadas y lo que pasa entre la
+intención y la edición. El del 8.2 lanza DBOS una sola vez para cada implementación (la tuya y la
+de referencia), en otro proceso que se queda esperando entradas (`SERVIDOR_DE_LA_COLA`): arrancar
+DBOS cuesta segundos, y un padre de prueba, milisegundos.
+
+La referencia de los diferenciales se carga sin registrar nada en DBOS (`sin_registrar_en_dbos`):
+DBOS rechaza dos funciones con el mismo nombre (`intencion_de_editar`, `hijo`...) de dos ficheros
+distintos en un mismo proceso, y las tuyas ya están registradas.
 """
 import functools
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
+import types
 from contextlib import contextmanager
 from pathlib import Path
 
+from hypothesis import strategies as st
+
 from curso import rutas
+from curso.comprobaciones.diferencial import carpeta_fija, en_la_corrida, intento
 from curso.comprobaciones.ejercicios import Fallo, carpeta_temporal, ejercicio, igual
 from curso.rutas import cargar_modulo
 
@@ -37,6 +52,38 @@ def referencia():
     entorno = cargar_modulo(punto / "entorno.py", "_entorno_08_de_referencia")
     herramientas = cargar_modulo(punto / "herramientas.py", "_herramientas_08_de_referencia")
     return entorno, herramientas
+
+
+@contextmanager
+def sin_registrar_en_dbos():
+    """Mientras dura el bloque, `import dbos` da un módulo de mentira: sus decoradores
+    (`DBOS.step()`, `DBOS.workflow()`) devuelven la función tal cual y lo demás no hace nada. Para
+    cargar la referencia de un diferencial en un proceso donde ya están registradas las del alumno:
+    solo se usan sus funciones normales (`aplicar_una_vez`) o la ruta de su fichero (`flujos.py`)."""
+    def decorador(*_args, **_opciones):
+        return lambda funcion: funcion
+
+    falso = types.ModuleType("dbos")
+    falso.DBOS = type("DBOS", (), {"step": staticmethod(decorador), "workflow": staticmethod(decorador),
+                                   "transaction": staticmethod(decorador)})
+    falso.__getattr__ = lambda nombre: type(nombre, (), {})
+    antes = sys.modules.get("dbos")
+    sys.modules["dbos"] = falso
+    try:
+        yield
+    finally:
+        if antes is None:
+            sys.modules.pop("dbos", None)
+        else:
+            sys.modules["dbos"] = antes
+
+
+def referencia_sin_dbos(e):
+    """La referencia del ejercicio `e` (su función o su módulo), del punto de control 08, cargada sin
+    registrar nada en DBOS. Es `cargar_referencia` de los diferenciales de la 08."""
+    with sin_registrar_en_dbos():
+        modulo = cargar_modulo(rutas.puntos_de_control()[8] / f"{e.modulo}.py", f"_{e.modulo}_del_diferencial")
+    return modulo if e.nombre is None else getattr(modulo, e.nombre)
 
 
 def huella(fichero):
@@ -163,6 +210,64 @@ def _(aplicar_una_vez):
     igual(notas(copia), TEXTO, "notas.txt")
     if not es_error(observacion):
         raise Fallo("una observación de error: el usuario no dio permiso", observacion)
+
+
+# El diferencial del 8.1: una edición generada (un antiguo y un nuevo de pocas letras, en notas.txt,
+# que puede no existir, o en un fichero que no existe), con un usuario que la deja o no; su
+# intención, ensayada por la referencia (lo que DBOS habría guardado del paso 1); después, otro que
+# cambia, borra o reescribe el fichero, o nadie; y el paso 2 una vez, o dos (DBOS lo repite tras una
+# caída). Se comparan las observaciones (de un error, solo que lo es y a qué llamada contesta: sus
+# palabras no las fija el ejercicio, salvo las de `atender`, que son las mismas) y los ficheros.
+USUARIOS_81 = {"que deja editar notas.txt": deja_editar, "que no deja nada": lambda nombre, entrada: False}
+OTRO_81 = {
+    "nadie toca el fichero": None,
+    "otro añade una línea a notas.txt": lambda f: f.write_text((f.read_text(encoding="utf-8") if f.exists() else "")
+                                                                + "otra\n", encoding="utf-8"),
+    "otro borra notas.txt": lambda f: f.unlink(missing_ok=True),
+    "otro reescribe notas.txt": lambda f: f.write_text("b\na\n", encoding="utf-8"),
+}
+ENTRADAS_81 = st.fixed_dictionaries({
+    "notas": st.one_of(st.none(), st.text(alphabet="ab\n", max_size=6)),
+    "ruta": st.sampled_from(["notas.txt", "notas.txt", "no_esta.txt"]),
+    "antiguo": st.text(alphabet="ab\n", max_size=3),
+    "nuevo": st.text(alphabet="abc\n", max_size=3),
+    "usuario": st.sampled_from(["que deja editar notas.txt", "que deja editar notas.txt", "que no deja nada"]),
+    "antes del paso 2": st.sampled_from(["nadie toca el fichero", "nadie toca el fichero", *list(OTRO_81)[1:]]),
+    "veces": st.sampled_from([1, 2]),
+})
+
+
+def sin_palabras(observacion):
+    """Lo que se compara de una observación: entera si no es un error; de un error, a qué llamada
+    contesta y que es un error."""
+    if es_error(observacion):
+        return {"tool_use_id": observacion.get("tool_use_id"), "is_error": True, "content": "(un mensaje de error)"}
+    return observacion
+
+
+def contar_81(e):
+    notas = "sin notas.txt" if e["notas"] is None else f"notas.txt = {e['notas']!r}"
+    return (f"{notas}; editar {e['ruta']} ({e['antiguo']!r} → {e['nuevo']!r}), con un usuario {e['usuario']}; "
+            f"tras la intención, {e['antes del paso 2']}; el paso 2, {e['veces']} {'vez' if e['veces'] == 1 else 'veces'}")
+
+
+@caso.diferencial(entradas=ENTRADAS_81, contar=contar_81, cargar_referencia=referencia_sin_dbos, pistas={
+    "las observaciones": "huella de antes (o intención sin esperado): atender; la de después: la esperada; otra: "
+                         "un error sin tocar nada",
+    "los ficheros": "la edición, como mucho una vez; un fichero que cambió otro no se toca"})
+def _(aplicar_una_vez, e):
+    copia = carpeta_fija("aplicar-una-vez")
+    notas_txt = copia / "notas.txt"
+    if e["notas"] is not None:
+        notas_txt.write_text(e["notas"], encoding="utf-8")
+    llamada = editar(ruta=e["ruta"], antiguo=e["antiguo"], nuevo=e["nuevo"])
+    intencion = ensayar(copia, llamada)
+    if OTRO_81[e["antes del paso 2"]] is not None:
+        OTRO_81[e["antes del paso 2"]](notas_txt)
+    observaciones = [sin_palabras(intento(aplicar_una_vez, copia, llamada, intencion, USUARIOS_81[e["usuario"]]))
+                     for _ in range(e["veces"])]
+    return {"las observaciones": observaciones,
+            "los ficheros": {f.name: f.read_text(encoding="utf-8") for f in sorted(copia.iterdir()) if f.is_file()}}
 
 
 # --- 8.2 -------------------------------------------------------------------------------------
@@ -305,3 +410,204 @@ def _(flujos):
     hecho = probar_la_cola(flujos)
     igual({"una": solapes(hecho["una"]["devuelve"]), "dos": solapes(hecho["dos"]["devuelve"])},
           {"una": 1, "dos": 2}, "cuántos hijos corrieron a la vez, como mucho, en cada cola")
+
+
+# El diferencial del 8.2: padres de prueba con hijos generados (de cero a cuatro, con sus ids), un
+# proyecto y una cola de uno, dos o tres a la vez, en un DBOS que se lanza una sola vez para cada
+# implementación (`SERVIDOR_DE_LA_COLA`, que lee una entrada por línea y contesta sus hechos). El
+# padre de prueba le pasa a tu función un `padre` que no es su propio id (así se ve si el id de cada
+# hijo sale de lo que recibes), y una cola que apunta cuándo encolas y cuándo esperas: se compara lo
+# que devuelve, los hijos (su id y su cola) y cuántos hijos habías encolado al esperar al primero.
+# Sin relojes: quién corre a la vez lo miran los casos escritos.
+SERVIDOR_DE_LA_COLA = r'''
+import json, sys
+espacio, base = sys.argv[1:3]
+sys.path.insert(0, espacio)
+from dbos import DBOS, SetWorkflowID
+import flujos
+
+@DBOS.step()
+def apuntar(padre, agente, proyecto):
+    return [padre, agente["id"], proyecto]
+
+@DBOS.workflow()
+def hijo_de_prueba(padre, agente, proyecto):
+    return apuntar(padre, agente, proyecto)
+
+flujos.hijo = hijo_de_prueba
+
+
+class Apuntada:
+    """La cola de verdad (o un handle suyo), que apunta en `diario` cada enqueue y cada get_result."""
+
+    def __init__(self, de_verdad, diario):
+        self._de_verdad, self._diario = de_verdad, diario
+
+    def __getattr__(self, nombre):
+        return getattr(self._de_verdad, nombre)
+
+    def enqueue(self, *args, **opciones):
+        handle = self._de_verdad.enqueue(*args, **opciones)
+        self._diario.append("encola")
+        return Apuntada(handle, self._diario)
+
+    def get_result(self, *args, **opciones):
+        self._diario.append("espera")
+        # DBOS mira si el hijo acabó cada segundo; aquí, cada centésima: el padre de prueba no espera de más.
+        opciones.setdefault("polling_interval_sec", 0.01)
+        return self._de_verdad.get_result(*args, **opciones)
+
+
+@DBOS.workflow()
+def padre_de_prueba(padre, hijos, proyecto, cola):
+    diario = []
+    devuelve = flujos.repartir_en_cola(padre, hijos, proyecto, Apuntada(DBOS.retrieve_queue(cola), diario))
+    return {"devuelve": devuelve, "diario": diario}
+
+
+DBOS(config={"name": "diferencial-8-2", "system_database_url": f"sqlite:///{base}", "log_level": "ERROR",
+             "application_version": "8.2"})
+DBOS.launch()
+for limite in (1, 2, 3):
+    DBOS.register_queue(f"cola-de-{limite}", worker_concurrency=limite, polling_interval_sec=0.02)
+print("LISTO", flush=True)
+for numero, linea in enumerate(sys.stdin):
+    e, prefijo = json.loads(linea), f"{numero}:"
+    try:
+        with SetWorkflowID(prefijo + "el-padre-de-prueba"):
+            hecho = padre_de_prueba(prefijo + e["padre"], e["hijos"], e["proyecto"], f"cola-de-{e['limite']}")
+        hechos = DBOS.list_workflows(parent_workflow_id=prefijo + "el-padre-de-prueba", load_input=False,
+                                     load_output=False)
+        hecho["hijos"] = sorted([s.workflow_id, s.queue_name] for s in hechos)
+    except NotImplementedError as error:
+        hecho = {"pendiente": str(error)}
+    except Exception as error:
+        hecho = {"lanzo": type(error).__name__, "mensaje": str(error)[:300]}
+    print("RESULTADO " + json.dumps(hecho, default=repr).replace('"' + prefijo, '"'), flush=True)
+DBOS.destroy()
+'''
+ESPERA_DE_UNA_ENTRADA_S = 30  # un padre de prueba tarda milisegundos: si no contesta en esto, no acabará
+
+_HECHOS_DE_LA_COLA = {}  # {(firma de flujos.py, entrada): hechos}: el mismo código, los mismos hechos
+
+
+class ServidorDeLaCola:
+    """El proceso SERVIDOR_DE_LA_COLA con el flujos.py de `fichero`, ya lanzado y esperando entradas."""
+
+    def __init__(self, fichero):
+        carpeta = carpeta_temporal("cola-del-diferencial-")
+        self.errores = carpeta / "stderr.txt"
+        with sin_el_reloj_del_caso(), open(self.errores, "w", encoding="utf-8") as errores:
+            self.proceso = subprocess.Popen(
+                [sys.executable, "-c", SERVIDOR_DE_LA_COLA, str(Path(fichero).parent), str(carpeta / "dbos.sqlite")],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errores, text=True, start_new_session=True,
+                env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+            self.listo = self.linea("LISTO", ESPERA_DEL_PROCESO_S) is not None
+
+    def linea(self, empieza, espera_s):
+        """La primera línea de su salida que empieza por `empieza`, o None si no llega en `espera_s`."""
+        import time
+        hasta = time.monotonic() + espera_s
+        while time.monotonic() < hasta:
+            listo, _, _ = select.select([self.proceso.stdout], [], [], hasta - time.monotonic())
+            if not listo:
+                break
+            linea = self.proceso.stdout.readline()
+            if not linea:
+                break
+            if linea.startswith(empieza):
+                return linea[len(empieza):].strip()
+        return None
+
+    def problema(self):
+        ultimas = self.errores.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+        return ultimas[-1] if ultimas else "el proceso acabó sin decir nada"
+
+    def hechos(self, entrada):
+        if not self.listo or self.proceso.poll() is not None:
+            return {"error": f"DBOS no arrancó con tu flujos.py: {self.problema()}"}
+        with sin_el_reloj_del_caso():
+            try:
+                self.proceso.stdin.write(json.dumps(entrada) + "\n")
+                self.proceso.stdin.flush()
+            except OSError:
+                return {"error": f"el proceso de DBOS murió: {self.problema()}"}
+            linea = self.linea("RESULTADO ", ESPERA_DE_UNA_ENTRADA_S)
+        if linea is None:
+            self.cerrar()
+            return {"error": f"el padre de prueba no acabó en {ESPERA_DE_UNA_ENTRADA_S} s: ¿esperas a un hijo que "
+                             "no encolaste?"}
+        return json.loads(linea)
+
+    def cerrar(self):
+        if self.proceso.poll() is None:
+            try:
+                self.proceso.stdin.close()
+                self.proceso.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                os.killpg(self.proceso.pid, signal.SIGKILL)
+                self.proceso.wait()
+        self.proceso.stdout.close()
+
+
+@contextmanager
+def servidor_de_la_cola(fichero):
+    servidor = ServidorDeLaCola(fichero)
+    try:
+        yield servidor
+    finally:
+        servidor.cerrar()
+
+
+class ErrorEnTuFuncion(Exception):
+    """Lo que lanzó tu repartir_en_cola en el proceso de DBOS (con el nombre de su tipo, que es lo que se compara)."""
+
+
+def hechos_de_la_cola(flujos, entrada):
+    """Lo que da el padre de prueba con el flujos.py de `flujos` y esta entrada: de la caché si ese
+    fichero ya la contestó, y si no, del proceso de DBOS con ese fichero (uno por corrida)."""
+    fichero = Path(flujos.__file__).resolve()
+    clave = (str(fichero), fichero.stat().st_mtime_ns, fichero.stat().st_size, json.dumps(entrada, sort_keys=True))
+    if clave not in _HECHOS_DE_LA_COLA:
+        hecho = en_la_corrida(("cola", clave[:3]), lambda: servidor_de_la_cola(fichero)).hechos(entrada)
+        if "error" in hecho:
+            return hecho  # sin caché: otra corrida lo intentará otra vez
+        _HECHOS_DE_LA_COLA[clave] = hecho
+    return _HECHOS_DE_LA_COLA[clave]
+
+
+def encolados_al_esperar(diario):
+    """Cuántos hijos se habían encolado cuando se esperó al primero (todos los encolados, si no se esperó)."""
+    return (diario + ["espera"]).index("espera") if "encola" in diario else 0
+
+
+ENTRADAS_82 = st.fixed_dictionaries({
+    "padre": st.sampled_from(["p", "padre-2"]),
+    "hijos": st.lists(st.sampled_from(["logs", "config", "red", "api"]), unique=True, max_size=4).map(
+        lambda ids: [{"id": i} for i in ids]),
+    "proyecto": st.sampled_from(["copia", "otra-copia"]),
+    "limite": st.sampled_from([1, 2, 3]),
+})
+
+
+def contar_82(e):
+    return (f"repartir_en_cola({e['padre']!r}, hijos {[h['id'] for h in e['hijos']]}, {e['proyecto']!r}, "
+            f"una cola de {e['limite']} a la vez)")
+
+
+@caso.diferencial(entradas=ENTRADAS_82, contar=contar_82, ejemplos=15, para_encoger=20,
+                  cargar_referencia=referencia_sin_dbos, pistas={
+    "lo que devuelve": "lo que devuelve cada hijo, en el orden de hijos; cada hijo recibe (padre, agente, proyecto)",
+    "los hijos (id y cola)": "cada hijo, un workflow hijo con el id f\"{padre}/{agente['id']}\" (el padre que "
+                             "recibes), encolado en la cola que recibes",
+    "hijos encolados al esperar al primero": "encola todos antes de esperar a ninguno"})
+def _(flujos, e):
+    hecho = hechos_de_la_cola(flujos, e)
+    if "pendiente" in hecho:
+        raise NotImplementedError(hecho["pendiente"])
+    if "error" in hecho:
+        raise Fallo("que el padre de prueba acabe", hecho["error"])
+    if "lanzo" in hecho:
+        raise type(hecho["lanzo"], (ErrorEnTuFuncion,), {})(hecho["mensaje"])
+    return {"lo que devuelve": hecho["devuelve"], "los hijos (id y cola)": hecho["hijos"],
+            "hijos encolados al esperar al primero": encolados_al_esperar(hecho["diario"])}
