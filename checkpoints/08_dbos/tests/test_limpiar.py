@@ -22,7 +22,7 @@ import re
 import tempfile
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agente import agente
@@ -245,8 +245,13 @@ def test_limpiar_en_su_sitio_no_pasa_la_comprobacion():
     assert not la_m_recibida_intacta(antes, M)
 
 
+# Derandomizado y con el borde de `conservar` mayor que los resultados que hay (dos resultados largos y
+# conservar=3) como ejemplo fijo: un corte `todos[:len(todos) - conservar]` se vuelve negativo ahí y
+# limpia lo que tenía que conservar. Al azar, este test lo pillaba 2 veces de cada 8 (hallazgo 5 de
+# la issue 40); así, siempre, y el mismo código da el mismo veredicto cada vez.
 @pytest.mark.contrato("3b.1")
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@example(herramientas=["leer", "leer"], largos=[1] * 8, usado=DISPARO + 1, conservar=3, al_menos=1, excluir=())
 @given(herramientas=st.lists(st.sampled_from(["leer", "ejecutar", "editar"]), max_size=8),
        largos=st.lists(st.integers(0, 2), min_size=8, max_size=8),
        usado=st.integers(DISPARO - 2, DISPARO + 2), conservar=st.integers(0, 3),
