@@ -24,22 +24,32 @@ def consultar(carpeta, sql):
         bd.close()
 
 
-@pytest.mark.lento  # tres ejecuciones enteras de DBOS
-def test_con_una_cola_de_uno_los_hijos_no_se_solapan_con_la_de_dos_si_y_acaba_igual():
+@pytest.fixture(scope="module")
+def sin_cola():
+    """(carpeta de la ejecución, lo que dice reanudar, url del servidor) de la ejecución entera sin cola,
+    la misma para las dos colas."""
     with simulacro_dbos.carpeta_en_memoria() as c, simulacro.servidor_que_cuenta() as (url, _):
-        sin_cola = DBOS.preparar(PUNTO, c / "sin-cola")
-        codigo, salida, errores = simulacro_dbos.reanudar(DBOS, PUNTO, sin_cola, url)
+        carpeta = DBOS.preparar(PUNTO, c / "sin-cola")
+        codigo, salida, errores = simulacro_dbos.reanudar(DBOS, PUNTO, carpeta, url)
         assert codigo == 0, errores
-        for a_la_vez in (1, 2):
-            otra = DBOS.preparar(PUNTO, c / f"cola-{a_la_vez}")
-            hecho = subprocess.run([sys.executable, "todo_junto_dbos.py", "reanudar", str(otra), "--url", url,
-                                    "--a-la-vez", str(a_la_vez)], cwd=PUNTO, capture_output=True, text=True, timeout=300)
-            assert hecho.returncode == 0, hecho.stderr
-            assert hecho.stdout == salida
-            assert simulacro.ficheros(otra / "copia") == simulacro.ficheros(sin_cola / "copia")
-            tramos = consultar(otra, "SELECT workflow_uuid, MIN(started_at_epoch_ms), MAX(completed_at_epoch_ms) "
-                                     "FROM operation_outputs WHERE workflow_uuid LIKE 'incidente/%' GROUP BY workflow_uuid")
-            (_, e1, a1), (_, e2, a2) = tramos
-            assert (e1 < a2 and e2 < a1) is (a_la_vez == 2), tramos
-            colas = {c for (c,) in consultar(otra, "SELECT queue_name FROM workflow_status WHERE workflow_uuid LIKE 'incidente/%'")}
-            assert colas == {"hijos"}
+        yield carpeta, salida, url
+
+
+# Una familia por ejercicio (`ejercicio`, ver curso/autor/niveles.py): la cola de uno, la primera, es
+# su humo y corre en el nivel rápido; la de dos, en el profundo.
+@pytest.mark.lento  # dos ejecuciones enteras de DBOS cada una
+@pytest.mark.parametrize("ejercicio, a_la_vez", [("8.2", 1), ("8.2", 2)])
+def test_con_una_cola_los_hijos_se_solapan_solo_si_caben_dos_y_acaba_igual(sin_cola, ejercicio, a_la_vez):
+    carpeta_sin_cola, salida, url = sin_cola
+    otra = DBOS.preparar(PUNTO, carpeta_sin_cola.parent / f"cola-{a_la_vez}")
+    hecho = subprocess.run([sys.executable, "todo_junto_dbos.py", "reanudar", str(otra), "--url", url,
+                            "--a-la-vez", str(a_la_vez)], cwd=PUNTO, capture_output=True, text=True, timeout=300)
+    assert hecho.returncode == 0, hecho.stderr
+    assert hecho.stdout == salida
+    assert simulacro.ficheros(otra / "copia") == simulacro.ficheros(carpeta_sin_cola / "copia")
+    tramos = consultar(otra, "SELECT workflow_uuid, MIN(started_at_epoch_ms), MAX(completed_at_epoch_ms) "
+                             "FROM operation_outputs WHERE workflow_uuid LIKE 'incidente/%' GROUP BY workflow_uuid")
+    (_, e1, a1), (_, e2, a2) = tramos
+    assert (e1 < a2 and e2 < a1) is (a_la_vez == 2), tramos
+    colas = {c for (c,) in consultar(otra, "SELECT queue_name FROM workflow_status WHERE workflow_uuid LIKE 'incidente/%'")}
+    assert colas == {"hijos"}
