@@ -236,9 +236,21 @@ def region(id):
     if es_modulo:
         # Una celda puede escribir solo el principio del módulo (otra celda, más abajo, le añade el
         # resto con `--cambia`): el texto que se muta es el del punto de control, que empieza igual.
+        # Y una celda `--cambia` (el 8.2) trae solo unas piezas del módulo: cada región se busca, tal
+        # cual, en el del punto de control, y sus líneas son las de allí.
         from curso import rutas
         del_punto = (rutas.puntos_de_control()[e.leccion] / f"{e.modulo}.py").read_text(encoding="utf-8")
-        if not del_punto.startswith(texto.rstrip("\n")):
+        if "--cambia" in celda.source.split("\n", 1)[0].split():
+            lineas = set()
+            for a, b in regiones:
+                trozo = "\n".join(texto.split("\n")[a - 1:b]) + "\n"
+                if del_punto.count(trozo) != 1:
+                    raise LookupError(f"{e.modulo}.py del punto de control {e.leccion:02d} no tiene, una vez, "
+                                      f"la solución del ejercicio {id}: ejecuta `python -m curso ejecutar "
+                                      f"{e.leccion:02d} --sincronizar`.")
+                inicio = del_punto[:del_punto.index(trozo)].count("\n") + 1
+                lineas |= set(range(inicio, inicio + b - a + 1))
+        elif not del_punto.startswith(texto.rstrip("\n")):
             raise LookupError(f"{e.modulo}.py del punto de control {e.leccion:02d} no empieza por la "
                               f"celda del ejercicio {id}: ejecuta `python -m curso ejecutar "
                               f"{e.leccion:02d} --sincronizar`.")
