@@ -194,6 +194,23 @@ def test_solo_se_muta_la_region_del_ejercicio():
             assert cambiadas and cambiadas <= reg.lineas, (m.id, m.operador, m.antes)
 
 
+def test_una_celda_cambia_muta_sus_lineas_en_el_modulo_del_punto_de_control():
+    """El 8.2 es una celda `%%modulo flujos --cambia` (unas piezas de flujos.py, no su principio): su
+    región son las líneas de su solución dentro del flujos.py del punto de control 08, y ningún
+    mutante toca otras. (Antes, la región exigía que el módulo empezara por la celda, y la medida
+    entera se paraba en el 8.2.)"""
+    import ast
+    reg = mutantes.region("8.2")
+    funcion = next(n for n in ast.walk(ast.parse(reg.texto))
+                   if isinstance(n, ast.FunctionDef) and n.name == "repartir_en_cola")
+    assert reg.lineas and reg.lineas <= set(range(funcion.body[1].lineno, funcion.end_lineno + 1))
+    original = reg.texto.split("\n")
+    for m in hechos(reg.id):
+        partes = difflib.SequenceMatcher(None, original, m.texto.split("\n")).get_opcodes()
+        cambiadas = {n + 1 for etiqueta, i1, i2, _, _ in partes if etiqueta != "equal" for n in range(i1, i2)}
+        assert cambiadas and cambiadas <= reg.lineas, (m.operador, m.antes)
+
+
 def test_un_mutante_que_no_termina_cuenta_por_tiempo(tmp_path):
     """Un mutante que no acaba lo corta el tiempo de un caso (SIGALRM, dentro del hijo) o, si se cuelga
     donde ese no llega (al importar el módulo), el padre, que mata el grupo del hijo: las dos veces
