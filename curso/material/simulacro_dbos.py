@@ -164,8 +164,10 @@ class Motor06:
         return simulacro.preparar(punto, carpeta, proyecto).parent
 
     def lanzar(self, punto, carpeta, url, variante="correcta", **entorno):
-        return _lanzar(["-S", "-c", CORREDOR_06, str(punto), str(Path(carpeta) / "todo_junto.db"), url, variante],
-                       entorno)
+        """Como en la 06: un hijo de la lanzadera de `punto` (curso/material/lanzadera.py), que ya
+        importó el harness, o un intérprete nuevo sin ella."""
+        return simulacro.hijo(punto, CORREDOR_06, [punto, Path(carpeta) / "todo_junto.db", url, variante],
+                              simulacro._entorno(**entorno))
 
     def morir_tras(self, g):
         """El CURSO_MORIR_EN para morir tras el paso g (desde 0) de una ejecución recién preparada:
@@ -224,9 +226,8 @@ MOTORES = {"06": Motor06(), "dbos": MotorDBOS()}
 
 
 def _lanzar(argumentos, entorno):
-    variables = {k: v for k, v in os.environ.items() if not k.startswith(("CURSO_MORIR", "CURSO_FALLAR", AVISAR_PASOS))}
-    variables.update(entorno, PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.Popen([sys.executable, *argumentos], env=variables, stdout=subprocess.PIPE,
+    """Un intérprete nuevo (los procesos de DBOS: cada uno lo importa y lo lanza)."""
+    return subprocess.Popen([sys.executable, *argumentos], env=simulacro._entorno(**entorno), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
 
