@@ -33,7 +33,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from curso.material import simulacro
+from curso.material import lanzadera, simulacro
 from curso.material.simulacro import (AVISAR_PASOS, AVISO_DE_PASO, ESPERA_DE_UN_PROCESO_S, INCIDENTE, YA_TERMINO,
                                       ficheros)
 from curso.medir.todo import A_LA_VEZ, repartir
@@ -437,7 +437,28 @@ def por_clase(filas):
 def de_la_caida_a_la_vuelta(motor, punto, plantilla, url, carpeta, veces=3, tras=10):
     """Segundos desde un SIGKILL hasta que el proceso que reanuda guarda su primer paso nuevo (el
     de trabajo: en la 06, el que sigue a su «vida»), `veces` veces; cada vez, en una copia nueva,
-    matando el primer proceso desde fuera justo cuando avisa de su paso `tras` (desde 0)."""
+    matando el primer proceso desde fuera justo cuando avisa de su paso `tras` (desde 0).
+
+    Cada proceso, un intérprete nuevo en los dos motores (sin la lanzadera de la 06): lo que se
+    compara es lo que tarda en volver un proceso que arranca de cero, como el que lanza una persona."""
+    with _sin_lanzadera():
+        return _de_la_caida_a_la_vuelta(motor, punto, plantilla, url, carpeta, veces, tras)
+
+
+@contextmanager
+def _sin_lanzadera():
+    antes = os.environ.get(lanzadera.VARIABLE_SIN_LANZADERA)
+    os.environ[lanzadera.VARIABLE_SIN_LANZADERA] = "1"
+    try:
+        yield
+    finally:
+        if antes is None:
+            del os.environ[lanzadera.VARIABLE_SIN_LANZADERA]
+        else:
+            os.environ[lanzadera.VARIABLE_SIN_LANZADERA] = antes
+
+
+def _de_la_caida_a_la_vuelta(motor, punto, plantilla, url, carpeta, veces, tras):
     segundos = []
     for i in range(veces):
         destino = Path(carpeta) / f"vuelta-{Path(plantilla).name}-{i}"
