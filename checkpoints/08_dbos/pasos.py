@@ -14,12 +14,14 @@ que cambió alguna fila:
    transacción que cambia filas está en la tabla si y solo si se confirmó;
 2. cuenta el paso, y mira si el simulacro pide morir ahí (ver MORIR_EN).
 
-Lo que ve y lo que no: una transacción empieza con `BEGIN IMMEDIATE` y acaba con el texto
-`COMMIT` tal cual (en mayúsculas o minúsculas, sin nada más), que es como lo manda
-`historial.transaccion`; un `END`, un `COMMIT;` o el `commit()` de sqlite3 confirmarían sin
-apuntar el paso. Y «cambió alguna fila» se mira con `total_changes`, que cuenta las filas de
-INSERT, UPDATE y DELETE: una transacción que solo cambia el esquema (un CREATE TABLE) no lo
-mueve, y no se apunta. Así le pasa a la que crea las tablas en `registro.abrir`.
+Lo que ve y lo que no: una transacción empieza con un `BEGIN` y acaba con cualquier sentencia
+que SQLite acepta como su final (`COMMIT`, `END`, con `TRANSACTION` o sin él, con `;` o sin él,
+en mayúsculas o minúsculas, con comentarios alrededor: https://www.sqlite.org/lang_transaction.html),
+con el `commit()` de sqlite3 o al salir de un `with bd:`. Tu `historial.transaccion` puede
+escribirlo como quiera. Lo único que confirmaría sin apuntar el paso es `executescript()`, que
+el curso no usa (ver `historial.abrir`). Y «cambió alguna fila» se mira con `total_changes`, que
+cuenta las filas de INSERT, UPDATE y DELETE: una transacción que solo cambia el esquema (un
+CREATE TABLE) no lo mueve, y no se apunta. Así le pasa a la que crea las tablas en `registro.abrir`.
 
 El simulacro de caídas se controla con variables de entorno, que el proceso lee al abrir:
 
@@ -32,6 +34,7 @@ El simulacro de caídas se controla con variables de entorno, que el proceso lee
 """
 import json
 import os
+import re
 import signal
 from contextlib import contextmanager
 
@@ -40,6 +43,14 @@ from historial import transaccion
 MORIR_EN = "CURSO_MORIR_EN"
 FALLAR_EN = "CURSO_FALLAR_EN"
 
+# Las sentencias que abren y cierran una transacción, como las escribe la gramática de SQLite:
+# BEGIN [DEFERRED|IMMEDIATE|EXCLUSIVE] [TRANSACTION [nombre]], COMMIT|END [TRANSACTION [nombre]]
+# y ROLLBACK [TRANSACTION [nombre]] (no ROLLBACK TO, que vuelve a un SAVEPOINT y la deja abierta).
+_COMENTARIO = re.compile(r"--[^\n]*|/\*.*?(?:\*/|$)", re.DOTALL)
+_DE_TRANSACCION = re.compile(
+    r"(BEGIN|COMMIT|END|ROLLBACK)(?:\s+(?:DEFERRED|IMMEDIATE|EXCLUSIVE))?(?:\s+TRANSACTION(?:\s+[^\s;]+)?)?\s*;?",
+    re.IGNORECASE)
+
 ESQUEMA = """CREATE TABLE IF NOT EXISTS pasos (
     n INTEGER PRIMARY KEY,              -- el orden de todos los pasos de la ejecución
     vida INTEGER NOT NULL,             -- qué arranque del proceso lo dio (1, 2...)
@@ -47,6 +58,16 @@ ESQUEMA = """CREATE TABLE IF NOT EXISTS pasos (
     agente TEXT,
     detalle TEXT NOT NULL DEFAULT '{}' -- JSON: los tokens de una petición, la entrega...
 )"""
+
+
+def orden_de(sql):
+    """"BEGIN", "COMMIT" (también un END) o "ROLLBACK" si `sql` abre o cierra una transacción; si
+    no, None. Sin los comentarios ni los espacios de alrededor, que SQLite no mira."""
+    encaje = _DE_TRANSACCION.fullmatch(_COMENTARIO.sub(" ", sql).strip())
+    if encaje is None:
+        return None
+    orden = encaje.group(1).upper()
+    return "COMMIT" if orden == "END" else orden
 
 
 def _plan(variable):
@@ -73,25 +94,56 @@ class Conexion:
         return getattr(self.bd, nombre)
 
     def execute(self, sql, *argumentos):
-        orden = sql.strip().upper()
-        if orden.startswith("BEGIN IMMEDIATE"):
+        orden = orden_de(sql)
+        if orden == "BEGIN":
             cursor = self.bd.execute(sql, *argumentos)
             self._cambios = self.bd.total_changes
             return cursor
-        if orden == "COMMIT" and self._cambios is not None:
-            escribio = self.bd.total_changes != self._cambios or self._forzar
-            self._cambios, self._forzar = None, False
-            if escribio:
-                clase, agente, detalle = self.etiqueta
-                self.bd.execute("INSERT INTO pasos(vida, clase, agente, detalle) VALUES (?, ?, ?, ?)",
-                                (self.vida, clase, agente, json.dumps(detalle, ensure_ascii=False)))
-            cursor = self.bd.execute(sql, *argumentos)
-            if escribio:
-                self._contar("paso")
-            return cursor
+        if orden == "COMMIT":
+            return self._confirmar(lambda: self.bd.execute(sql, *argumentos))
         if orden == "ROLLBACK":
             self._cambios, self._forzar = None, False
         return self.bd.execute(sql, *argumentos)
+
+    def commit(self):
+        """El `commit()` de sqlite3: confirma la transacción abierta, y se apunta como un COMMIT."""
+        return self._confirmar(self.bd.commit)
+
+    def rollback(self):
+        self._cambios, self._forzar = None, False
+        return self.bd.rollback()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, tipo, valor, traza):
+        """`with bd:` como en sqlite3: al salir, confirma si el bloque acabó bien y deshace si no."""
+        if tipo is not None:
+            self.rollback()
+            return False
+        try:
+            self.commit()
+        except BaseException:
+            self.rollback()
+            raise
+        return False
+
+    def _confirmar(self, confirmar):
+        """Confirma con `confirmar()`; antes, si la transacción cambió alguna fila, apunta el paso
+        dentro de ella."""
+        if self._cambios is None or not self.bd.in_transaction:  # no hay ninguna que apuntar
+            self._cambios, self._forzar = None, False
+            return confirmar()
+        escribio = self.bd.total_changes != self._cambios or self._forzar
+        self._cambios, self._forzar = None, False
+        if escribio:
+            clase, agente, detalle = self.etiqueta
+            self.bd.execute("INSERT INTO pasos(vida, clase, agente, detalle) VALUES (?, ?, ?, ?)",
+                            (self.vida, clase, agente, json.dumps(detalle, ensure_ascii=False)))
+        resultado = confirmar()
+        if escribio:
+            self._contar("paso")
+        return resultado
 
     def apuntar(self, clase, agente=None, **detalle):
         """Un paso que solo apunta algo que pasó fuera de la base (una petición al modelo)."""

@@ -1,9 +1,11 @@
 """pasos.py: qué transacciones se apuntan como paso durable, y qué hace el «disco lleno» del simulacro.
 
 Lo que dice el docstring de pasos.py sobre lo que la envoltura ve y lo que no, comprobado aquí en
-una base de verdad: una transacción que cambia filas es un paso; una que solo cambia el esquema,
-o que acaba con otro texto que `COMMIT`, se confirma sin apuntarse.
+una base de verdad: una transacción que cambia filas es un paso, la acabe como la acabe de las
+maneras que SQLite acepta; una que solo cambia el esquema, o que confirma `executescript()`, se
+confirma sin apuntarse.
 """
+import itertools
 import sqlite3
 
 import pytest
@@ -44,11 +46,71 @@ def test_una_transaccion_que_solo_cambia_el_esquema_se_confirma_sin_apuntarse(bd
     assert "otra" in tablas(bd) and clases(bd) == []
 
 
-def test_un_commit_con_otro_texto_confirma_sin_apuntar_el_paso(bd):
-    """La envoltura reconoce el final de una transacción por el texto «COMMIT» tal cual."""
+# Maneras de abrir y de acabar una transacción que sqlite3 acepta (https://www.sqlite.org/lang_transaction.html).
+# Una `transaccion` del 4.1 puede escribir cualquiera: un alumno pone «COMMIT;» o «commit».
+EMPIEZAN = ["BEGIN IMMEDIATE", "begin immediate;", "BEGIN IMMEDIATE TRANSACTION", "BEGIN", "BEGIN EXCLUSIVE;",
+            "  -- el turno de escritura\nBEGIN IMMEDIATE"]
+CONFIRMAN = ["COMMIT", "COMMIT;", "commit", "Commit ;", "COMMIT -- fin", "/* fin */ COMMIT;", "END", "end;",
+             "COMMIT TRANSACTION", "END TRANSACTION t;", "\n\tCOMMIT\n", "commit()", "with bd:"]
+DESHACEN = ["ROLLBACK", "ROLLBACK;", "rollback transaction", "rollback()", "with bd: (con una excepción)"]
+
+
+def terminar(bd, como):
+    """Acaba la transacción abierta en `bd` como dice `como`: una sentencia, `commit()`,
+    `rollback()` o saliendo de un `with bd:` (bien, o con una excepción)."""
+    if como in ("commit()", "rollback()"):
+        getattr(bd, como[:-2])()
+    elif como.startswith("with bd:"):
+        try:
+            with bd:
+                if "excepción" in como:
+                    raise KeyError("a propósito")
+        except KeyError:
+            pass
+    else:
+        bd.execute(como)
+
+
+@pytest.mark.parametrize("empieza, confirma", list(zip(itertools.cycle(EMPIEZAN), CONFIRMAN)))
+def test_cada_manera_de_confirmar_que_acepta_sqlite_apunta_el_paso(bd, empieza, confirma):
+    bd.execute(empieza)
+    with pasos.en(bd, "fila"):
+        bd.execute("INSERT INTO curso VALUES ('k', 'v')")
+        terminar(bd, confirma)
+    confirmada = not bd.in_transaction and bd.execute("SELECT valor FROM curso").fetchall() == [("v",)]
+    assert confirmada, "SQLite no ha confirmado: esta manera no sirve para el test"
+    assert clases(bd) == ["fila"] and bd.hechos["paso"] == 1
+
+
+@pytest.mark.parametrize("deshace", DESHACEN)
+def test_cada_manera_de_deshacer_no_apunta_nada(bd, deshace):
+    bd.execute("BEGIN IMMEDIATE")
+    with pasos.en(bd, "fila"):
+        bd.execute("INSERT INTO curso VALUES ('k', 'v')")
+        terminar(bd, deshace)
+    assert not bd.in_transaction and bd.execute("SELECT valor FROM curso").fetchall() == []
+    assert clases(bd) == [] and bd.hechos["paso"] == 0
+
+
+def test_volver_a_un_savepoint_no_acaba_la_transaccion_y_su_commit_se_apunta(bd):
+    """ROLLBACK TO deshace hasta el SAVEPOINT y deja la transacción abierta: no es su final."""
+    bd.execute("BEGIN IMMEDIATE")
+    with pasos.en(bd, "fila"):
+        bd.execute("INSERT INTO curso VALUES ('k', 'v')")
+        bd.execute("SAVEPOINT antes_de_la_otra")
+        bd.execute("INSERT INTO curso VALUES ('k2', 'v2')")
+        bd.execute("ROLLBACK TO antes_de_la_otra;")
+        assert bd.in_transaction
+        bd.execute("COMMIT")
+    assert bd.execute("SELECT clave FROM curso").fetchall() == [("k",)] and clases(bd) == ["fila"]
+
+
+def test_executescript_confirma_sin_apuntar_el_paso(bd):
+    """Lo único que la envoltura no ve: executescript() confirma lo abierto antes de su guion, y
+    pasa de largo (el curso no lo usa)."""
     bd.execute("BEGIN IMMEDIATE")
     bd.execute("INSERT INTO curso VALUES ('k', 'v')")
-    bd.execute("COMMIT;")
+    bd.executescript("SELECT 1;")
     assert bd.execute("SELECT valor FROM curso").fetchall() == [("v",)] and clases(bd) == []
 
 
