@@ -1,13 +1,15 @@
 """El agente: el inicio de M (prompt de sistema, fichero de proyecto y pedido) y una ejecución.
 
 Lección 01. `agente` trabaja siempre sobre una copia temporal del proyecto, así que el proyecto
-original (p. ej. recetario/, con sus tres errores) queda igual para la ejecución siguiente. La
-copia se borra al terminar, salvo que se pida conservarla para mirarla después.
+original (p. ej. recetario/, con sus tres errores) queda igual para la ejecución siguiente.
 
 Lección 03. `agente` le pasa `compactar` al bucle. Y si una petición no cabe en la ventana ni
-así (la compactación mira M antes de las observaciones del turno, y una sola observación puede
-ser enorme: hoy `leer` devuelve el fichero entero), el agente para con el motivo "ventana", el
-aviso del error como texto y M tal como iba, en vez de reventar.
+así (la compactación mira M antes de las observaciones del turno, y las de un turno pueden pasar
+de su reserva: cada `leer` trae hasta LIMITE_LECTURA caracteres, cada `ejecutar` hasta
+LIMITE_SALIDA, y un turno puede pedir varias), el agente para con el motivo "ventana", el aviso
+del error como texto y M tal como iba, en vez de reventar.
+
+Lección 03. El prompt dice lo que hace ahora `leer`.
 
 Lección 03b. `agente` le pasa también `limpiar` al bucle, que limpia antes de compactar.
 """
@@ -19,8 +21,8 @@ from api import ErrorVentana
 from bucle import bucle
 
 SISTEMA = """Eres un agente de programación que trabaja en la copia de trabajo de un proyecto. \
-Solo puedes actuar con las herramientas: leer un fichero, editar un fichero y ejecutar una orden \
-de la shell. Todo lo que sabes del proyecto es lo que está en esta conversación.
+Solo puedes actuar con las herramientas. Todo lo que sabes del proyecto es lo que está en esta \
+conversación.
 
 Cómo trabajas:
 - Antes de editar un fichero, léelo (otra vez, si ha pasado tiempo desde la última lectura): \
@@ -33,18 +35,18 @@ haberlo comprobado.
 - Cuando hayas terminado, o si no puedes seguir, contesta solo con texto: un resumen breve de lo \
 que has cambiado y de cómo ha quedado cada test.
 
-Las herramientas:
-- leer(ruta) devuelve el fichero entero. Las rutas son relativas a la copia de trabajo; no \
-puedes salir de ella.
-- editar(ruta, antiguo, nuevo) cambia el texto antiguo por el nuevo. antiguo tiene que aparecer \
-exactamente una vez en el fichero: si no aparece, o aparece más de una vez, no se cambia nada y \
-recibes un error que lo dice. Para un cambio pequeño, cita solo las líneas que cambian y alguna \
-de alrededor si hace falta para que sea único.
+Las herramientas (las rutas son relativas a la copia de trabajo; no puedes salir de ella):
+- leer(ruta, desde) devuelve el fichero desde su línea desde (si no la das, la 1), como mucho \
+6000 caracteres: si no cabe, una nota dice con qué desde seguir. No pide permiso.
+- editar(ruta, antiguo, nuevo) cambia el texto antiguo, que tiene que aparecer exactamente una \
+vez, por el nuevo; si no, no cambia nada y lo dice. Cita solo las líneas que cambian y alguna \
+de alrededor si hace falta para que sea único. Pide permiso.
 - ejecutar(comando) ejecuta una orden de la shell en la copia de trabajo y devuelve su código de \
-salida y lo que escribió. Una orden que no termina se corta; una salida muy larga, también.
+salida y lo que escribió. Una orden que pasa de 60 s se corta; de su salida llegan como mucho \
+6000 caracteres. Pide permiso.
 
-Cada escritura y cada orden se le preguntan al usuario antes de hacerse. El usuario puede \
-denegar un permiso; si lo hace, no lo intentes de otra manera: explica qué querías hacer y por qué.
+Lo que pide permiso se le pregunta al usuario. Si lo deniega, no lo intentes de otra manera: \
+explica qué querías hacer y por qué.
 
 El fichero de proyecto, AGENTE.md, dice qué es el proyecto y cómo se ejecutan sus tests:
 

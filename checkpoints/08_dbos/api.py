@@ -7,43 +7,37 @@ verdad (llama-server, Ollama, vLLM, LM Studio), que entiende la misma API.
 El adaptador guarda el `usage` de la última respuesta: es lo único que el harness sabe de
 cuántos tokens ocupa M, porque no tiene tokenizador.
 
-Cuando la petición no acaba en una respuesta, el adaptador lanza una excepción con un aviso en
-castellano: `ErrorVentana` si la petición no cabe en la ventana (con las dos cifras, venga de
-llama-server o con la forma de Anthropic), y `ErrorDelModelo` para todo lo demás. Un
-`ErrorDelModelo` lleva lo que hace falta para decidir qué hacer después (la lección 06 decide
-con eso si reintentar):
+Cuando la petición no acaba en una respuesta, lanza una excepción con un aviso en castellano:
+`ErrorVentana` si no cabe en la ventana (con las cifras, venga con la forma de la API de Anthropic
+o con la de llama-server), y `ErrorDelModelo` para todo lo demás.
 
-- `estado`, el HTTP; `cabeceras`, las de la respuesta (con `retry-after` si el servidor dice
-  cuánto esperar); `codigo`, el `error.details.error_code` del cuerpo, si lo trae (la API de
-  Anthropic nombra así la causa, p. ej. `enforced_spend_limit_reached`);
-- `estado` None si no hubo respuesta, y entonces `causa` dice por qué: "rechazada" (nadie
-  escucha en ese puerto), "cortada", "tiempo" (la respuesta no llegó entera en `espera` segundos),
-  "red" (otro fallo de la red), o un error de configuración que esperar no arregla: "esquema"
-  (la URL no es http:// ni https://), "nombre" (el nombre de la máquina no se resuelve) o
-  "certificado" (el de https no es válido);
-- `estado` 200 si llegó algo que no es una respuesta de la API (una página HTML, un JSON sin
-  `content` o sin `usage`).
+Una respuesta que acabó por `max_tokens` a media llamada trae esa llamada a medias: `bloques_de` la
+marca (`entorno.CORTADA`, lo dice la API en «Handling stop reasons») y `peticion` quita la marca.
 
-Una llamada cortada. Si la respuesta llega con `stop_reason` "max_tokens" y su último bloque es un
-`tool_use`, el modelo estaba escribiendo esa llamada cuando se le acabó el sitio: su entrada está a
-medias (la API lo avisa en «Handling stop reasons»; llama-server la da como `{}`, y la grabación de
-la lección lo enseña). `bloques_de` le pone la marca `entorno.CORTADA`, y `atender` (permisos.py)
-la contesta con una observación que lo dice, sin ejecutar nada: ejecutar `leer` con `{}`, o un
-`ejecutar` con media orden, sería hacer algo que el modelo no ha pedido. La marca no es del
-protocolo: `peticion` la quita antes de mandar M.
+Lección 06. Lo que hace falta para decidir si reintentar, y una espera que es un plazo.
 
-Cuánto se espera. `espera` (ESPERA, 900 s) es lo que puede durar la petición ENTERA, de conectar
-al último byte del cuerpo. Y `cuerpo` (None: sin más límite que ese), lo que puede tardar el
-cuerpo en llegar entero una vez llegadas las cabeceras. La regla sale de cómo contesta llama-server sin streaming (el adaptador
-no lo pide): no manda nada mientras el modelo escribe, y al acabar manda el estado, las cabeceras
-y el cuerpo de golpe. Todo el tiempo del modelo es silencio antes de las cabeceras, y un modelo
-local lento puede pasar de 13 minutos escribiendo 512 tokens: eso tiene que caber en `espera`.
-Después de las cabeceras, el cuerpo ya está calculado: si se para a medias, o llega a gotas, no
-es el modelo pensando, sino un servidor o una red atascados, y se corta al acabarse la misma
-espera, o de `cuerpo` si es menor. (Un tiempo de espera por lectura no basta: mide silencios, y un
-cuerpo que manda un byte cada poco no se cortaría nunca.) Con reintentos (lección 06), cada intento
-espera solo lo que queda del plazo total, y el cuerpo, `reintentos.CUERPO_S`: un cuerpo atascado
-es un intento fallido en segundos, y se reintenta.
+Un `ErrorDelModelo` lleva, además del `estado` y el `mensaje`:
+
+- `cabeceras`, las de la respuesta (con `retry-after` si el servidor dice cuánto esperar);
+  `codigo`, el `error.details.error_code` del cuerpo, si lo trae (la API de Anthropic nombra así
+  la causa, p. ej. `enforced_spend_limit_reached`);
+- `causa`, si no hubo respuesta: "rechazada" (nadie escucha en ese puerto), "cortada", "tiempo"
+  (la respuesta no llegó entera a tiempo), "red" (otro fallo de la red), o un error de
+  configuración que esperar no arregla: "esquema" (la URL no es http:// ni https://), "nombre" (el
+  nombre de la máquina no se resuelve) o "certificado" (el de https no es válido);
+- `estado` 200 si llegó algo que no es una respuesta de la API, con lo que llegó (no es JSON, o
+  le falta `content` o `usage`).
+
+Cuánto se espera. `espera` (ESPERA, 900 s) es ahora lo que puede durar la petición ENTERA, de
+conectar al último byte del cuerpo; y `cuerpo` (None: sin más límite que ese), lo que puede tardar
+el cuerpo en llegar entero una vez llegadas las cabeceras. Todo el tiempo del modelo es silencio
+antes de las cabeceras (llama-server, sin streaming, manda el estado, las cabeceras y el cuerpo de
+golpe al acabar): eso tiene que caber en `espera`. Después de las cabeceras, el cuerpo ya está
+calculado: si se para a medias, o llega a gotas, no es el modelo pensando, sino un servidor o una
+red atascados. (Un tiempo de espera por lectura no basta: mide silencios, y un cuerpo que manda un
+byte cada poco no se cortaría nunca.) Con reintentos, cada intento espera solo lo que queda del
+plazo total, y el cuerpo, `reintentos.CUERPO_S`: un cuerpo atascado es un intento fallido en
+segundos, y se reintenta.
 """
 import http.client
 import json
@@ -66,14 +60,14 @@ MAX_TOKENS = 512  # lo más que puede escribir el modelo en una respuesta
 # Segundos que puede durar una petición entera, cuerpo de la respuesta incluido (ver el docstring
 # del módulo). Se cambia con `espera` al crear el ModeloAPI.
 ESPERA = 900
-
-ROLES = {"usuario": "user", "asistente": "assistant"}
 # Los 429 de la API de Anthropic que no son un exceso momentáneo sino un límite de gasto, por su
 # `error.details.error_code` (los nombres son los del SDK oficial, anthropic/_error_classes.py).
 LIMITES_DE_GASTO = {
     "enforced_spend_limit_reached": "el límite de gasto mensual del nivel de uso de la organización",
     "contract_spend_limit_reached": "el límite de gasto del contrato de la organización",
 }
+
+ROLES = {"usuario": "user", "asistente": "assistant"}
 ARRANCA_UNO = ("Arranca el de ensayo con «python -m curso servidor», o uno de verdad (p. ej. "
                "«llama-server -c 8192 --jinja») y pon su dirección en ANTHROPIC_BASE_URL")
 
@@ -102,13 +96,16 @@ class CuerpoSinAcabar(TimeoutError):
         self.por_el_cuerpo = por_el_cuerpo
 
 
-class ErrorVentana(ErrorDelModelo):
-    """La petición no cabe en la ventana del servidor, que ni ha empezado a calcularla.
+def codigo_de_error(campos):
+    """El `details.error_code` de los campos del error, o None."""
+    detalles = campos.get("details")
+    codigo = detalles.get("error_code") if isinstance(detalles, dict) else None
+    return codigo if isinstance(codigo, str) else None
 
-    Lleva las cifras: `entrada` (tokens de la petición), `ventana` y, si el servidor también
-    cuenta lo que reserva para la respuesta, `max_tokens`. Y lleva `M`, la conversación que no
-    ha cabido, para que quien la recoja pueda parar sin perderla.
-    """
+
+class ErrorVentana(ErrorDelModelo):
+    """La petición no cabe en la ventana del servidor. Lleva las cifras (`entrada`, `ventana` y, si el
+    servidor cuenta lo que reserva para la respuesta, `max_tokens`) y `M`, lo que no ha cabido."""
 
     def __init__(self, estado, mensaje, entrada, ventana, max_tokens=None, M=None):
         self.entrada, self.ventana, self.max_tokens, self.M = entrada, ventana, max_tokens, M
@@ -162,13 +159,6 @@ def campos_de_error(cuerpo):
 def mensaje_de_error(estado, cuerpo):
     """El mensaje del servidor, venga con la forma de Anthropic o con la de OpenAI (llama-server)."""
     return str(campos_de_error(cuerpo).get("message") or cuerpo.strip()[:500] or f"HTTP {estado} sin cuerpo")
-
-
-def codigo_de_error(campos):
-    """El `details.error_code` de los campos del error, o None."""
-    detalles = campos.get("details")
-    codigo = detalles.get("error_code") if isinstance(detalles, dict) else None
-    return codigo if isinstance(codigo, str) else None
 
 
 # Así dice el servidor de ensayo, en un invalid_request_error, que la petición no cabe.

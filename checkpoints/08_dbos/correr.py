@@ -1,23 +1,27 @@
-"""Correr el agente mirando cada turno, desde el cuaderno o desde una terminal.
+"""La traza: correr el agente mirando cada turno.
 
-Lección 01. `Traza` se pone entre el bucle y el modelo. El bucle la llama como a cualquier
-modelo; ella imprime, antes de pasar la petición, las observaciones que acaban de entrar en M
-(→), y después el número de turno, los tokens de entrada que contó el servidor y un renglón por
-bloque de la respuesta (←). La respuesta sigue su camino sin cambios.
+Lección 01. `Traza` se pone entre el bucle y el modelo, como un modelo más: imprime las
+observaciones que acaban de entrar en M (→), el turno con los tokens de entrada que contó el
+servidor y un renglón por bloque de la respuesta (←), que sigue su camino sin cambios.
 
-Desde la carpeta de tu espacio de trabajo:
+Lección 03. En la traza, la petición que pide el resumen sale como `resumen` y no suma un turno:
+el modelo no ha dado ningún paso.
 
-    python correr.py ../recetario --si-a-lo-del-guion "Los tests fallan. Arregla lo que haga falta para que pasen."
+Lección 03b. La traza guarda el contenido original de cada resultado la primera vez que lo ve
+(`originales`): lo que limpiar borra de M sigue ahí. Y cuando una petición lleva resultados
+borrados nuevos, lo dice.
 
-Si no hay ANTHROPIC_BASE_URL, la orden arranca el servidor de ensayo del curso en su propio
-proceso. Al terminar dice dónde ha quedado la copia de trabajo, por si quieres mirarla.
+Lección 06. correr.py es también una orden para la terminal, como todo_junto.py, que usa su
+`Analizador` (argparse en castellano). Desde la carpeta de tu espacio de trabajo:
 
-Lección 03. La orden compacta M (salvo con `--sin-compactar`). En la traza, la petición que
-pide el resumen sale como `resumen` y no suma un turno: el modelo no ha dado ningún paso.
+    python correr.py ../recetario --url http://127.0.0.1:8765 \
+        "Los tests fallan. Arregla lo que haga falta para que pasen." \
+        --permitir-orden "python3 -m unittest" --permitir-editar recetario.py --permitir-editar compra.py
 
-Lección 03b. La orden también limpia (salvo con `--sin-limpiar`), antes de compactar. La traza
-guarda el contenido original de cada resultado la primera vez que lo ve (`originales`): lo que
-limpiar borra de M sigue ahí. Y cuando una petición lleva resultados borrados nuevos, lo dice.
+El modelo está detrás del servidor de `--url` (sin ella, el de ANTHROPIC_BASE_URL o, sin las dos, el
+de ensayo del curso en http://127.0.0.1:8765, que se arranca aparte con `python -m curso servidor`).
+La orden limpia y compacta M, salvo con `--sin-limpiar` o `--sin-compactar`. Al terminar dice dónde
+ha quedado la copia de trabajo, por si quieres mirarla.
 """
 import argparse
 import json
@@ -29,34 +33,13 @@ from compactar import INSTRUCCION, compactar
 from limpiar import limpiar
 
 ANCHO = 110  # caracteres por línea de traza
+
 # Lo que argparse dice en inglés en sus errores, y cómo se dice aquí.
 ERRORES_DE_ARGPARSE = [("the following arguments are required: ", "faltan los argumentos: "),
                        ("unrecognized arguments: ", "no sé qué es esto: "),
                        ("invalid int value: ", "no es un número entero: "),
                        ("invalid choice: ", "no vale: "), ("(choose from ", "(elige entre "),
                        ("expected one argument", "le falta su valor"), ("argument ", "argumento ")]
-
-
-class Analizador(argparse.ArgumentParser):
-    """argparse, en castellano: la ayuda con -h o --ayuda, «uso:», sus apartados y sus errores."""
-
-    def __init__(self, **opciones):
-        super().__init__(add_help=False, **opciones)
-        self._positionals.title, self._optionals.title = "argumentos", "opciones"
-        self.add_argument("-h", "--ayuda", "--help", action="help", default=argparse.SUPPRESS,
-                          help="muestra esta ayuda y sale")
-
-    def format_usage(self):
-        return super().format_usage().replace("usage: ", "uso: ", 1)
-
-    def format_help(self):
-        return super().format_help().replace("usage: ", "uso: ", 1)
-
-    def error(self, mensaje):
-        for ingles, castellano in ERRORES_DE_ARGPARSE:
-            mensaje = mensaje.replace(ingles, castellano)
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {mensaje}\n")
 
 
 def una_linea(texto, ancho=ANCHO):
@@ -124,26 +107,62 @@ class Traza:
             print(f"  ✂ limpiados {len(nuevos)} resultados viejos ({', '.join(nuevos)}): el original sigue en la traza")
 
 
+class Analizador(argparse.ArgumentParser):
+    """argparse, en castellano: la ayuda con -h o --ayuda, «uso:», sus apartados y sus errores."""
+
+    def __init__(self, **opciones):
+        super().__init__(add_help=False, **opciones)
+        self._positionals.title, self._optionals.title = "argumentos", "opciones"
+        self.add_argument("-h", "--ayuda", "--help", action="help", default=argparse.SUPPRESS,
+                          help="muestra esta ayuda y sale")
+
+    def format_usage(self):
+        return super().format_usage().replace("usage: ", "uso: ", 1)
+
+    def format_help(self):
+        return super().format_help().replace("usage: ", "uso: ", 1)
+
+    def error(self, mensaje):
+        for ingles, castellano in ERRORES_DE_ARGPARSE:
+            mensaje = mensaje.replace(ingles, castellano)
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {mensaje}\n")
+
+
 def preguntar(nombre, entrada):
     """El usuario de la terminal: contesta s o n a cada permiso."""
     detalle = entrada.get("comando") or entrada.get("ruta")
     return input(f"¿Permites {nombre} {detalle}? [s/n] ").strip().lower().startswith("s")
 
 
+def permitir_solo(ordenes, editables):
+    """El usuario de una ejecución sin preguntas: sí a ejecutar las órdenes de `ordenes` y a editar
+    los ficheros de `editables`, escritos tal cual; no a lo demás."""
+    def usuario(nombre, entrada):
+        if nombre == "ejecutar":
+            return entrada.get("comando") in ordenes
+        return nombre == "editar" and entrada.get("ruta") in editables
+    return usuario
+
+
 def main(argv=None):
     from agente import agente
     from api import ModeloAPI
-    from curso.ensayo.recetario import usuario_guionizado
 
     p = Analizador(prog="python correr.py", description="Corre el agente sobre una copia de un proyecto.")
     p.add_argument("proyecto", help="la carpeta del proyecto, p. ej. ../recetario")
     p.add_argument("pedido", help="lo que le pides al agente")
+    p.add_argument("--url", help="la URL base del servidor del modelo (por defecto, ANTHROPIC_BASE_URL o, "
+                                 "sin ella, el de ensayo: http://127.0.0.1:8765)")
     p.add_argument("--modelo", default="guion:arregla",
                    help="el campo model: un guion del servidor de ensayo (guion:arregla, guion:atasco, "
                         "guion:compacta) o el nombre de un modelo de un servidor de verdad")
     p.add_argument("--tope", type=int, default=10, help="turnos como mucho (10)")
-    p.add_argument("--si-a-lo-del-guion", action="store_true",
-                   help="no preguntar: sí a los tests y a editar recetario.py y compra.py, no a lo demás")
+    p.add_argument("--permitir-orden", action="append", default=[], metavar="ORDEN",
+                   help="no preguntar: sí a ejecutar esta orden, tal cual (se puede repetir)")
+    p.add_argument("--permitir-editar", action="append", default=[], metavar="RUTA",
+                   help="no preguntar: sí a editar este fichero (se puede repetir); con estas dos, lo "
+                        "demás es no")
     p.add_argument("--sin-compactar", action="store_true",
                    help="no compactar M: deja que crezca hasta el tope o hasta la ventana (lección 02)")
     p.add_argument("--sin-limpiar", action="store_true",
@@ -151,13 +170,9 @@ def main(argv=None):
     a = p.parse_args(argv)
     if not os.path.isdir(a.proyecto):
         p.error(f"no encuentro la carpeta del proyecto {a.proyecto}")
-    servidor = None
-    if not os.environ.get("ANTHROPIC_BASE_URL"):
-        from curso.ensayo.servidor import arrancar_en_segundo_plano
-        servidor = arrancar_en_segundo_plano()
-        print(f"(servidor de ensayo en {servidor.url}: la ejecución está guionizada)")
-    usuario = usuario_guionizado if a.si_a_lo_del_guion else preguntar
-    modelo = Traza(ModeloAPI(a.modelo, url=servidor.url if servidor else None))
+    sin_preguntar = a.permitir_orden or a.permitir_editar
+    usuario = permitir_solo(a.permitir_orden, a.permitir_editar) if sin_preguntar else preguntar
+    modelo = Traza(ModeloAPI(a.modelo, url=a.url))
     try:
         motivo, texto, M, copia = agente(modelo, a.pedido, a.proyecto, a.tope, usuario,
                                          compactar=None if a.sin_compactar else compactar, conservar=True,
@@ -165,9 +180,6 @@ def main(argv=None):
     except ErrorDelModelo as e:  # sin servidor, o uno que no acepta la petición: el aviso, sin traza
         print(f"correr.py: {e}", file=sys.stderr)
         return 1
-    finally:
-        if servidor:
-            servidor.parar()
     print(f"{motivo} · {len(M)} mensajes en M · la copia está en {copia}")
     if texto:
         print(texto)

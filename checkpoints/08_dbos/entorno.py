@@ -3,6 +3,8 @@
 Lección 01. Un mensaje del modelo es una lista de bloques: texto, o llamadas a herramientas
 (`tool_use`). El harness contesta a cada llamada con un bloque `tool_result`, su observación.
 
+Lección 03. `leer` tiene un argumento más, `desde`: la línea desde la que leer.
+
 Lección 05. Una cuarta herramienta, `buscar`, que solo mira: la usan los hijos que investigan
 (ver hijos.py). Entra en el CATALOGO, lo que el harness sabe atender, pero no en HERRAMIENTAS, lo
 que el bucle ofrece por defecto: cada esquema ofrecido ocupa tokens en cada petición, y el agente
@@ -86,10 +88,8 @@ def resultado(id, contenido, error=False):
     return bloque
 
 
-# La marca que pone el adaptador (api.py) en una llamada que llegó cortada: la respuesta acabó por
-# `max_tokens` mientras el modelo escribía esa llamada, así que su entrada está a medias. No es del
-# protocolo: api.peticion la quita antes de mandar M, y `atender` (permisos.py) contesta esa
-# llamada sin ejecutar nada.
+# La marca de api.py en una llamada cortada por `max_tokens`, con su entrada a medias: `atender`
+# (permisos.py) la contesta sin ejecutar nada. No es del protocolo: api.peticion la quita.
 CORTADA = "cortada"
 
 

@@ -4,8 +4,22 @@ Lección 01. Cada una recibe la carpeta de la copia (`entorno`) y lo que pidió 
 devuelve el texto de la observación. Si algo no se puede hacer, lanza `ErrorDeHerramienta` con un
 mensaje que el modelo pueda usar para corregirse: la observación llevará `is_error: true`.
 
+Lección 03. `leer` devuelve como mucho LIMITE_LECTURA caracteres de una vez: una observación
+más grande que la reserva del turno no la arregla ninguna compactación.
+
 Lección 05. Una cuarta, `buscar`: las líneas que coinciden con una expresión regular, con su
 fichero y su número de línea, que es lo que un hijo cita como evidencia (`logs/api.log:7`).
+
+Lección 06. `editar` cambia el fichero de una vez, y lo que se abre es lo que se comprobó.
+
+Cambiar de una vez: el texto nuevo va a un fichero provisional de la misma carpeta, se lleva al
+disco (fsync) y `os.replace` lo pone en lugar del viejo. Quien mire el fichero, y un proceso que
+muera en cualquier punto, ven el de antes o el de después, nunca uno a medias (efectos.py decide
+por esas dos huellas); y si no se puede escribir (un disco lleno), el de antes queda intacto.
+
+Lo comprobado, abierto: `leer`, `buscar` y `editar` abren el fichero con `abrir`, parte a parte
+desde la copia y sin pasar por ningún enlace, y no abren un fichero que tenga otros nombres (un
+enlace duro) fuera de la copia.
 """
 import errno
 import os
@@ -17,7 +31,8 @@ from procesos import casan, correr
 
 LIMITE_SALIDA = 6000  # caracteres de salida de una orden; lo que pase se corta con un aviso
 ESPERA_ORDEN = 60  # segundos que puede durar una orden antes de cortarla
-LIMITE_LECTURA = 6000  # caracteres que devuelve leer de una vez; el resto, en otra lectura (lección 03)
+
+LIMITE_LECTURA = 6000  # caracteres que devuelve leer de una vez; el resto, en otras lecturas (`desde`)
 
 LIMITE_COINCIDENCIAS = 40  # líneas que devuelve buscar; de las demás solo se dice cuántas son
 LARGO_DE_COINCIDENCIA = 200  # caracteres de cada línea encontrada: un registro puede tener líneas enormes
@@ -42,6 +57,20 @@ def dentro(entorno, ruta):
         raise ErrorDeHerramienta(f"la ruta {ruta} sale de la copia de trabajo: usa una ruta "
                                  "relativa dentro de ella, p. ej. compra.py")
     return destino
+
+
+def como_texto(datos, ruta):
+    """Los bytes de un fichero como texto, tal cual: sus saltos de línea (\\n, \\r\\n o \\r) no se tocan."""
+    try:
+        return datos.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ErrorDeHerramienta(f"{ruta} no es un fichero de texto: leer solo abre texto") from None
+
+
+def contenido(entorno, ruta):
+    """El texto exacto de un fichero de la copia, o ErrorDeHerramienta si no existe o no es texto."""
+    with abrir(entorno, ruta) as fichero:
+        return como_texto(fichero.read(), ruta)
 
 
 def abrir(entorno, ruta):
@@ -111,20 +140,6 @@ def nombres_dentro(base, estado):
             otro = os.lstat(os.path.join(carpeta, nombre))
             vistos += (otro.st_dev, otro.st_ino) == (estado.st_dev, estado.st_ino)
     return vistos
-
-
-def como_texto(datos, ruta):
-    """Los bytes de un fichero como texto, tal cual: sus saltos de línea (\\n, \\r\\n o \\r) no se tocan."""
-    try:
-        return datos.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ErrorDeHerramienta(f"{ruta} no es un fichero de texto: leer solo abre texto") from None
-
-
-def contenido(entorno, ruta):
-    """El texto exacto de un fichero de la copia, o ErrorDeHerramienta si no existe o no es texto."""
-    with abrir(entorno, ruta) as fichero:
-        return como_texto(fichero.read(), ruta)
 
 
 # --- Las herramientas --------------------------------------------------------------------------

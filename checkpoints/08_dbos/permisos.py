@@ -5,6 +5,8 @@ modelo tumba el bucle: una herramienta que no existe, unos argumentos que faltan
 permiso denegado, una herramienta que falla o una llamada que llegó cortada (la respuesta se acabó
 por `max_tokens` a media llamada) vuelven como observación con `is_error: true`.
 
+Lección 03. `desde` es un número entero: los argumentos pueden ser de más de un tipo.
+
 Lección 05. `atender` conoce todo el CATALOGO, también `buscar`, que no pide permiso: solo
 mira, como `leer`.
 """
@@ -12,6 +14,10 @@ import herramientas
 from entorno import CATALOGO, CORTADA, resultado
 
 SIN_PERMISO = {"leer", "buscar"}  # las que solo miran: no cambian nada fuera del modelo
+# Los tipos de argumento que usan los esquemas, y cómo se dicen. (True es un int para Python,
+# pero no un número entero en JSON: no vale como entero.)
+TIPOS = {"string": ("texto", lambda v: isinstance(v, str)),
+         "integer": ("números enteros", lambda v: isinstance(v, int) and not isinstance(v, bool))}
 
 
 def permitido(nombre, entrada, usuario):
@@ -24,12 +30,6 @@ def permitido(nombre, entrada, usuario):
     if usuario is None:
         return False
     return usuario(nombre, entrada) is True
-
-
-# Los tipos de argumento que usan los esquemas, y cómo se dicen. (True es un int para Python,
-# pero no un número entero en JSON: no vale como entero.)
-TIPOS = {"string": ("texto", lambda v: isinstance(v, str)),
-         "integer": ("números enteros", lambda v: isinstance(v, int) and not isinstance(v, bool))}
 
 
 def problema_de_argumentos(esquema, entrada):

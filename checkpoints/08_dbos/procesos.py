@@ -1,8 +1,7 @@
-"""Correr otro proceso sin que pueda colgar ni ensuciar al harness: una orden de la shell, con su
-salida cortada, su espera y su grupo entero muerto al acabar.
+"""Correr una orden de la shell sin que pueda colgar ni ensuciar al harness: con su salida cortada,
+su espera y su grupo entero muerto al acabar.
 
-Lección 01. `herramientas.ejecutar` corre así las órdenes del modelo: lo que sea de procesos está
-aquí, y `herramientas.py` se lee como las herramientas.
+Lección 01. `herramientas.ejecutar` corre así las órdenes del modelo.
 
 Lección 05. `casan`: dónde casa una expresión regular, buscado en otro proceso que se mata si
 tarda demasiado. Lo usa `herramientas.buscar`.

@@ -4,13 +4,10 @@ Lección 06. `reanudar(ruta)` no necesita nada de la memoria del proceso que cay
 
 1. comprueba el fichero sin cambiar lo que guarda (`comprobar`): que exista, que sea una base
    de SQLite de esta lección y que la ejecución no haya terminado ya. Si algo falla, lanza
-   `NoSePuede` con un mensaje que dice qué hacer; si lo que falla es el disco, lleno, lanza
-   `SinSitio` (un NoSePuede de los que se arreglan: lo hecho sigue guardado, y cuando haya
-   sitio se reanuda igual);
+   `NoSePuede` con un mensaje que dice qué hacer;
 2. toma el cerrojo de la ejecución (`cerrojo`): si otro proceso la está reanudando, este se
    para y dice por qué. Dos procesos con el mismo agente harían cada paso dos veces;
-3. rehace las vistas de los hijos (`preparar_vistas`) y, si no puede (un disco lleno), se para
-   sin dejar ninguna a medias;
+3. rehace las vistas de los hijos (`preparar_vistas`);
 4. apunta una vida nueva del proceso y, acción a acción (agentes.py), lleva a cada agente hasta
    el final. El orden es siempre el mismo: primero el agente que se quedó a medias de una
    acción; si ninguno, el hijo con menos respuestas (y, a igualdad, el primero); cuando todos
@@ -19,6 +16,12 @@ Lección 06. `reanudar(ruta)` no necesita nada de la memoria del proceso que cay
 
 Los agentes que ya terminaron siguen terminados: no se les pide nada. Lo que ya se recibió o
 admitió en el buzón no se repite (buzon.py lo reconoce por la identidad de la entrega).
+
+Lección 06, con el disco lleno. Si lo que falla al comprobar la base es que no queda sitio,
+`comprobar` lanza `SinSitio`, un NoSePuede de los que se arreglan: lo hecho sigue guardado, y la
+misma orden funcionará cuando haya sitio. Y `preparar_vistas` copia cada vista entera en una
+carpeta provisional antes de ponerla en su sitio: si el disco se llena a mitad, no queda ninguna
+a medias, y se para sin haber escrito nada en la base.
 """
 import errno
 import fcntl

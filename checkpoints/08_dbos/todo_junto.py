@@ -13,8 +13,11 @@ Preparar es atómico: todo se construye con nombres provisionales y se renombra 
 `reanudar.reanudar(carpeta / "todo_junto.db")` la lleva hasta el final, la primera vez y tras
 cada caída. Desde una terminal:
 
-    python todo_junto.py preparar CARPETA [--proyecto RUTA]
+    python todo_junto.py preparar CARPETA --proyecto RUTA
     python todo_junto.py reanudar CARPETA/todo_junto.db [--url URL]
+
+RUTA es el proyecto del incidente (en el curso, curso/material/datos/incidente), y URL la del
+servidor del modelo (sin ella, la de ANTHROPIC_BASE_URL o la del servidor de ensayo).
 """
 import os
 import shutil
@@ -55,10 +58,11 @@ CODIGO_NO_SE_PUEDE, CODIGO_A_MEDIAS = 1, 3
 
 
 def encargos():
-    """{hijo: encargo}: el de los registros de la lección 05 y el de la configuración que anota."""
-    from curso.material.incidente import encargos_del_incidente  # el equipo del curso: solo al preparar
+    """{hijo: encargo}: el de los registros, el mismo que en la lección 05, y el de la configuración
+    que anota."""
     return {
-        "logs": encargos_del_incidente()["logs"],
+        "logs": encargo("Averigua adónde intenta conectar la API y cómo falla, según sus registros.",
+                        ["logs/"]),
         "config": encargo(
             "Averigua en qué puerto escucha la base de datos, según su configuración, y anótalo "
             "en una línea nueva de la incidencia abierta de README.md.",
@@ -127,7 +131,8 @@ def main(argv=None):
     ordenes = p.add_subparsers(dest="orden", required=True)
     preparar_ = ordenes.add_parser("preparar", help="crea una ejecución nueva en CARPETA")
     preparar_.add_argument("carpeta")
-    preparar_.add_argument("--proyecto", help="el proyecto que se copia (por defecto, el incidente)")
+    preparar_.add_argument("--proyecto", required=True,
+                           help="el proyecto que se copia (el del incidente: curso/material/datos/incidente)")
     reanudar_ = ordenes.add_parser("reanudar", help="lleva hasta el final la ejecución de BASE")
     reanudar_.add_argument("base")
     reanudar_.add_argument("--url", help="el servidor del modelo (por defecto, ANTHROPIC_BASE_URL)")
@@ -136,9 +141,6 @@ def main(argv=None):
                                 f"antes de darlo por atascado y reintentar (por defecto, {CUERPO_S:g})")
     a = p.parse_args(argv)
     if a.orden == "preparar":
-        if a.proyecto is None:
-            from curso.rutas import RAIZ
-            a.proyecto = RAIZ / "curso" / "material" / "datos" / "incidente"
         try:
             print(f"Ejecución preparada: {preparar(a.carpeta, a.proyecto)}")
         except ValueError as e:

@@ -99,7 +99,8 @@ def main(argv=None):
     ordenes = p.add_subparsers(dest="orden", required=True)
     preparar_ = ordenes.add_parser("preparar", help="crea una ejecución nueva en CARPETA")
     preparar_.add_argument("carpeta")
-    preparar_.add_argument("--proyecto", help="el proyecto que se copia (por defecto, el incidente)")
+    preparar_.add_argument("--proyecto", required=True,
+                           help="el proyecto que se copia (el del incidente: curso/material/datos/incidente)")
     reanudar_ = ordenes.add_parser("reanudar", help="lleva hasta el final la ejecución de CARPETA")
     reanudar_.add_argument("carpeta")
     reanudar_.add_argument("--url", help="el servidor del modelo (por defecto, ANTHROPIC_BASE_URL)")
@@ -108,9 +109,6 @@ def main(argv=None):
     reanudar_.add_argument("--a-la-vez", type=int, help="los hijos, en una cola con este límite (8.2)")
     a = p.parse_args(argv)
     if a.orden == "preparar":
-        if a.proyecto is None:
-            from curso.rutas import RAIZ  # el equipo del curso: solo al preparar
-            a.proyecto = RAIZ / "curso" / "material" / "datos" / "incidente"
         try:
             print(f"Ejecución preparada: {preparar(a.carpeta, a.proyecto)}")
         except ValueError as e:

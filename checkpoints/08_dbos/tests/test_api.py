@@ -1,4 +1,5 @@
-"""Punto de control 01: `ModeloAPI` habla HTTP de verdad, en 127.0.0.1.
+"""Punto de control 06: `ModeloAPI` habla HTTP de verdad, en 127.0.0.1, y dice de cada fallo lo que
+los reintentos necesitan saber.
 
 Contra el servidor de ensayo del curso (con su plan de fallos para las respuestas raras), contra
 un servidor mínimo de `http.server` que apunta las cabeceras que recibe y contesta lo que le

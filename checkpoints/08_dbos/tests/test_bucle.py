@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from bucle import bucle
 from curso.rutas import RECETARIO
 from entorno import HERRAMIENTAS, llamada, llamadas_de, texto
-from guionizado import ModeloGuionizado
+from curso.ensayo.guionizado import ModeloGuionizado
 
 INICIO = [("sistema", "Eres un agente de prueba."), ("usuario", "Lee compra.py.")]
 

@@ -86,6 +86,39 @@ def test_un_bucle_de_enlaces_da_error_sin_la_ruta_de_la_copia(copia):
     assert buscar(copia, "5433") == "logs/api.log:2: error: puerto 5433"
 
 
+def test_lo_que_no_es_texto_y_los_enlaces_que_salen_de_la_copia_se_saltan(copia, tmp_path):
+    """Un fichero binario y un enlace a un fichero de fuera, los dos con «5433»: buscar no los
+    abre (leer tampoco lo haría), y sigue con los demás."""
+    (copia / "datos.bin").write_bytes(b"\xff\xfe puerto 5433 \x00")
+    fuera = tmp_path / "fuera.txt"
+    fuera.write_text("puerto 5433, de fuera\n", encoding="utf-8")
+    (copia / "enlace.txt").symlink_to(fuera)
+    assert buscar(copia, "5433") == "logs/api.log:2: error: puerto 5433"
+
+
+def test_una_linea_larga_sale_cortada(copia):
+    (copia / "largo.log").write_text("x" * 300 + " puerto 5433\n", encoding="utf-8")
+    assert buscar(copia, "5433", "largo.log") == f"largo.log:1: {'x' * herramientas.LARGO_DE_COINCIDENCIA} […]"
+
+
+def test_pasadas_las_que_caben_un_aviso_dice_cuantas_faltan(copia):
+    limite = herramientas.LIMITE_COINCIDENCIAS
+    (copia / "muchas.log").write_text("".join(f"error {k}\n" for k in range(limite + 7)), encoding="utf-8")
+    lineas = buscar(copia, "error", "muchas.log").splitlines()
+    assert lineas[:-1] == [f"muchas.log:{k + 1}: error {k}" for k in range(limite)]
+    assert "7 líneas más" in lineas[-1]
+
+
+def test_si_el_proceso_que_busca_falla_atender_lo_devuelve_como_error(copia, monkeypatch):
+    """El proceso aparte que busca muere (aquí, su código sale con 3): una observación de error
+    que dice qué probar, no un bucle caído."""
+    import procesos
+    monkeypatch.setattr(procesos, "BUSCADOR", "raise SystemExit(3)")
+    observacion = atender(llamada("b1", "buscar", patron="5433"), copia)
+    assert observacion["is_error"] is True
+    assert "la búsqueda ha fallado" in observacion["content"]
+
+
 @pytest.mark.parametrize("datos", [b"uno\r\ndos\r\ntres\r\n", b"uno\rdos\rtres", b"uno\r\ndos\ntres\r"])
 def test_las_lineas_se_numeran_como_en_un_editor_sean_cuales_sean_los_saltos(copia, datos):
     (copia / "f.txt").write_bytes(datos)

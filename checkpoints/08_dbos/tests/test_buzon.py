@@ -81,6 +81,11 @@ def test_el_buzon_se_monta_sobre_la_base_de_la_leccion_04(ruta):
     bd.close()
 
 
+def test_el_estado_de_una_ejecucion_que_no_existe_lo_dice(bd):
+    with pytest.raises(ValueError, match="No existe la ejecución 'no-existe'"):
+        estado(bd, "no-existe")
+
+
 def test_abrir_el_buzon_otra_vez_no_cambia_nada(bd, ruta):
     recibir(bd, PADRE, "logs", "e-1", RESULTADO)
     antes = volcado(bd)

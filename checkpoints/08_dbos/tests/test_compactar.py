@@ -19,11 +19,8 @@ nuevo del bucle, y la ejecución guionizada `compacta` entera, con la traza y co
 import copy
 import importlib.util
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from itertools import pairwise
 from curso.ensayo.recetario import usuario_guionizado
@@ -42,7 +39,7 @@ from curso.ensayo.motor import Ensayo
 from curso.ensayo.tokens import contar
 from curso.rutas import RECETARIO
 from entorno import HERRAMIENTAS, llamada, resultado, texto, texto_de
-from guionizado import ModeloGuionizado
+from curso.ensayo.guionizado import ModeloGuionizado
 
 PUNTO = Path(__file__).resolve().parent.parent  # la carpeta del punto de control
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
@@ -564,23 +561,3 @@ def test_la_traza_rotula_los_resumenes_sin_contarlos_como_turnos(capsys, tmp_pat
     assert lineas == ["turno %d" % i for i in range(1, 6)] + ["resumen", "turno 6", "turno 7", "resumen"] + [
         "turno %d" % i for i in range(8, 11)] + ["resumen"]
     assert "  → error antiguo no aparece en compra.py" in salida
-
-
-# --- La orden -----------------------------------------------------------------------------------
-
-def correr_py(tmp_path, *argumentos):
-    entorno = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_BASE_URL"}
-    entorno.update(TMPDIR=str(tmp_path), PYTHONDONTWRITEBYTECODE="1")
-    hecho = subprocess.run([sys.executable, "correr.py", str(RECETARIO), PEDIDO, "--si-a-lo-del-guion",
-                            *argumentos], cwd=PUNTO, env=entorno, capture_output=True, text=True, timeout=120)
-    assert hecho.returncode == 0, hecho.stderr
-    return hecho.stdout
-
-
-def test_correr_py_compacta_y_con_sin_compactar_no(tmp_path):
-    con = correr_py(tmp_path, "--modelo", "guion:compacta", "--sin-limpiar")  # lección 03b: limpia
-    assert len(re.findall(r"^resumen · ", con, re.M)) == 3
-    quedan = len(inicio(PEDIDO, RECETARIO)) + 1 + 2 * RECIENTES  # el inicio, el resumen y dos turnos
-    assert f"tope · {quedan} mensajes en M" in con
-    sin = correr_py(tmp_path, "--modelo", "guion:arregla", "--sin-compactar")
-    assert "resumen · " not in sin and "fin · " in sin

@@ -76,6 +76,12 @@ def test_el_buzon_se_monta_sobre_la_base_de_la_leccion_04(almacen):
     assert bd.estado("r-2") == ("en_marcha", 0)
 
 
+def test_el_estado_de_una_ejecucion_que_no_existe_lo_dice(bd):
+    """estado() de un padre que nadie creó: un error que lo nombra, no un estado inventado."""
+    with pytest.raises(ValueError, match="No existe la ejecución 'no-existe'"):
+        bd.estado("no-existe")
+
+
 def test_abrir_el_buzon_otra_vez_no_cambia_nada(bd):
     bd.recibir(PADRE, "logs", "e-1", RESULTADO)
     antes = bd.volcado()

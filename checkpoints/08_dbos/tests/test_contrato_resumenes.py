@@ -56,6 +56,16 @@ def test_anotar_numera_el_historial_sin_huecos(bd):
     assert seqs == list(range(1, len(ORIGINALES) + 2))
 
 
+@pytest.mark.parametrize("funcion, argumentos", [("activo", ()), ("contexto", ()), ("anotar", ("quinto",))])
+def test_una_ejecucion_que_no_existe_lo_dice_sin_cambiar_nada(bd, funcion, argumentos):
+    """Leer o anotar en una ejecución que nadie creó: un error que lo dice, en los dos motores, no
+    (None, 0), un contexto vacío ni una fila huérfana."""
+    antes = bd.volcado()
+    with pytest.raises(ValueError, match="No existe la ejecución 'no-existe'"):
+        getattr(bd, funcion)("no-existe", *argumentos)
+    assert bd.volcado() == antes
+
+
 def test_un_historial_sin_ejecucion_no_entra_ni_a_mano(bd):
     with pytest.raises(bd.ErrorDeIntegridad):
         bd.filas("INSERT INTO historial VALUES ('no-existe', 1, 'huérfano')")

@@ -31,7 +31,7 @@ from curso.ensayo.recetario import usuario_guionizado
 from curso.rutas import RECETARIO
 from durable import CompactacionDurable, guardar, lo_que_dice, reconstruir
 from entorno import llamada, resultado, texto
-from guionizado import ModeloGuionizado
+from curso.ensayo.guionizado import ModeloGuionizado
 from historial import abrir, transaccion
 from resumenes import activo, instalar
 

@@ -104,6 +104,12 @@ def test_una_entrega_que_incumple_el_encargo_se_rechaza(cambios, mensaje):
         validar_entrega(ENCARGO_LOGS, con(ENTREGA_LOGS, **cambios))
 
 
+@pytest.mark.parametrize("carga", [None, "hallazgos", ["hallazgos", "referencias"]])
+def test_una_entrega_que_no_es_un_dict_se_rechaza(carga):
+    with pytest.raises(ValueError, match="La entrega debe ser un dict"):
+        validar_entrega(ENCARGO_LOGS, carga)
+
+
 def test_una_referencia_no_sale_de_su_carpeta():
     carpeta = con(ENCARGO_LOGS, recursos=["recetario/"])
     for referencia in ("recetario/../.env", "recetario", "recetarios/x.py", "/recetario/x.py"):

@@ -1,4 +1,5 @@
-"""Punto de control 01: las tres herramientas, siempre dentro de la copia de trabajo.
+"""Punto de control 06: las herramientas, siempre dentro de la copia de trabajo, con lo que les añade la
+lección 06: una edición de una vez (un provisional y os.replace) y abrir parte a parte, sin enlaces.
 
 Cada test comprueba un invariante de `herramientas.py`. Los que rechazan algo comprueban
 también que no ha pasado nada: el fichero sigue byte a byte igual, o lo de fuera no se ha leído.

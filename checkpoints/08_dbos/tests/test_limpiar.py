@@ -32,7 +32,7 @@ from correr import Traza
 from curso.ensayo.recetario import usuario_guionizado
 from curso.rutas import RECETARIO
 from entorno import llamada, resultado, texto
-from guionizado import ModeloGuionizado
+from curso.ensayo.guionizado import ModeloGuionizado
 from limpiar import (AL_MENOS, CONSERVAR, DISPARO, EXCLUIR, Descontado, estimar, limpiar, llamadas_por_id,
                      marcador, resultados)
 from test_compactar import cada_llamada_con_su_observacion
@@ -443,9 +443,29 @@ def test_la_traza_guarda_el_original_de_cada_resultado_borrado(tmp_path, capsys)
     assert re.search(r"^  ✂ limpiados \d+ resultados viejos", salida, re.M)
 
 
-def test_correr_py_limpia_y_con_sin_limpiar_no(tmp_path):
-    from test_compactar import correr_py
-    con = correr_py(tmp_path, "--modelo", "guion:arregla")
-    assert "✂ limpiados" in con and "resumen · " not in con and "fin · " in con
-    sin = correr_py(tmp_path, "--modelo", "guion:arregla", "--sin-limpiar")
-    assert "✂ limpiados" not in sin and "resumen · " in sin
+@pytest.mark.parametrize("variante", ["correcta", "sin_mirar_el_tipo"])
+def test_la_traza_solo_guarda_los_resultados_de_un_mensaje_del_usuario(variante):
+    """La API admite texto junto a los `tool_result` de un mensaje del usuario: la traza guarda el
+    original de cada resultado y no toma por resultado lo demás. La variante ingenua (sin mirar el
+    tipo del bloque) busca el `tool_use_id` de un bloque de texto y revienta."""
+    class Contesta:
+        usage = {"input_tokens": 1}
+
+        def __call__(self, M, herramientas=()):
+            return [texto("hecho")]
+
+    class SinMirarElTipo(Traza):
+        def _mirar_resultados(self, M):
+            for rol, contenido in M:
+                for bloque in contenido if rol == "usuario" and isinstance(contenido, list) else []:
+                    self.originales.setdefault(bloque["tool_use_id"], bloque["content"])
+
+    traza = (Traza if variante == "correcta" else SinMirarElTipo)(Contesta())
+    M = [("sistema", "s"), ("usuario", "p"), ("asistente", [llamada("t1", "leer", ruta="a")]),
+         ("usuario", [resultado("t1", "contenido"), texto("y una nota")])]
+    try:
+        traza(M)
+    except KeyError:
+        assert variante == "sin_mirar_el_tipo"
+    else:
+        assert variante == "correcta" and traza.originales == {"t1": "contenido"}

@@ -117,6 +117,20 @@ def tras_terminar_nada_entra(almacen, padre, a, b):
     return None if ahora == al_terminar else f"terminó con {al_terminar} mensajes y ahora tiene {ahora}"
 
 
+@pytest.mark.parametrize("conexion, error, dice", [
+    (None, ValueError, "debe ser una cadena de conexión"),
+    ("  ", ValueError, "debe ser una cadena de conexión"),
+    ("esto no vale", ValueError, "La cadena de conexión no es válida"),
+    ("postgresql://127.0.0.1:1/nadie", ConnectionError, "No se puede conectar con PostgreSQL"),  # nadie escucha
+])
+def test_abrir_con_una_conexion_que_no_sirve_dice_por_que_en_castellano(conexion, error, dice):
+    """Sin servidor: lo que no es una cadena, una cadena que psycopg no entiende (ProgrammingError)
+    y un servidor que no contesta (OperationalError) salen como ValueError o ConnectionError con
+    lo que hay que hacer, no como errores de psycopg."""
+    with pytest.raises(error, match=dice):
+        historial_pg.abrir(conexion)
+
+
 def test_admitir_de_sqlite_tal_cual_mete_un_mensaje_en_un_padre_ya_terminado(pg, lite):
     """El código de SQLite, el mismo: en SQLite, terminar no puede colarse en medio de admitir; en
     PostgreSQL (READ COMMITTED) sí, entre que admitir lee el estado del padre y escribe."""

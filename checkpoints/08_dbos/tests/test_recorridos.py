@@ -26,7 +26,7 @@ from curso.ensayo.recetario import usuario_guionizado
 from curso.ensayo.servidor import ServidorEnsayo
 from curso.rutas import RAIZ, RECETARIO
 from entorno import HERRAMIENTAS
-from guionizado import ModeloGuionizado
+from curso.ensayo.guionizado import ModeloGuionizado
 
 PEDIDO = "Los tests fallan. Arregla lo que haga falta para que pasen."
 TOLERANCIA = 0.05  # el contador del ensayo no es el tokenizador del modelo real: un 5 % como mucho
@@ -160,6 +160,14 @@ def test_traza_escribe_turnos_tokens_y_flechas_sin_rutas_temporales(servidor, ca
     assert len(re.findall(r"^  → ", salida, re.M)) == observaciones
     assert str(copia) not in salida and tempfile.gettempdir() not in salida
     assert TEMPORAL + os.sep not in salida
+
+
+def test_la_traza_da_el_usage_del_modelo_que_envuelve(servidor, capsys):
+    """Quien tiene la traza la usa como al modelo: su `usage` es el de la última respuesta (la
+    lección 01 cuenta así los tokens de la última petición de atasco)."""
+    modelo, *_ = correr(servidor, "arregla", 3, envolver=lambda m: Traza(Contador(m)))
+    u = modelo.usage
+    assert u is modelo.modelo.usage and u["input_tokens"] + u.get("cache_read_input_tokens", 0) == modelo.modelo.entradas[-1]
 
 
 def test_traza_da_la_misma_salida_con_el_modelo_guionizado(servidor, capsys):

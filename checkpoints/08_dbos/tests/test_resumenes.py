@@ -236,6 +236,16 @@ def test_argumentos_mal_formados_no_cambian_nada(bd, ejecucion, base, corte, mot
     assert volcado(bd) == antes
 
 
+@pytest.mark.parametrize("leer", [activo, contexto])
+def test_leer_de_una_ejecucion_que_no_existe_lo_dice_sin_cambiar_nada(bd, leer):
+    """activo() y contexto() de una ejecución que nadie creó: un error que lo dice, no (None, 0)
+    ni un contexto vacío como si existiera."""
+    antes = volcado(bd)
+    with pytest.raises(ValueError, match="No existe la ejecución 'no-existe'"):
+        leer(bd, "no-existe")
+    assert volcado(bd) == antes
+
+
 def test_la_base_de_otra_ejecucion_es_rechazada(bd):
     crear_ejecucion(bd, "r-2")
     for n in range(4):

@@ -18,8 +18,8 @@ import herramientas
 from curso.material.delegacion import GUIONES_DE_LOS_HIJOS
 from curso.material.incidente import INCIDENTE, encargos_del_incidente
 from encargos import encargo
-from guionizado import ModeloGuionizado
-from hijos import correr_hijo, leer_entrega
+from curso.ensayo.guionizado import ModeloGuionizado
+from hijos import ModeloEstrecho, correr_hijo, leer_entrega
 from padres import abrir_buzon
 from subagentes import integrar, repartir, transporte_directo, transporte_que_repite, verificar
 
@@ -146,6 +146,22 @@ def test_el_hijo_no_pasa_del_tope_de_su_encargo():
     assert "tope" in corrida["problema"]
 
 
+@pytest.mark.parametrize("tope", [0, -1, 2.0, True, "3"])
+def test_un_tope_que_no_es_un_entero_positivo_se_rechaza_antes_de_correr(tope):
+    corto = encargo("Investígalo todo.", ["README.md", "config/", "logs/"], tope_de_pasos=3)
+    with pytest.raises(ValueError, match="El tope debe ser un entero positivo"):
+        correr_hijo(ModeloGuionizado("solo"), corto, INCIDENTE, tope=tope)
+
+
+def test_el_modelo_estrecho_deja_ver_el_usage_del_que_envuelve():
+    """La traza de correr.py lee `.usage` del modelo que tiene delante; delante de un hijo está
+    el estrecho, que lo toma del suyo (y None si el suyo no lo tiene)."""
+    class ConUsage:
+        usage = {"input_tokens": 7, "output_tokens": 2}
+    assert ModeloEstrecho(ConUsage(), ["leer"]).usage == ConUsage.usage
+    assert ModeloEstrecho(lambda M, herramientas=(): [], ["leer"]).usage is None
+
+
 def test_leer_entrega_acepta_json_con_valla_y_nunca_lanza():
     carga = {"hallazgos": [], "referencias": [], "incertidumbres": ["nada"]}
     assert leer_entrega("```json\n" + json.dumps(carga) + "\n```") == (carga, None)
@@ -155,6 +171,14 @@ def test_leer_entrega_acepta_json_con_valla_y_nunca_lanza():
 
 
 # --- Fan-out: el buzón -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("hijos", [["logs", "config"], {"logs": "mira los logs"}])
+def test_repartir_sin_un_encargo_por_hijo_se_rechaza_sin_tocar_la_base(bd, hijos):
+    antes = list(bd.iterdump())
+    with pytest.raises(ValueError, match="Los hijos deben ser un dict"):
+        repartir(bd, PADRE, hijos, modelos_de_los_hijos(), INCIDENTE)
+    assert list(bd.iterdump()) == antes
+
 
 def test_la_entrega_duplicada_se_admite_una_vez(bd):
     informes = repartir_(bd, transporte_que_repite("logs"))

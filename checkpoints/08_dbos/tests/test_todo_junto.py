@@ -20,7 +20,7 @@ import agentes
 import buzon
 import registro
 import subagentes
-from curso.material.incidente import concluir
+from curso.material.incidente import concluir, encargos_del_incidente
 import todo_junto
 from api import ModeloAPI
 from ayudas_06 import INCIDENTE, carpeta_en_memoria, foto, huella_de, informe, pasos_de, servidor_que_cuenta
@@ -35,6 +35,13 @@ def ejecucion():
         ruta = todo_junto.preparar(carpeta / "e", INCIDENTE)
         hecho = reanudar(ruta, lambda nombre: ModeloAPI(nombre, url=url))
         yield ruta, foto(ruta), hecho, contador
+
+
+def test_el_hijo_logs_lleva_el_encargo_de_la_leccion_05():
+    """todo_junto.py no importa el curso: el encargo del hijo «logs» lo escribe él, y tiene que ser
+    el de la lección 05 (el mismo guion del servidor lo contesta)."""
+    import encargos
+    assert todo_junto.encargos()["logs"] == encargos_del_incidente(encargos)["logs"]
 
 
 def test_la_ejecucion_termina_con_el_informe_del_padre(ejecucion):

@@ -54,6 +54,41 @@ def test_una_carpeta_o_un_fichero_de_texto_se_rechazan_sin_tocarlos(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notas.txt"]
 
 
+def test_una_ruta_con_un_caracter_nulo_se_rechaza_diciendo_que(tmp_path):
+    """sqlite3 la rechaza con «embedded null byte»; conectar lo dice en castellano y no crea nada."""
+    with pytest.raises(ValueError, match="no es un nombre de fichero válido"):
+        conectar(str(tmp_path / "a\0b.db"))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_una_base_bloqueada_por_otra_conexion_no_se_disfraza_de_otro_error(tmp_path, monkeypatch):
+    """Otra conexión tiene la base en BEGIN EXCLUSIVE: la primera lectura da SQLITE_BUSY. Eso no es
+    «no es una base de datos» (lo que diría quien traduce cualquier DatabaseError): sale tal cual."""
+    ruta = tmp_path / "ocupada.db"
+    otra = sqlite3.connect(ruta, isolation_level=None)
+    otra.execute("CREATE TABLE t (x)")
+    otra.execute("BEGIN EXCLUSIVE")
+    monkeypatch.setattr(validacion, "ESPERA_POR_OTRO_ESCRITOR_S", 0)  # sin esperar a que la suelte
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            conectar(ruta)
+    finally:
+        otra.rollback()
+        otra.close()
+
+
+def test_un_error_al_abrir_que_no_es_de_la_ruta_sale_tal_cual(tmp_path, monkeypatch):
+    """Si sqlite3.connect falla por otra cosa que SQLITE_CANTOPEN (aquí, sin memoria), el error es
+    el suyo, no «no se puede abrir ni crear»: la ruta no tiene la culpa."""
+    def connect(*argumentos, **opciones):
+        error = sqlite3.OperationalError("out of memory")
+        error.sqlite_errorname = "SQLITE_NOMEM"
+        raise error
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    with pytest.raises(sqlite3.OperationalError, match="out of memory"):
+        conectar(tmp_path / "nueva.db")
+
+
 def test_conectar_devuelve_una_conexion_sin_transacciones_implicitas(tmp_path):
     bd = conectar(tmp_path / "nueva.db")
     try:
