@@ -36,7 +36,7 @@ from pathlib import Path
 from curso.material import lanzadera, simulacro
 from curso.material.simulacro import (AVISAR_PASOS, AVISO_DE_PASO, ESPERA_DE_UN_PROCESO_S, INCIDENTE, YA_TERMINO,
                                       ficheros)
-from curso.medir.todo import A_LA_VEZ, repartir
+from curso.material.simulacro import A_LA_VEZ, repartir
 
 DIARIO = "diario.jsonl"
 PROCESOS_COMO_MUCHO = 300  # reanudaciones de una ejecución antes de darla por perdida

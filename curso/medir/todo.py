@@ -24,42 +24,18 @@ una caída al azar: con él, una celda lenta del cuaderno enseña que avanza.
 """
 import collections
 import hashlib
-import os
 import pickle
 import random
 import statistics
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
 
 from curso.material import simulacro
+from curso.material.simulacro import A_LA_VEZ, repartir
 from curso.material.una_vez import una_vez
 
 SEMILLA = 20240606
 CAIDAS_AL_AZAR = 100
-# Las caídas se reparten entre tantos hilos como núcleos (cada uno lanza sus procesos, de uno en
-# uno, contra SU servidor de ensayo: así cada contador solo ve las peticiones de sus ejecuciones).
-A_LA_VEZ = max(1, min(4, os.cpu_count() or 1))
-
-
-def repartir(tareas, url, contador, hacer, a_la_vez=A_LA_VEZ):
-    """Los resultados de `hacer(tarea, url, contador)` para cada tarea, en el orden de `tareas`.
-    El hilo 0 usa el servidor (url, contador) que le dan; cada uno de los demás, uno suyo."""
-    a_la_vez = max(1, min(a_la_vez, len(tareas)))
-    with ExitStack() as pila:
-        servidores = [(url, contador)] + [pila.enter_context(simulacro.servidor_que_cuenta())
-                                          for _ in range(a_la_vez - 1)]
-
-        def tanda(h):
-            u, c = servidores[h]
-            return [(i, hacer(t, u, c)) for i, t in enumerate(tareas) if i % a_la_vez == h]
-
-        with ThreadPoolExecutor(a_la_vez) as hilos:
-            hechos = dict(par for lote in hilos.map(tanda, range(a_la_vez)) for par in lote)
-    return [hechos[i] for i in range(len(tareas))]
-
-
 # Para `una_vez` (curso/material/una_vez.py): el cuaderno 06 corre estas tres en una celda pesada, y
 # en los tests la corren varios pases; lo que leen es la carpeta de módulos `punto` (y el curso).
 def _el_punto(punto, *_, **__):
