@@ -2,7 +2,7 @@
 
 Lección 08. Las mismas dos órdenes que `todo_junto.py` (lección 06), con DBOS debajo:
 
-    python todo_junto_dbos.py preparar CARPETA [--proyecto RUTA]
+    python todo_junto_dbos.py preparar CARPETA --proyecto RUTA
     python todo_junto_dbos.py reanudar CARPETA [--url URL] [--base URL_DE_LA_BASE] [--ejecutor ID]
                                                [--a-la-vez N]
 
