@@ -706,11 +706,41 @@ def _modulos_de_antes():
               if (espacio / f).exists() and (antes / f).exists() and (ahora / f).exists()
               and (espacio / f).read_bytes() == (antes / f).read_bytes() != (ahora / f).read_bytes()]
     if not viejos:
-        return None
+        a_medias = _sin_su_celda_cambia(espacio)
+        if not a_medias:
+            return None
+        celdas = ", ".join(f"«%%modulo {m}»" for m in a_medias)
+        return (f"{', '.join(m + '.py' for m in a_medias)} de tu espacio no tiene aún todo lo que le pone "
+                f"esta lección: le falta lo de una de sus celdas {celdas}, y esta celda lo llama como lo "
+                "deja esa. Ejecuta las celdas de arriba (en JupyterLab: Run ▸ Run All Above Selected Cell) "
+                "y vuelve a ejecutar esta.")
     celdas = ", ".join(f"«%%modulo {m}»" for m in viejos)
     return (f"{', '.join(m + '.py' for m in viejos)} de tu espacio sigue como en el punto de control "
             f"{rutas.anterior(_leccion):02d}, y esta lección lo cambia en su celda {celdas}: esta celda "
             "lo llama como lo deja esa celda. Ejecútala y vuelve a ejecutar esta.")
+
+
+def _sin_su_celda_cambia(espacio):
+    """Los módulos de tu espacio a los que les falta lo que trae una celda «%%modulo X --cambia» de
+    código dado de esta lección (sin región de ejercicio): componerla sobre tu fichero lo cambiaría.
+    Con dos celdas --cambia del mismo módulo (la 03, en agente.py), haber ejecutado una sola deja el
+    fichero ni como el punto de control anterior ni como el de la lección."""
+    faltan = []
+    for fuente in _celdas_de_codigo():
+        primera, _, cuerpo = fuente.strip().partition("\n")
+        partes = primera.split()
+        if len(partes) < 2 or partes[0] != "%%modulo" or "--cambia" not in partes[2:]:
+            continue
+        modulo, fichero = partes[1], espacio / f"{partes[1]}.py"
+        if modulo in faltan or not fichero.exists() or esbozos.INICIO in cuerpo or "NotImplementedError" in cuerpo:
+            continue
+        try:
+            texto = fichero.read_text(encoding="utf-8")
+            if componer.componer(texto, sin_marcas(cuerpo), modulo).texto.rstrip("\n") != texto.rstrip("\n"):
+                faltan.append(modulo)
+        except (componer.ErrorAlComponer, OSError, SyntaxError, ValueError):
+            continue
+    return faltan
 
 
 def _celdas_de_codigo():
