@@ -706,7 +706,7 @@ def _modulos_de_antes():
               if (espacio / f).exists() and (antes / f).exists() and (ahora / f).exists()
               and (espacio / f).read_bytes() == (antes / f).read_bytes() != (ahora / f).read_bytes()]
     if not viejos:
-        a_medias = _sin_su_celda_cambia(espacio)
+        a_medias = _sin_su_celda_cambia(espacio, antes)
         if not a_medias:
             return None
         celdas = ", ".join(f"«%%modulo {m}»" for m in a_medias)
@@ -720,24 +720,33 @@ def _modulos_de_antes():
             "lo llama como lo deja esa celda. Ejecútala y vuelve a ejecutar esta.")
 
 
-def _sin_su_celda_cambia(espacio):
-    """Los módulos de tu espacio a los que les falta lo que trae una celda «%%modulo X --cambia» de
-    código dado de esta lección (sin región de ejercicio): componerla sobre tu fichero lo cambiaría.
-    Con dos celdas --cambia del mismo módulo (la 03, en agente.py), haber ejecutado una sola deja el
-    fichero ni como el punto de control anterior ni como el de la lección."""
-    faltan = []
+def _sin_su_celda_cambia(espacio, antes):
+    """Los módulos de tu espacio que son el del punto de control anterior (`antes`) con solo algunas
+    de las celdas «%%modulo X --cambia» de código dado de esta lección: con dos celdas --cambia del
+    mismo módulo (la 03, en agente.py), haber ejecutado una sola deja el fichero ni como el punto de
+    control anterior ni como el de la lección. Un fichero que no sale así es tuyo: no se dice nada."""
+    from itertools import combinations
+    celdas = {}
     for fuente in _celdas_de_codigo():
         primera, _, cuerpo = fuente.strip().partition("\n")
         partes = primera.split()
-        if len(partes) < 2 or partes[0] != "%%modulo" or "--cambia" not in partes[2:]:
-            continue
-        modulo, fichero = partes[1], espacio / f"{partes[1]}.py"
-        if modulo in faltan or not fichero.exists() or esbozos.INICIO in cuerpo or "NotImplementedError" in cuerpo:
+        if len(partes) >= 2 and partes[0] == "%%modulo" and "--cambia" in partes[2:] \
+                and esbozos.INICIO not in cuerpo and "NotImplementedError" not in cuerpo:
+            celdas.setdefault(partes[1], []).append(sin_marcas(cuerpo))
+    faltan = []
+    for modulo, suyas in celdas.items():
+        fichero, de_antes = espacio / f"{modulo}.py", antes / f"{modulo}.py"
+        if len(suyas) < 2 or not fichero.exists() or not de_antes.exists():
             continue
         try:
-            texto = fichero.read_text(encoding="utf-8")
-            if componer.componer(texto, sin_marcas(cuerpo), modulo).texto.rstrip("\n") != texto.rstrip("\n"):
-                faltan.append(modulo)
+            tuyo, base = fichero.read_text(encoding="utf-8"), de_antes.read_text(encoding="utf-8")
+            for cuantas in range(1, len(suyas)):
+                for algunas in combinations(suyas, cuantas):
+                    texto = base
+                    for celda in algunas:
+                        texto = componer.componer(texto, celda, modulo).texto
+                    if texto.rstrip("\n") == tuyo.rstrip("\n") and modulo not in faltan:
+                        faltan.append(modulo)
         except (componer.ErrorAlComponer, OSError, SyntaxError, ValueError):
             continue
     return faltan
